@@ -1,0 +1,10 @@
+// Each subcommand registers itself on the top-level app; cli/ holds wiring only, no logic.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace tidal::cli {
+
+void add_trace_command(CLI::App& app);
+
+}  // namespace tidal::cli

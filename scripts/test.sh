@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Set-up (packages, configure, build) and the whole test suite:
+#   1. Release with assertions and warnings as errors: every ctest label (gpu tests skip
+#      themselves without a device; ui tests run under xvfb-run).
+#   2. AddressSanitizer + UndefinedBehaviorSanitizer build of the unit tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+
+scripts/setup.sh build -DTIDAL_WERROR=ON
+ctest --test-dir build --output-on-failure -j "$jobs" --timeout 900
+
+scripts/setup.sh build-asan -DTIDAL_WERROR=ON -DTIDAL_SANITIZE=ON -DTIDAL_CUDA=OFF -DTIDAL_UI=OFF
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan --output-on-failure -j "$jobs" -L unit --timeout 900
+echo "test.sh: all suites passed"

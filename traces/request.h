@@ -1,0 +1,32 @@
+// The request record every part of tidal shares (DESIGN.md, "Data model and formats").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tidal {
+
+// One LLM inference request as a trace describes it: sizes and timing, never text.
+struct Request {
+  int64_t id = 0;
+  double arrival_s = 0.0;     // seconds since the trace start (readers normalise to start at 0)
+  int64_t prompt_tokens = 0;  // tokens in the prompt
+  int64_t output_tokens = 0;  // tokens the request generates
+  // Optional fields: empty / -1 when the trace does not carry them.
+  std::string session_id;  // conversation this request belongs to
+  int32_t turn = -1;       // 0-based turn within the session
+  std::string tenant;      // who sent it (BurstGPT: the model name)
+  std::string slo_class;   // interactive | batch | ... (BurstGPT: the log type)
+  std::string region;      // client region, for network distance
+  // Hashes of consecutive fixed-size prompt blocks, leading block first; equal leading hashes
+  // mean a shared prefix. prefix_block_tokens says the block size they were cut with.
+  std::vector<uint64_t> prefix_blocks;  // [ceil(prompt_tokens / prefix_block_tokens)] or empty
+  int32_t prefix_block_tokens = 0;      // 0 when prefix_blocks is empty
+  std::vector<int64_t> deps;            // ids of requests this one waits on (agent DAGs)
+  bool failed = false;                  // the source marked it failed (BurstGPT 0-token replies)
+
+  bool operator==(const Request&) const = default;
+};
+
+}  // namespace tidal
