@@ -1,0 +1,12 @@
+// Everything traces/ offers: the Request record, readers, writers, generators, statistics.
+#pragma once
+
+#include "traces/dag.h"
+#include "traces/format.h"
+#include "traces/generators.h"
+#include "traces/input_error.h"
+#include "traces/random.h"
+#include "traces/reader.h"
+#include "traces/request.h"
+#include "traces/stats.h"
+#include "traces/writer.h"

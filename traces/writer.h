@@ -1,0 +1,52 @@
+// Writers for tidal's own trace formats (JSONL: every Request field, lossless; CSV: the same
+// fields as columns). Column and key names: docs/traces.md.
+#pragma once
+
+#include <cstdio>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "traces/format.h"
+#include "traces/request.h"
+
+namespace tidal::traces {
+
+void write_jsonl(const std::vector<Request>& requests, std::ostream& out);
+void write_csv(const std::vector<Request>& requests, std::ostream& out);
+
+// One row without its line break appended to `out` (for streaming writers).
+void append_jsonl_row(const Request& request, std::string& out);
+void append_csv_row(const Request& request, std::string& out);
+// The tidal CSV header line, without its line break.
+std::string_view csv_header();
+
+// tidal_jsonl for ".jsonl", tidal_csv for ".csv"; InputError for any other extension.
+TraceFormat output_format_for_path(const std::string& path);
+
+// Streams requests into a file in the format its extension names ("-" writes JSONL to stdout).
+class TraceWriter {
+ public:
+  explicit TraceWriter(const std::string& path);
+  TraceWriter(const TraceWriter&) = delete;
+  TraceWriter& operator=(const TraceWriter&) = delete;
+  ~TraceWriter();
+  void write(const Request& request);
+  // Flushes and closes; InputError if the file cannot be written. Called by the destructor too
+  // (which swallows errors), so call it explicitly to see them.
+  void close();
+
+ private:
+  void flush_buffer();
+  std::string path_;
+  TraceFormat format_;
+  std::FILE* file_ = nullptr;
+  bool owns_file_ = false;
+  std::string buffer_;  // pending rows, flushed in chunks
+};
+
+// Writes all requests to `path` (format from the extension).
+void write_trace(const std::string& path, const std::vector<Request>& requests);
+
+}  // namespace tidal::traces
