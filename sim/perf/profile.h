@@ -1,0 +1,103 @@
+// A measured step-time description of one (hardware, model, TP) combination, and its JSON form.
+// The schema is documented in docs/perf.md.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/perf/dtype.h"
+#include "sim/perf/step_time_model.h"
+
+namespace tidal::perf {
+
+// Where a section's times come from: a measured table, or the roofline model of the deployment
+// the profile is used with (computed at run time, never silently).
+enum class TimeSource { measured, roofline };
+
+struct ProfileProvenance {
+  std::string backend;  // "vidur", "tidal-cpu", "tidal-cuda", ...
+  std::string device;   // "h100", "NVIDIA H200", ...
+  std::string date;     // ISO date of the measurement
+  std::string commit;   // code revision that measured it
+  std::string source;   // free text: files, method
+};
+
+// Dimensions of the profiled model; checked against the ModelSpec a profile is used with.
+struct ProfileModel {
+  std::string name;
+  int64_t hidden = 0;
+  int64_t num_heads = 0;
+  int64_t num_kv_heads = 0;
+  int64_t intermediate = 0;  // dense MLP width
+  int64_t vocab = 0;
+  bool gated_mlp = true;
+};
+
+enum class OpScope { layer, step };  // times are per layer (x num_layers) or once per step
+
+// Seconds of one operator class over the number of tokens in the batch (per GPU at the profile's
+// TP). num_tokens strictly increasing. Between points: linear interpolation; below the first
+// point: the first value; above the last point: the last value scaled by num_tokens / last.
+struct OperatorTable {
+  OpScope scope = OpScope::layer;
+  TimeSource source = TimeSource::measured;
+  std::vector<int64_t> num_tokens;  // [num_points]
+  std::vector<double> seconds;      // [num_points]
+};
+
+// Attention kernel times, per layer. Prefill: one sequence's chunk of chunk_tokens new tokens on
+// top of context_tokens cached ones; a batch's prefill time is the sum over its prefill chunks.
+// Decode: batch_size sequences each at context_tokens (the batch's mean context). Bilinear
+// interpolation inside the grid; outside, the same clamp-and-scale rule as OperatorTable applied
+// per axis.
+struct AttentionTables {
+  std::vector<int64_t> prefill_chunk_tokens;    // [num_chunk_points]
+  std::vector<int64_t> prefill_context_tokens;  // [num_context_points]
+  std::vector<double> prefill_seconds;          // [num_chunk_points, num_context_points]
+  std::vector<int64_t> decode_batch_sizes;      // [num_batch_points]
+  std::vector<int64_t> decode_context_tokens;   // [num_context_points]
+  std::vector<double> decode_seconds;           // [num_batch_points, num_context_points]
+};
+
+// One all-reduce of `bytes` bytes across the profile's TP group.
+struct AllReduceTable {
+  TimeSource source = TimeSource::roofline;
+  std::vector<double> bytes;    // [num_points], strictly increasing
+  std::vector<double> seconds;  // [num_points]
+};
+
+// Per-step CPU overhead over the number of sequences in the batch.
+struct CpuOverheadTable {
+  TimeSource source = TimeSource::roofline;
+  std::vector<int64_t> num_seqs;  // [num_points], strictly increasing
+  std::vector<double> seconds;    // [num_points]
+};
+
+struct Profile {
+  ProfileProvenance provenance;
+  ProfileModel model;
+  int32_t tp = 1;
+  DType weight_dtype = DType::bf16;
+  DType kv_dtype = DType::bf16;
+  std::map<OpClass, OperatorTable> operators;  // every op class but attention/allreduce/cpu
+  TimeSource attention_source = TimeSource::roofline;
+  AttentionTables attention;  // filled when attention_source == measured
+  AllReduceTable allreduce;
+  CpuOverheadTable cpu_overhead;
+};
+
+// Strict: unknown keys, missing keys, wrong types, unsorted or mismatched tables are InputErrors
+// "<path>: <json path>: what is wrong", e.g. "p.json: operators.qkv_proj.seconds[3]: must be a
+// number".
+Profile load_profile(const std::string& path);
+// Writes the JSON form (2-space indent, keys in a fixed order); load_profile(save_profile(p)) == p.
+void save_profile(const Profile& profile, const std::string& path);
+
+// Checks a profile's internal consistency (tables sorted, sizes match, required sections);
+// `where` prefixes error messages. load_profile calls it; importers do too.
+void validate_profile(const Profile& profile, const std::string& where);
+
+}  // namespace tidal::perf

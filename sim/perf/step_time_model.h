@@ -1,0 +1,67 @@
+// The step-time interface the simulator uses: how long one engine step takes for a planned batch.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace tidal::perf {
+
+// One sequence's share of a step: num_new_tokens computed this step on top of
+// num_context_tokens already in the KV cache. num_new_tokens == 1 with context > 0 is a decode;
+// anything else is a prefill chunk (or a speculative verification).
+struct SeqWork {
+  int64_t num_new_tokens = 0;
+  int64_t num_context_tokens = 0;
+};
+
+// Operator classes a step's time is split into.
+enum class OpClass : int {
+  embedding,
+  norm,  // RMSNorms: two per layer plus the final one
+  qkv_proj,
+  rope,
+  attention_prefill,
+  attention_decode,
+  o_proj,
+  mlp_up_gate,
+  mlp_act,
+  mlp_down,
+  moe_router,
+  moe_experts,  // routed + shared expert GEMMs
+  residual_add,
+  lm_head,
+  sampling,
+  allreduce,  // tensor-parallel collectives
+  cpu_overhead,
+};
+inline constexpr int kNumOpClasses = static_cast<int>(OpClass::cpu_overhead) + 1;
+
+std::string_view op_class_name(OpClass op);
+// Inverse of op_class_name; returns false for an unknown name.
+bool parse_op_class(std::string_view name, OpClass* op);
+
+// Seconds per operator class for one whole step (all layers).
+struct StepBreakdown {
+  std::array<double, kNumOpClasses> seconds{};
+
+  double& operator[](OpClass op) { return seconds[static_cast<std::size_t>(op)]; }
+  double operator[](OpClass op) const { return seconds[static_cast<std::size_t>(op)]; }
+  double total_seconds() const;
+};
+
+class StepTimeModel {
+ public:
+  virtual ~StepTimeModel() = default;
+  // Duration of one step, CPU overhead included. Empty batch -> 0. Cheap: no allocation.
+  virtual double step_seconds(std::span<const SeqWork> batch) const = 0;
+  // PCIe copy of num_blocks KV blocks between GPU and host (each GPU copies its shard in
+  // parallel over its own link).
+  virtual double swap_seconds(int64_t num_blocks) const = 0;
+  // The same step split by operator class; total_seconds() equals step_seconds() up to rounding.
+  virtual StepBreakdown breakdown(std::span<const SeqWork> batch) const = 0;
+};
+
+}  // namespace tidal::perf
