@@ -1,0 +1,186 @@
+// The paged KV block manager: mechanism only, no policy. A pool of GPU blocks with reference
+// counts and an intrusive LRU free list, per-request block tables, prefix caching by chained
+// block hashes, fork with copy-on-write, and swapping to a CPU block pool.
+//
+// Free list: a block whose reference count drops to 0 joins the free list. It keeps its hash
+// (it stays "cached") until it is reused for new content, which evicts the hash. Blocks without
+// a hash join at the front (reused first); hashed blocks join at the back, so cached blocks are
+// evicted least-recently-freed first. A prefix hit on a cached free block pulls it back out of
+// the free list. When a request is freed its blocks are released last block first, so a
+// prefix's tail is evicted before its head.
+//
+// Every block is either on the free list or referenced: num_free_blocks() + num_used_blocks()
+// == num_gpu_blocks() at all times. Calls with an unknown request id, or that would break an
+// invariant, are programming errors and throw std::logic_error.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/kv/flat_map.h"
+
+namespace tidal::kv {
+
+struct BlockManagerConfig {
+  int32_t block_size = 16;            // tokens per block
+  int64_t num_gpu_blocks = 0;         // size of the GPU pool (perf::plan_memory computes it)
+  int64_t num_cpu_blocks = 0;         // size of the CPU swap pool; 0 disables swapping
+  bool enable_prefix_caching = true;  // reuse blocks by chained hash across requests
+};
+
+// Throws InputError naming `json_path` (e.g. "fleet.pools[0]") for an impossible config:
+// block_size < 1, num_gpu_blocks < 1, num_cpu_blocks < 0, or pools beyond int32 block ids.
+void validate(const BlockManagerConfig& config, std::string_view json_path);
+
+// One block copy for the executor: GPU->CPU on swap out, CPU->GPU on swap in, GPU->GPU for
+// copy-on-write.
+struct BlockCopy {
+  int32_t src_block = 0;
+  int32_t dst_block = 0;
+};
+
+// What a prefix lookup found: the leading run of cached blocks, and how many of those are
+// currently free (taking them shrinks the free pool, so admission must count them).
+struct PrefixMatch {
+  int64_t num_hit_blocks = 0;
+  int64_t num_hit_free_blocks = 0;
+};
+
+// Cumulative counters since construction.
+struct BlockManagerStats {
+  int64_t num_queried_blocks = 0;   // hashes offered to acquire_prefix
+  int64_t num_hit_blocks = 0;       // of those, found cached (misses = queried - hits)
+  int64_t num_evictions = 0;        // cached free blocks reused for new content
+  int64_t num_swap_out_blocks = 0;  // blocks copied GPU -> CPU
+  int64_t num_swap_in_blocks = 0;   // blocks copied CPU -> GPU
+  int64_t num_cow_copies = 0;       // copy-on-write block copies after fork
+};
+
+class BlockManager {
+ public:
+  // Throws InputError (json path "block_manager") for an impossible config.
+  explicit BlockManager(const BlockManagerConfig& config);
+
+  const BlockManagerConfig& config() const { return config_; }
+  int32_t block_size() const { return config_.block_size; }
+  int64_t num_gpu_blocks() const { return config_.num_gpu_blocks; }
+  int64_t num_free_blocks() const { return num_free_blocks_; }  // includes cached free blocks
+  int64_t num_used_blocks() const { return config_.num_gpu_blocks - num_free_blocks_; }
+  int64_t num_cached_blocks() const { return block_of_hash_.size(); }  // blocks with a hash
+  int64_t num_cpu_blocks() const { return config_.num_cpu_blocks; }
+  int64_t num_free_cpu_blocks() const { return static_cast<int64_t>(free_cpu_blocks_.size()); }
+  double usage() const;  // used / total GPU blocks, in [0, 1]
+  const BlockManagerStats& stats() const { return stats_; }
+
+  // Blocks needed to hold `num_tokens` tokens: ceil(num_tokens / block_size).
+  int64_t num_blocks_for(int64_t num_tokens) const {
+    return (num_tokens + config_.block_size - 1) / config_.block_size;
+  }
+
+  bool has_request(int64_t request_id) const;
+  int64_t num_requests() const { return slot_of_request_.size(); }
+
+  // ---- prefix caching ----------------------------------------------------------------------
+  // The leading run of `block_hashes` that is cached. Pure query: no state changes, no stats.
+  // Always empty with prefix caching disabled.
+  PrefixMatch match_prefix(std::span<const uint64_t> block_hashes) const;
+  // Starts a new request's block table with the leading cached run of `block_hashes`, taking a
+  // reference on each hit block (pulling free ones out of the free list). Counts all offered
+  // hashes as queried. Returns the number of hit blocks. The request must not exist yet.
+  int64_t acquire_prefix(int64_t request_id, std::span<const uint64_t> block_hashes);
+  // Registers the hashes of the request's first `num_full_blocks` blocks (full of computed
+  // tokens) so later requests can hit them; blocks registered before are skipped, and a hash
+  // already held by another block is left with that block. No-op without prefix caching.
+  void cache_blocks(int64_t request_id, std::span<const uint64_t> block_hashes,
+                    int64_t num_full_blocks);
+
+  // ---- growth and release ------------------------------------------------------------------
+  // Free GPU blocks allocate_slots(request_id, num_tokens) would take (0 for a request that
+  // already holds enough; a new request counts as holding nothing; includes a copy-on-write
+  // block when the shared last block would be written).
+  int64_t num_new_blocks_needed(int64_t request_id, int64_t num_tokens) const;
+  // Makes the request's table hold at least `num_tokens` token slots (creating the request if
+  // new). Blocks come from the front of the free list (evicting their hashes). A partially
+  // filled last block shared with another request (after fork) is copied first (see
+  // cow_copies()). Returns false and changes nothing when fewer than needed blocks are free.
+  bool allocate_slots(int64_t request_id, int64_t num_tokens);
+  // Shrinks the request's slots to `num_tokens` (rejected speculative tokens), releasing blocks
+  // beyond ceil(num_tokens / block_size).
+  void truncate(int64_t request_id, int64_t num_tokens);
+  // Releases all of the request's blocks (GPU or, when swapped out, CPU) and forgets it.
+  void free(int64_t request_id);
+  // `child_id` (new) shares all of `parent_id`'s blocks; the first write to a shared partial
+  // block copies it.
+  void fork(int64_t parent_id, int64_t child_id);
+
+  // ---- swapping ----------------------------------------------------------------------------
+  // Moves the request's blocks to the CPU pool, appending one {gpu, cpu} pair per block to
+  // `copies`. Returns false and changes nothing when the CPU pool is too small.
+  bool swap_out(int64_t request_id, std::vector<BlockCopy>& copies);
+  // Moves a swapped-out request back to fresh GPU blocks, appending {cpu, gpu} pairs. Returns
+  // false and changes nothing when fewer free GPU blocks than its table are available.
+  bool swap_in(int64_t request_id, std::vector<BlockCopy>& copies);
+  bool is_swapped(int64_t request_id) const;
+
+  // ---- what the executor reads -------------------------------------------------------------
+  // Block ids of the request, in token order: [num_blocks_for(num_tokens(request_id))]. GPU ids
+  // unless the request is swapped out (then CPU ids). Valid until the next mutating call.
+  std::span<const int32_t> block_table(int64_t request_id) const;
+  // Token slots the request holds (what allocate_slots / truncate set).
+  int64_t num_tokens(int64_t request_id) const;
+  // Appends the cache slot (block_id * block_size + offset) of tokens
+  // [first_token, first_token + num_tokens) of the request to `slots`.
+  void append_slot_mapping(int64_t request_id, int64_t first_token, int64_t num_tokens,
+                           std::vector<int64_t>& slots) const;
+  // Copy-on-write copies made since the last clear_cow_copies(), for the executor to perform.
+  std::span<const BlockCopy> cow_copies() const { return cow_copies_; }
+  void clear_cow_copies() { cow_copies_.clear(); }
+
+  // Checks every invariant (free + used == total, reference counts equal table references,
+  // free list and hash index consistent). Returns "" when all hold, else the first violation.
+  // O(pool size + tables): for tests, not for hot paths.
+  std::string check_invariants() const;
+
+ private:
+  struct Slot {
+    int64_t request_id = 0;
+    int64_t num_tokens = 0;         // token slots held
+    int64_t num_cached_blocks = 0;  // leading blocks whose hashes cache_blocks already handled
+    bool swapped = false;           // blocks hold CPU ids
+    std::vector<int32_t> blocks;    // [num_blocks_for(num_tokens)] block ids
+  };
+
+  int32_t slot_index(int64_t request_id) const;  // throws std::logic_error when unknown
+  int32_t new_slot(int64_t request_id);          // throws std::logic_error when it exists
+  void release_slot(int32_t slot);
+  int32_t take_free_block();  // front of the free list; evicts its hash
+  void release_block(int32_t block);
+  void unlink_free(int32_t block);
+  void link_free_front(int32_t block);
+  void link_free_back(int32_t block);
+
+  BlockManagerConfig config_;
+  // Per GPU block: [num_gpu_blocks]
+  std::vector<int32_t> ref_count_;
+  std::vector<uint64_t> hash_;
+  std::vector<uint8_t> has_hash_;
+  std::vector<int32_t> free_prev_;  // free-list links; -1 ends the list
+  std::vector<int32_t> free_next_;
+  int32_t free_head_ = -1;
+  int32_t free_tail_ = -1;
+  int64_t num_free_blocks_ = 0;
+  FlatMap block_of_hash_;  // chained hash -> GPU block id (cached blocks only)
+
+  std::vector<int32_t> free_cpu_blocks_;  // [<= num_cpu_blocks] stack of free CPU block ids
+
+  std::vector<Slot> slots_;            // per tracked request; reused after release
+  std::vector<int32_t> free_slots_;    // indices into slots_
+  FlatMap slot_of_request_;            // request id -> index into slots_
+  std::vector<BlockCopy> cow_copies_;  // pending copy-on-write copies
+  BlockManagerStats stats_;
+};
+
+}  // namespace tidal::kv

@@ -1,0 +1,105 @@
+// A small open-addressing hash map from 64-bit keys to int32 values, for the scheduler's hot
+// paths (block hash -> block id, request id -> slot). Linear probing, backward-shift deletion,
+// power-of-two capacity; it never iterates, so its layout can never leak into output order.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace tidal::kv {
+
+// Finalizer of splitmix64: a cheap, well-mixing bijection on 64-bit values.
+inline uint64_t mix64(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return x;
+}
+
+class FlatMap {
+ public:
+  static constexpr int32_t kAbsent = -1;
+
+  // Room for `expected_size` entries before the first rehash.
+  explicit FlatMap(int64_t expected_size = 16) { rehash(capacity_for(expected_size)); }
+
+  int64_t size() const { return size_; }
+
+  // The value stored under `key`, or kAbsent.
+  int32_t find(uint64_t key) const {
+    for (uint64_t i = mix64(key) & mask_;; i = (i + 1) & mask_) {
+      if (values_[i] == kAbsent) return kAbsent;
+      if (keys_[i] == key) return values_[i];
+    }
+  }
+
+  // Inserts or overwrites; `value` must not be kAbsent.
+  void insert(uint64_t key, int32_t value) {
+    if (2 * (size_ + 1) > static_cast<int64_t>(keys_.size())) rehash(2 * keys_.size());
+    uint64_t i = mix64(key) & mask_;
+    for (; values_[i] != kAbsent; i = (i + 1) & mask_) {
+      if (keys_[i] == key) {
+        values_[i] = value;
+        return;
+      }
+    }
+    keys_[i] = key;
+    values_[i] = value;
+    ++size_;
+  }
+
+  // Removes `key` if present; returns whether it was.
+  bool erase(uint64_t key) {
+    uint64_t i = mix64(key) & mask_;
+    for (;; i = (i + 1) & mask_) {
+      if (values_[i] == kAbsent) return false;
+      if (keys_[i] == key) break;
+    }
+    // Backward shift: pull later members of the probe run into the hole.
+    uint64_t hole = i;
+    for (uint64_t j = (i + 1) & mask_; values_[j] != kAbsent; j = (j + 1) & mask_) {
+      const uint64_t home = mix64(keys_[j]) & mask_;
+      // Entry j may fill the hole when its home is not cyclically inside (hole, j].
+      const bool home_in_range =
+          hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
+      if (!home_in_range) {
+        keys_[hole] = keys_[j];
+        values_[hole] = values_[j];
+        hole = j;
+      }
+    }
+    values_[hole] = kAbsent;
+    --size_;
+    return true;
+  }
+
+ private:
+  static uint64_t capacity_for(int64_t expected_size) {
+    uint64_t capacity = 16;
+    while (capacity < 2 * static_cast<uint64_t>(expected_size > 0 ? expected_size : 1)) {
+      capacity *= 2;
+    }
+    return capacity;
+  }
+
+  void rehash(uint64_t capacity) {
+    std::vector<uint64_t> old_keys(capacity);            // [capacity]
+    std::vector<int32_t> old_values(capacity, kAbsent);  // [capacity]
+    old_keys.swap(keys_);
+    old_values.swap(values_);
+    mask_ = capacity - 1;
+    size_ = 0;
+    for (size_t i = 0; i < old_keys.size(); ++i) {
+      if (old_values[i] != kAbsent) insert(old_keys[i], old_values[i]);
+    }
+  }
+
+  std::vector<uint64_t> keys_;   // [capacity]
+  std::vector<int32_t> values_;  // [capacity], kAbsent marks an empty bucket
+  uint64_t mask_ = 0;
+  int64_t size_ = 0;
+};
+
+}  // namespace tidal::kv

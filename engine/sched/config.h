@@ -1,0 +1,41 @@
+// Scheduler configuration: which batching, admission and preemption policies run, and the
+// limits every step plan respects. Keys mirror the scenario's `scheduler` object
+// (docs/scheduler.md lists each with its default).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "engine/kv/block_manager.h"
+
+namespace tidal::sched {
+
+struct SchedulerConfig {
+  std::string policy = "continuous";          // static | continuous | chunked_prefill
+  std::string admission = "max_utilization";  // max_utilization | guaranteed_no_evict
+  std::string preemption = "recompute";       // recompute | swap
+  int32_t max_num_seqs = 256;                 // sequences running (and scheduled) at once
+  int64_t max_num_batched_tokens = 8192;      // token budget per step (the chunk budget too)
+  double watermark = 0.01;                    // share of GPU blocks admission must leave free
+  int64_t max_model_len = 8192;               // prompt + output tokens a request may reach
+  int32_t static_batch_size = 32;             // static: requests per batch
+  double static_batch_timeout_s = 0.5;        // static: longest wait for a full batch
+  int32_t num_speculative_tokens = 0;         // draft tokens per decoding request and step (k)
+};
+
+// The registered names, in registry order.
+std::span<const std::string_view> batch_policy_names();
+std::span<const std::string_view> admission_policy_names();
+std::span<const std::string_view> preemption_mode_names();
+
+// Throws InputError naming `json_path` (e.g. "fleet.pools[0].scheduler") and the key for any
+// impossible setting: unknown policy/admission/preemption name, non-positive limits, watermark
+// outside [0, 1), static_batch_size outside [1, max_num_seqs], a negative timeout or k,
+// max_num_batched_tokens < max_model_len for a policy that never chunks (static, continuous),
+// or swap preemption without a CPU block pool (`kv.num_cpu_blocks` == 0).
+void validate(const SchedulerConfig& config, const kv::BlockManagerConfig& kv,
+              std::string_view json_path);
+
+}  // namespace tidal::sched
