@@ -38,7 +38,8 @@ class ThreadPool {
   std::condition_variable work_ready_;
   std::condition_variable work_done_;
   const std::function<void(int64_t, int64_t)>* task_ = nullptr;
-  std::vector<int64_t> range_starts_;  // [num_ranges + 1]
+  std::vector<int64_t> range_starts_;  // [num_ranges_ + 1]
+  int num_ranges_ = 0;
   int64_t generation_ = 0;
   int num_pending_ = 0;
   bool stopping_ = false;

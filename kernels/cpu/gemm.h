@@ -21,6 +21,14 @@ void linear(ThreadPool& pool, const float* x, int64_t num_tokens, const LinearVi
 // The fp32 path on its own (Eigen), for weights already [rows, cols] floats.
 void linear_f32(ThreadPool& pool, const float* x, int64_t num_tokens, const float* weight,
                 int64_t rows, int64_t cols, float* y);
+// Single-threaded block product y[t, 0:num_rows] = x[t, :] . weight_rows[r, :] for every t,
+// with output row stride y_stride (Eigen): the building block of the threaded paths.
+void gemm_block_f32(const float* x,  // [num_tokens, cols]
+                    int64_t num_tokens, int64_t cols,
+                    const float* weight_rows,  // [num_rows, cols]
+                    int64_t num_rows,
+                    float* y,  // [num_tokens, y_stride], columns 0..num_rows-1 written
+                    int64_t y_stride);
 // The quantized paths (gemm_quantized.cpp).
 void linear_int8(ThreadPool& pool, const float* x, int64_t num_tokens, const LinearView& weight,
                  float* y);
