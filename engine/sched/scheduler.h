@@ -73,7 +73,8 @@ class Scheduler {
   // schedule(). An empty plan means nothing can run until a request arrives or next_wakeup_ns().
   const StepPlan& schedule(int64_t now_ns);
 
-  // Applies the executed step (the last plan). `outputs` is either empty — every sampling
+  // Applies the executed step (the last plan), which ended at `now_ns` (not before the
+  // schedule() call's time; std::logic_error otherwise). `outputs` is either empty — every sampling
   // sequence produced exactly one token, which requires that the plan scheduled no speculative
   // tokens — or aligned with plan.seqs. Returns one event per scheduled sequence, valid until
   // the next update(). Finished requests release their blocks and leave the scheduler.
@@ -109,6 +110,7 @@ class Scheduler {
   kv::BlockManager& block_manager_;
   std::unique_ptr<SchedulerCore> core_;
   std::unique_ptr<BatchPolicy> policy_;
+  int64_t step_start_ns_ = std::numeric_limits<int64_t>::min();  // time of the last schedule()
 };
 
 }  // namespace tidal::sched

@@ -1,0 +1,351 @@
+#include "engine/kv/block_manager.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "traces/input_error.h"
+
+namespace tidal::kv {
+
+namespace {
+
+constexpr int64_t kMaxBlocks = std::numeric_limits<int32_t>::max();
+
+void require(bool condition, const char* what) {
+  if (!condition) throw std::logic_error(std::string("kv::BlockManager: ") + what);
+}
+
+const BlockManagerConfig& validated(const BlockManagerConfig& config) {
+  validate(config, "block_manager");
+  return config;
+}
+
+}  // namespace
+
+void validate(const BlockManagerConfig& config, std::string_view json_path) {
+  const std::string path(json_path);
+  if (config.block_size < 1) {
+    throw InputError(path + ".block_size: must be at least 1 (got " +
+                     std::to_string(config.block_size) + ")");
+  }
+  if (config.num_gpu_blocks < 1 || config.num_gpu_blocks > kMaxBlocks) {
+    throw InputError(path + ".num_gpu_blocks: must be in [1, " + std::to_string(kMaxBlocks) +
+                     "] (got " + std::to_string(config.num_gpu_blocks) + ")");
+  }
+  if (config.num_cpu_blocks < 0 || config.num_cpu_blocks > kMaxBlocks) {
+    throw InputError(path + ".num_cpu_blocks: must be in [0, " + std::to_string(kMaxBlocks) +
+                     "] (got " + std::to_string(config.num_cpu_blocks) + ")");
+  }
+}
+
+BlockManager::BlockManager(const BlockManagerConfig& config)
+    : config_(validated(config)), block_of_hash_(config_.num_gpu_blocks) {
+  const auto num_blocks = static_cast<size_t>(config_.num_gpu_blocks);
+  ref_count_.assign(num_blocks, 0);
+  hash_.assign(num_blocks, 0);
+  has_hash_.assign(num_blocks, 0);
+  free_prev_.assign(num_blocks, -1);
+  free_next_.assign(num_blocks, -1);
+  for (auto b = static_cast<int32_t>(num_blocks) - 1; b >= 0; --b) link_free_front(b);
+  num_free_blocks_ = config_.num_gpu_blocks;
+  free_cpu_blocks_.reserve(static_cast<size_t>(config_.num_cpu_blocks));
+  for (auto b = static_cast<int32_t>(config_.num_cpu_blocks) - 1; b >= 0; --b) {
+    free_cpu_blocks_.push_back(b);
+  }
+}
+
+double BlockManager::usage() const {
+  return static_cast<double>(num_used_blocks()) / static_cast<double>(config_.num_gpu_blocks);
+}
+
+bool BlockManager::has_request(int64_t request_id) const {
+  return slot_of_request_.find(static_cast<uint64_t>(request_id)) != FlatMap::kAbsent;
+}
+
+// ---- prefix caching --------------------------------------------------------------------------
+
+PrefixMatch BlockManager::match_prefix(std::span<const uint64_t> block_hashes) const {
+  PrefixMatch match;
+  if (!config_.enable_prefix_caching) return match;
+  for (const uint64_t h : block_hashes) {
+    const int32_t block = block_of_hash_.find(h);
+    if (block == FlatMap::kAbsent) break;
+    ++match.num_hit_blocks;
+    if (ref_count_[static_cast<size_t>(block)] == 0) ++match.num_hit_free_blocks;
+  }
+  return match;
+}
+
+int64_t BlockManager::acquire_prefix(int64_t request_id, std::span<const uint64_t> block_hashes) {
+  const int32_t s = new_slot(request_id);
+  Slot& slot = slots_[static_cast<size_t>(s)];
+  stats_.num_queried_blocks += static_cast<int64_t>(block_hashes.size());
+  if (!config_.enable_prefix_caching) return 0;
+  for (const uint64_t h : block_hashes) {
+    const int32_t block = block_of_hash_.find(h);
+    if (block == FlatMap::kAbsent) break;
+    if (ref_count_[static_cast<size_t>(block)] == 0) {
+      unlink_free(block);
+      --num_free_blocks_;
+    }
+    ++ref_count_[static_cast<size_t>(block)];
+    slot.blocks.push_back(block);
+  }
+  const auto num_hit_blocks = static_cast<int64_t>(slot.blocks.size());
+  slot.num_tokens = num_hit_blocks * config_.block_size;
+  slot.num_cached_blocks = num_hit_blocks;
+  stats_.num_hit_blocks += num_hit_blocks;
+  return num_hit_blocks;
+}
+
+void BlockManager::cache_blocks(int64_t request_id, std::span<const uint64_t> block_hashes,
+                                int64_t num_full_blocks) {
+  if (!config_.enable_prefix_caching) return;
+  Slot& slot = slots_[static_cast<size_t>(slot_index(request_id))];
+  require(!slot.swapped, "cache_blocks on a swapped-out request");
+  require(num_full_blocks <= static_cast<int64_t>(block_hashes.size()) &&
+              num_full_blocks * config_.block_size <= slot.num_tokens,
+          "cache_blocks beyond the request's full blocks or hashes");
+  for (int64_t i = slot.num_cached_blocks; i < num_full_blocks; ++i) {
+    const int32_t block = slot.blocks[static_cast<size_t>(i)];
+    const uint64_t h = block_hashes[static_cast<size_t>(i)];
+    if (has_hash_[static_cast<size_t>(block)]) continue;       // came from a prefix hit or fork
+    if (block_of_hash_.find(h) != FlatMap::kAbsent) continue;  // same content cached elsewhere
+    block_of_hash_.insert(h, block);
+    hash_[static_cast<size_t>(block)] = h;
+    has_hash_[static_cast<size_t>(block)] = 1;
+  }
+  slot.num_cached_blocks = std::max(slot.num_cached_blocks, num_full_blocks);
+}
+
+// ---- growth and release ----------------------------------------------------------------------
+
+int64_t BlockManager::num_new_blocks_needed(int64_t request_id, int64_t num_tokens) const {
+  const int32_t s = slot_of_request_.find(static_cast<uint64_t>(request_id));
+  if (s == FlatMap::kAbsent) return num_blocks_for(num_tokens);
+  const Slot& slot = slots_[static_cast<size_t>(s)];
+  require(!slot.swapped, "num_new_blocks_needed on a swapped-out request");
+  const int64_t num_grow =
+      std::max<int64_t>(0, num_blocks_for(num_tokens) - static_cast<int64_t>(slot.blocks.size()));
+  const bool copy_on_write = num_tokens > slot.num_tokens &&
+                             slot.num_tokens % config_.block_size != 0 &&
+                             ref_count_[static_cast<size_t>(slot.blocks.back())] > 1;
+  return num_grow + (copy_on_write ? 1 : 0);
+}
+
+bool BlockManager::allocate_slots(int64_t request_id, int64_t num_tokens) {
+  if (num_new_blocks_needed(request_id, num_tokens) > num_free_blocks_) return false;
+  int32_t s = slot_of_request_.find(static_cast<uint64_t>(request_id));
+  if (s == FlatMap::kAbsent) s = new_slot(request_id);
+  Slot& slot = slots_[static_cast<size_t>(s)];
+  if (num_tokens <= slot.num_tokens) return true;
+  if (slot.num_tokens % config_.block_size != 0 &&
+      ref_count_[static_cast<size_t>(slot.blocks.back())] > 1) {
+    const int32_t shared = slot.blocks.back();
+    const int32_t copy = take_free_block();
+    --ref_count_[static_cast<size_t>(shared)];  // stays >= 1: another table holds it
+    ref_count_[static_cast<size_t>(copy)] = 1;
+    slot.blocks.back() = copy;
+    cow_copies_.push_back({shared, copy});
+    ++stats_.num_cow_copies;
+  }
+  const int64_t num_blocks = num_blocks_for(num_tokens);
+  while (static_cast<int64_t>(slot.blocks.size()) < num_blocks) {
+    const int32_t block = take_free_block();
+    ref_count_[static_cast<size_t>(block)] = 1;
+    slot.blocks.push_back(block);
+  }
+  slot.num_tokens = num_tokens;
+  return true;
+}
+
+void BlockManager::truncate(int64_t request_id, int64_t num_tokens) {
+  Slot& slot = slots_[static_cast<size_t>(slot_index(request_id))];
+  require(!slot.swapped, "truncate on a swapped-out request");
+  require(num_tokens >= 0 && num_tokens <= slot.num_tokens, "truncate beyond the held slots");
+  require(num_tokens >= slot.num_cached_blocks * config_.block_size,
+          "truncate into blocks already cached by hash");
+  const int64_t num_blocks = num_blocks_for(num_tokens);
+  while (static_cast<int64_t>(slot.blocks.size()) > num_blocks) {
+    release_block(slot.blocks.back());
+    slot.blocks.pop_back();
+  }
+  slot.num_tokens = num_tokens;
+}
+
+void BlockManager::free(int64_t request_id) {
+  const int32_t s = slot_index(request_id);
+  Slot& slot = slots_[static_cast<size_t>(s)];
+  if (slot.swapped) {
+    for (const int32_t cpu_block : slot.blocks) free_cpu_blocks_.push_back(cpu_block);
+  } else {
+    for (auto it = slot.blocks.rbegin(); it != slot.blocks.rend(); ++it) release_block(*it);
+  }
+  release_slot(s);
+}
+
+void BlockManager::fork(int64_t parent_id, int64_t child_id) {
+  const int32_t parent = slot_index(parent_id);
+  require(!slots_[static_cast<size_t>(parent)].swapped, "fork of a swapped-out request");
+  const int32_t child = new_slot(child_id);  // may grow slots_: index, don't hold references
+  Slot& from = slots_[static_cast<size_t>(parent)];
+  Slot& to = slots_[static_cast<size_t>(child)];
+  to.blocks.assign(from.blocks.begin(), from.blocks.end());
+  to.num_tokens = from.num_tokens;
+  to.num_cached_blocks = from.num_cached_blocks;
+  for (const int32_t block : to.blocks) ++ref_count_[static_cast<size_t>(block)];
+}
+
+// ---- swapping --------------------------------------------------------------------------------
+
+bool BlockManager::swap_out(int64_t request_id, std::vector<BlockCopy>& copies) {
+  Slot& slot = slots_[static_cast<size_t>(slot_index(request_id))];
+  require(!slot.swapped, "swap_out of a swapped-out request");
+  if (slot.blocks.size() > free_cpu_blocks_.size()) return false;
+  const size_t first_copy = copies.size();
+  for (int32_t& block : slot.blocks) {
+    const int32_t cpu_block = free_cpu_blocks_.back();
+    free_cpu_blocks_.pop_back();
+    copies.push_back({block, cpu_block});
+    block = cpu_block;
+  }
+  // Release the GPU blocks last block first, as free() does.
+  for (size_t i = copies.size(); i > first_copy; --i) release_block(copies[i - 1].src_block);
+  slot.swapped = true;
+  slot.num_cached_blocks = 0;  // hashes are registered again after swap_in
+  stats_.num_swap_out_blocks += static_cast<int64_t>(slot.blocks.size());
+  return true;
+}
+
+bool BlockManager::swap_in(int64_t request_id, std::vector<BlockCopy>& copies) {
+  Slot& slot = slots_[static_cast<size_t>(slot_index(request_id))];
+  require(slot.swapped, "swap_in of a request that is not swapped out");
+  if (static_cast<int64_t>(slot.blocks.size()) > num_free_blocks_) return false;
+  for (int32_t& block : slot.blocks) {
+    const int32_t gpu_block = take_free_block();
+    ref_count_[static_cast<size_t>(gpu_block)] = 1;
+    copies.push_back({block, gpu_block});
+    free_cpu_blocks_.push_back(block);
+    block = gpu_block;
+  }
+  slot.swapped = false;
+  stats_.num_swap_in_blocks += static_cast<int64_t>(slot.blocks.size());
+  return true;
+}
+
+bool BlockManager::is_swapped(int64_t request_id) const {
+  return slots_[static_cast<size_t>(slot_index(request_id))].swapped;
+}
+
+// ---- what the executor reads -----------------------------------------------------------------
+
+std::span<const int32_t> BlockManager::block_table(int64_t request_id) const {
+  return slots_[static_cast<size_t>(slot_index(request_id))].blocks;
+}
+
+int64_t BlockManager::num_tokens(int64_t request_id) const {
+  return slots_[static_cast<size_t>(slot_index(request_id))].num_tokens;
+}
+
+void BlockManager::append_slot_mapping(int64_t request_id, int64_t first_token, int64_t num_tokens,
+                                       std::vector<int64_t>& slots) const {
+  const Slot& slot = slots_[static_cast<size_t>(slot_index(request_id))];
+  require(first_token >= 0 && num_tokens >= 0 && first_token + num_tokens <= slot.num_tokens,
+          "slot mapping beyond the held slots");
+  const int64_t block_size = config_.block_size;
+  for (int64_t t = first_token; t < first_token + num_tokens; ++t) {
+    slots.push_back(slot.blocks[static_cast<size_t>(t / block_size)] * block_size + t % block_size);
+  }
+}
+
+// ---- internals -------------------------------------------------------------------------------
+
+int32_t BlockManager::slot_index(int64_t request_id) const {
+  const int32_t s = slot_of_request_.find(static_cast<uint64_t>(request_id));
+  if (s == FlatMap::kAbsent) {
+    throw std::logic_error("kv::BlockManager: unknown request " + std::to_string(request_id));
+  }
+  return s;
+}
+
+int32_t BlockManager::new_slot(int64_t request_id) {
+  if (has_request(request_id)) {
+    throw std::logic_error("kv::BlockManager: request " + std::to_string(request_id) +
+                           " already has blocks");
+  }
+  int32_t s;
+  if (!free_slots_.empty()) {
+    s = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    s = static_cast<int32_t>(slots_.size());
+    slots_.emplace_back();
+  }
+  Slot& slot = slots_[static_cast<size_t>(s)];
+  slot.request_id = request_id;
+  slot.num_tokens = 0;
+  slot.num_cached_blocks = 0;
+  slot.swapped = false;
+  slot.blocks.clear();
+  slot_of_request_.insert(static_cast<uint64_t>(request_id), s);
+  return s;
+}
+
+void BlockManager::release_slot(int32_t s) {
+  Slot& slot = slots_[static_cast<size_t>(s)];
+  slot_of_request_.erase(static_cast<uint64_t>(slot.request_id));
+  slot.blocks.clear();
+  free_slots_.push_back(s);
+}
+
+int32_t BlockManager::take_free_block() {
+  require(free_head_ != -1, "no free block");
+  const int32_t block = free_head_;
+  unlink_free(block);
+  --num_free_blocks_;
+  if (has_hash_[static_cast<size_t>(block)]) {
+    block_of_hash_.erase(hash_[static_cast<size_t>(block)]);
+    has_hash_[static_cast<size_t>(block)] = 0;
+    ++stats_.num_evictions;
+  }
+  return block;
+}
+
+void BlockManager::release_block(int32_t block) {
+  int32_t& ref = ref_count_[static_cast<size_t>(block)];
+  require(ref > 0, "release of a free block");
+  if (--ref > 0) return;
+  ++num_free_blocks_;
+  if (has_hash_[static_cast<size_t>(block)]) {
+    link_free_back(block);
+  } else {
+    link_free_front(block);
+  }
+}
+
+void BlockManager::unlink_free(int32_t block) {
+  const int32_t prev = free_prev_[static_cast<size_t>(block)];
+  const int32_t next = free_next_[static_cast<size_t>(block)];
+  (prev == -1 ? free_head_ : free_next_[static_cast<size_t>(prev)]) = next;
+  (next == -1 ? free_tail_ : free_prev_[static_cast<size_t>(next)]) = prev;
+  free_prev_[static_cast<size_t>(block)] = -1;
+  free_next_[static_cast<size_t>(block)] = -1;
+}
+
+void BlockManager::link_free_front(int32_t block) {
+  free_prev_[static_cast<size_t>(block)] = -1;
+  free_next_[static_cast<size_t>(block)] = free_head_;
+  (free_head_ == -1 ? free_tail_ : free_prev_[static_cast<size_t>(free_head_)]) = block;
+  free_head_ = block;
+}
+
+void BlockManager::link_free_back(int32_t block) {
+  free_next_[static_cast<size_t>(block)] = -1;
+  free_prev_[static_cast<size_t>(block)] = free_tail_;
+  (free_tail_ == -1 ? free_head_ : free_next_[static_cast<size_t>(free_tail_)]) = block;
+  free_tail_ = block;
+}
+
+}  // namespace tidal::kv

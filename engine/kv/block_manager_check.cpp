@@ -1,0 +1,81 @@
+// BlockManager::check_invariants: the whole-state consistency check the tests run.
+#include <string>
+#include <vector>
+
+#include "engine/kv/block_manager.h"
+
+namespace tidal::kv {
+
+std::string BlockManager::check_invariants() const {
+  const auto num_blocks = static_cast<size_t>(config_.num_gpu_blocks);
+  // Free list: walk it forwards, checking links and that members are unreferenced.
+  std::vector<uint8_t> on_free_list(num_blocks, 0);  // [num_gpu_blocks]
+  int64_t num_listed = 0;
+  int32_t prev = -1;
+  for (int32_t b = free_head_; b != -1; b = free_next_[static_cast<size_t>(b)]) {
+    if (on_free_list[static_cast<size_t>(b)]) return "free list has a cycle";
+    on_free_list[static_cast<size_t>(b)] = 1;
+    if (free_prev_[static_cast<size_t>(b)] != prev) return "free list back link broken";
+    if (ref_count_[static_cast<size_t>(b)] != 0) return "referenced block on the free list";
+    prev = b;
+    ++num_listed;
+  }
+  if (prev != free_tail_) return "free list tail wrong";
+  if (num_listed != num_free_blocks_) return "free list length != num_free_blocks";
+
+  // Reference counts equal the number of GPU tables holding each block.
+  std::vector<int32_t> num_refs(num_blocks, 0);  // [num_gpu_blocks]
+  std::vector<uint8_t> cpu_used(static_cast<size_t>(config_.num_cpu_blocks), 0);
+  int64_t num_requests_seen = 0;
+  for (size_t s = 0; s < slots_.size(); ++s) {
+    const Slot& slot = slots_[s];
+    if (slot_of_request_.find(static_cast<uint64_t>(slot.request_id)) != static_cast<int32_t>(s)) {
+      continue;  // a released slot
+    }
+    ++num_requests_seen;
+    if (static_cast<int64_t>(slot.blocks.size()) != num_blocks_for(slot.num_tokens)) {
+      return "request " + std::to_string(slot.request_id) + ": table size != tokens";
+    }
+    for (const int32_t b : slot.blocks) {
+      if (slot.swapped) {
+        if (b < 0 || b >= config_.num_cpu_blocks || cpu_used[static_cast<size_t>(b)]) {
+          return "bad or shared CPU block in a swapped table";
+        }
+        cpu_used[static_cast<size_t>(b)] = 1;
+      } else {
+        if (b < 0 || b >= config_.num_gpu_blocks) return "GPU block id out of range";
+        ++num_refs[static_cast<size_t>(b)];
+      }
+    }
+  }
+  if (num_requests_seen != slot_of_request_.size()) return "request index size wrong";
+  int64_t num_referenced = 0;
+  int64_t num_hashed = 0;
+  for (size_t b = 0; b < num_blocks; ++b) {
+    if (ref_count_[b] < 0) return "negative reference count";
+    if (ref_count_[b] != num_refs[b]) return "reference count != table references";
+    if ((ref_count_[b] > 0) == static_cast<bool>(on_free_list[b])) {
+      return "block neither free nor referenced (or both)";
+    }
+    if (ref_count_[b] > 0) ++num_referenced;
+    if (has_hash_[b]) {
+      ++num_hashed;
+      if (block_of_hash_.find(hash_[b]) != static_cast<int32_t>(b)) return "hash index stale";
+    }
+  }
+  if (num_referenced + num_free_blocks_ != config_.num_gpu_blocks) return "free + used != total";
+  if (num_hashed != block_of_hash_.size()) return "hash index has extra entries";
+
+  for (const int32_t b : free_cpu_blocks_) {
+    if (b < 0 || b >= config_.num_cpu_blocks || cpu_used[static_cast<size_t>(b)]) {
+      return "CPU free block bad or in use";
+    }
+    cpu_used[static_cast<size_t>(b)] = 1;
+  }
+  for (const uint8_t used : cpu_used) {
+    if (!used) return "CPU block lost";
+  }
+  return "";
+}
+
+}  // namespace tidal::kv

@@ -1,0 +1,121 @@
+#include "engine/sched/batch_policy.h"
+
+#include <array>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "engine/sched/sched_core.h"
+
+namespace tidal::sched {
+
+namespace {
+
+class StaticPolicy final : public BatchPolicy {
+ public:
+  explicit StaticPolicy(const SchedulerConfig& config)
+      : batch_size_(config.static_batch_size),
+        timeout_ns_(std::llround(config.static_batch_timeout_s * 1e9)) {}
+
+  void plan_step(SchedulerCore& core, int64_t now_ns) override {
+    if (batch_active(core)) {
+      core.schedule_running(RunningPass::all, false);
+      while (core.swap_in_next(false)) {
+      }
+      return;
+    }
+    if (!batch_ready(core, now_ns)) return;
+    for (int32_t i = 0; i < batch_size_ && core.admit_next(false); ++i) {
+    }
+  }
+
+  int64_t next_wakeup_ns(const SchedulerCore& core) const override {
+    if (batch_active(core) || core.num_waiting() == 0 || core.num_waiting() >= batch_size_) {
+      return Scheduler::kNoWakeup;
+    }
+    return core.oldest_waiting_added_ns() + timeout_ns_;
+  }
+
+ private:
+  static bool batch_active(const SchedulerCore& core) {
+    return core.num_running() + core.num_swapped() > 0;
+  }
+  bool batch_ready(const SchedulerCore& core, int64_t now_ns) const {
+    if (core.num_waiting() == 0) return false;
+    return core.num_waiting() >= batch_size_ ||
+           now_ns - core.oldest_waiting_added_ns() >= timeout_ns_;
+  }
+
+  int32_t batch_size_;
+  int64_t timeout_ns_;
+};
+
+class ContinuousPolicy final : public BatchPolicy {
+ public:
+  void plan_step(SchedulerCore& core, int64_t /*now_ns*/) override {
+    core.schedule_running(RunningPass::all, false);
+    while (core.swap_in_next(false)) {
+    }
+    if (core.num_swapped() > 0) return;  // swapped requests come back before new ones
+    while (core.admit_next(false)) {
+    }
+  }
+  int64_t next_wakeup_ns(const SchedulerCore& /*core*/) const override {
+    return Scheduler::kNoWakeup;
+  }
+};
+
+class ChunkedPrefillPolicy final : public BatchPolicy {
+ public:
+  void plan_step(SchedulerCore& core, int64_t /*now_ns*/) override {
+    core.schedule_running(RunningPass::decodes, true);
+    core.schedule_running(RunningPass::prefills, true);
+    while (core.swap_in_next(true)) {
+    }
+    if (core.num_swapped() > 0) return;
+    while (core.admit_next(true)) {
+    }
+  }
+  int64_t next_wakeup_ns(const SchedulerCore& /*core*/) const override {
+    return Scheduler::kNoWakeup;
+  }
+};
+
+struct PolicyEntry {
+  std::string_view name;
+  std::unique_ptr<BatchPolicy> (*make)(const SchedulerConfig&);
+};
+
+constexpr std::array<PolicyEntry, 3> kPolicyRegistry{{
+    {"static",
+     [](const SchedulerConfig& c) -> std::unique_ptr<BatchPolicy> {
+       return std::make_unique<StaticPolicy>(c);
+     }},
+    {"continuous",
+     [](const SchedulerConfig&) -> std::unique_ptr<BatchPolicy> {
+       return std::make_unique<ContinuousPolicy>();
+     }},
+    {"chunked_prefill",
+     [](const SchedulerConfig&) -> std::unique_ptr<BatchPolicy> {
+       return std::make_unique<ChunkedPrefillPolicy>();
+     }},
+}};
+
+constexpr std::array<std::string_view, kPolicyRegistry.size()> kPolicyNames{
+    kPolicyRegistry[0].name, kPolicyRegistry[1].name, kPolicyRegistry[2].name};
+
+}  // namespace
+
+std::span<const std::string_view> batch_policy_names() {
+  return kPolicyNames;
+}
+
+std::unique_ptr<BatchPolicy> make_batch_policy(const SchedulerConfig& config) {
+  for (const PolicyEntry& entry : kPolicyRegistry) {
+    if (entry.name == config.policy) return entry.make(config);
+  }
+  throw std::logic_error("sched: unknown batching policy '" + config.policy + "'");
+}
+
+}  // namespace tidal::sched

@@ -1,0 +1,243 @@
+// SchedulerCore: building one step (running requests, swap-ins, admissions, preemption).
+#include "engine/sched/sched_core.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "engine/kv/block_hash.h"
+
+namespace tidal::sched {
+
+namespace {
+
+void require(bool condition, const char* what) {
+  if (!condition) throw std::logic_error(std::string("sched::Scheduler: ") + what);
+}
+
+}  // namespace
+
+SchedulerCore::SchedulerCore(const SchedulerConfig& config, kv::BlockManager& block_manager)
+    : config_(config),
+      kv_(block_manager),
+      admission_(make_admission_policy(config.admission)),
+      swap_preemption_(config.preemption == "swap"),
+      prefix_caching_(block_manager.config().enable_prefix_caching),
+      slot_of_request_(1024) {}
+
+int32_t SchedulerCore::slot_of(int64_t request_id) const {
+  return slot_of_request_.find(static_cast<uint64_t>(request_id));
+}
+
+int64_t SchedulerCore::num_watermark_blocks() const {
+  return static_cast<int64_t>(config_.watermark * static_cast<double>(kv_.num_gpu_blocks()));
+}
+
+int64_t SchedulerCore::oldest_waiting_added_ns() const {
+  require(!waiting_.empty(), "oldest_waiting_added_ns with nothing waiting");
+  return seqs_[static_cast<size_t>(waiting_.front())].added_ns;
+}
+
+int32_t SchedulerCore::spec_tokens_for(const SeqState& st) const {
+  if (!st.decoding()) return 0;
+  const int64_t k = st.spec_override >= 0 ? st.spec_override : config_.num_speculative_tokens;
+  const int64_t num_remaining = st.request.output_tokens - st.num_output_tokens;
+  return static_cast<int32_t>(std::clamp<int64_t>(num_remaining - 1, 0, k));
+}
+
+int64_t SchedulerCore::tokens_for(int64_t num_needed, bool allow_partial) const {
+  if (num_needed <= num_budget_tokens_left_) return num_needed;
+  return allow_partial ? num_budget_tokens_left_ : 0;
+}
+
+// ---- step building ---------------------------------------------------------------------------
+
+void SchedulerCore::begin_step() {
+  require(!plan_pending_, "schedule() called again before update()");
+  ++step_;
+  plan_.clear();
+  plan_slots_.clear();
+  num_budget_tokens_left_ = config_.max_num_batched_tokens;
+}
+
+void SchedulerCore::schedule_running(RunningPass pass, bool allow_partial) {
+  for (size_t i = 0; i < running_.size() && num_budget_tokens_left_ > 0; ++i) {
+    const int32_t slot = running_[i];
+    SeqState& st = state(slot);
+    if (st.scheduled_step == step_) continue;
+    if ((pass == RunningPass::decodes && !st.decoding()) ||
+        (pass == RunningPass::prefills && st.decoding())) {
+      continue;
+    }
+    const int64_t num_needed = st.num_tokens() + spec_tokens_for(st) - st.num_computed_tokens;
+    const int64_t num_new_tokens = tokens_for(num_needed, allow_partial);
+    if (num_new_tokens == 0) continue;
+    if (!grow(slot, st.num_computed_tokens + num_new_tokens)) break;
+    add_scheduled(slot, num_new_tokens, 0);
+  }
+}
+
+bool SchedulerCore::swap_in_next(bool allow_partial) {
+  // A step that had to preempt has no room to bring anyone back.
+  if (swapped_.empty() || !plan_.preempted.empty()) return false;
+  if (num_running() >= config_.max_num_seqs) return false;
+  const int32_t slot = swapped_.front();
+  SeqState& st = state(slot);
+  const int64_t num_needed = st.num_tokens() + spec_tokens_for(st) - st.num_computed_tokens;
+  const int64_t num_new_tokens = tokens_for(num_needed, allow_partial);
+  if (num_new_tokens == 0) return false;
+  const auto num_swapped_blocks = static_cast<int64_t>(kv_.block_table(st.request.id).size());
+  const int64_t num_step_blocks =
+      std::max(num_swapped_blocks, kv_.num_blocks_for(st.num_computed_tokens + num_new_tokens));
+  const AdmissionQuery query{kv_.num_free_blocks(), num_watermark_blocks(), num_step_blocks,
+                             st.num_lifetime_blocks - num_step_blocks, num_reserved_blocks_};
+  if (!admission_->admits(query)) return false;
+  require(kv_.swap_in(st.request.id, plan_.swap_in), "swap_in failed after admission");
+  require(kv_.allocate_slots(st.request.id, st.num_computed_tokens + num_new_tokens),
+          "allocation failed after swap-in admission");
+  swapped_.pop_front();
+  insert_running(slot);
+  add_scheduled(slot, num_new_tokens, 0);
+  return true;
+}
+
+bool SchedulerCore::admit_next(bool allow_partial) {
+  if (waiting_.empty() || !plan_.preempted.empty()) return false;
+  if (num_running() >= config_.max_num_seqs || num_budget_tokens_left_ == 0) return false;
+  const int32_t slot = waiting_.front();
+  SeqState& st = state(slot);
+  const int64_t block_size = kv_.block_size();
+  // At least the last known token is computed, so hits stop before it.
+  const int64_t num_hashable_blocks = (st.num_tokens() - 1) / block_size;
+  std::span<const uint64_t> hashes;
+  kv::PrefixMatch match;
+  if (prefix_caching_) {
+    kv::extend_private_block_hashes(st.request.id, 0, num_hashable_blocks, st.block_hashes);
+    hashes =
+        std::span<const uint64_t>(st.block_hashes).first(static_cast<size_t>(num_hashable_blocks));
+    match = kv_.match_prefix(hashes);
+  }
+  const int64_t num_hit_tokens = match.num_hit_blocks * block_size;
+  const int64_t num_new_tokens = tokens_for(st.num_tokens() - num_hit_tokens, allow_partial);
+  if (num_new_tokens == 0) return false;
+  const int64_t num_step_blocks = kv_.num_blocks_for(num_hit_tokens + num_new_tokens);
+  const AdmissionQuery query{kv_.num_free_blocks(), num_watermark_blocks(),
+                             num_step_blocks - match.num_hit_blocks + match.num_hit_free_blocks,
+                             st.num_lifetime_blocks - num_step_blocks, num_reserved_blocks_};
+  if (!admission_->admits(query)) return false;
+  if (prefix_caching_) {
+    require(kv_.acquire_prefix(st.request.id, hashes) == match.num_hit_blocks,
+            "prefix hit changed between match and acquire");
+  }
+  require(kv_.allocate_slots(st.request.id, num_hit_tokens + num_new_tokens),
+          "allocation failed after admission");
+  st.num_computed_tokens = num_hit_tokens;
+  if (!st.ever_scheduled) st.num_first_prefix_hit_tokens = num_hit_tokens;
+  stats_.num_prefix_hit_tokens += num_hit_tokens;
+  waiting_.pop_front();
+  insert_running(slot);
+  add_scheduled(slot, num_new_tokens, num_hit_tokens);
+  return true;
+}
+
+const StepPlan& SchedulerCore::finish_step() {
+  plan_pending_ = !plan_.seqs.empty();
+  if (!plan_.empty()) ++stats_.num_steps;
+  stats_.num_scheduled_tokens += plan_.num_batched_tokens;
+  return plan_;
+}
+
+// ---- KV growth and preemption ----------------------------------------------------------------
+
+bool SchedulerCore::grow(int32_t slot, int64_t num_tokens) {
+  SeqState& st = state(slot);
+  while (!kv_.allocate_slots(st.request.id, num_tokens)) {
+    require(admission_->allows_preemption(), "out of KV blocks under guaranteed_no_evict");
+    const int32_t victim = running_.back();
+    preempt(victim);
+    if (victim == slot) return false;
+  }
+  sync_held_blocks(st);
+  return true;
+}
+
+void SchedulerCore::preempt(int32_t slot) {
+  require(!running_.empty() && running_.back() == slot, "preempting other than the latest");
+  SeqState& st = state(slot);
+  if (st.scheduled_step == step_) unschedule(slot);
+  running_.pop_back();
+  num_reserved_blocks_ -= st.num_lifetime_blocks - st.num_held_blocks;
+  st.num_held_blocks = 0;
+  ++st.num_preemptions;
+  const bool swapped = swap_preemption_ && kv_.swap_out(st.request.id, plan_.swap_out);
+  if (swapped) {
+    st.status = SeqStatus::swapped;
+    const auto pos = std::upper_bound(
+        swapped_.begin(), swapped_.end(), st.arrival_seq,
+        [this](int64_t seq, int32_t s) { return seq < seqs_[static_cast<size_t>(s)].arrival_seq; });
+    swapped_.insert(pos, slot);
+    ++stats_.num_swap_preemptions;
+  } else {
+    kv_.free(st.request.id);
+    st.num_computed_tokens = 0;
+    st.status = SeqStatus::waiting;
+    waiting_.push_front(slot);
+    ++stats_.num_recompute_preemptions;
+  }
+  plan_.preempted.push_back({st.request.id, swapped});
+}
+
+void SchedulerCore::unschedule(int32_t slot) {
+  for (size_t i = 0; i < plan_slots_.size(); ++i) {
+    if (plan_slots_[i] != slot) continue;
+    num_budget_tokens_left_ += plan_.seqs[i].num_new_tokens;
+    plan_.num_batched_tokens -= plan_.seqs[i].num_new_tokens;
+    plan_.seqs.erase(plan_.seqs.begin() + static_cast<std::ptrdiff_t>(i));
+    plan_slots_.erase(plan_slots_.begin() + static_cast<std::ptrdiff_t>(i));
+    state(slot).scheduled_step = -1;
+    return;
+  }
+}
+
+void SchedulerCore::add_scheduled(int32_t slot, int64_t num_new_tokens,
+                                  int64_t num_prefix_hit_tokens) {
+  SeqState& st = state(slot);
+  const int64_t num_scheduled_end = st.num_computed_tokens + num_new_tokens;
+  ScheduledSeq seq;
+  seq.request_id = st.request.id;
+  seq.num_new_tokens = num_new_tokens;
+  seq.num_context_tokens = st.num_computed_tokens;
+  seq.num_spec_tokens =
+      static_cast<int32_t>(std::max<int64_t>(0, num_scheduled_end - st.num_tokens()));
+  seq.num_prefix_hit_tokens = num_prefix_hit_tokens;
+  seq.samples = num_scheduled_end >= st.num_tokens();
+  seq.first_scheduled = !st.ever_scheduled;
+  if (st.decoding()) st.spec_override = -1;  // a per-step override is used once
+  st.ever_scheduled = true;
+  st.scheduled_step = step_;
+  plan_.seqs.push_back(seq);
+  plan_slots_.push_back(slot);
+  plan_.num_batched_tokens += num_new_tokens;
+  num_budget_tokens_left_ -= num_new_tokens;
+  stats_.num_spec_tokens += seq.num_spec_tokens;
+}
+
+void SchedulerCore::insert_running(int32_t slot) {
+  SeqState& st = state(slot);
+  st.status = SeqStatus::running;
+  const auto pos = std::upper_bound(
+      running_.begin(), running_.end(), st.arrival_seq,
+      [this](int64_t seq, int32_t s) { return seq < seqs_[static_cast<size_t>(s)].arrival_seq; });
+  running_.insert(pos, slot);
+  st.num_held_blocks = 0;
+  num_reserved_blocks_ += st.num_lifetime_blocks;
+  sync_held_blocks(st);
+}
+
+void SchedulerCore::sync_held_blocks(SeqState& st) {
+  const auto num_held = static_cast<int64_t>(kv_.block_table(st.request.id).size());
+  num_reserved_blocks_ -= num_held - st.num_held_blocks;
+  st.num_held_blocks = num_held;
+}
+
+}  // namespace tidal::sched

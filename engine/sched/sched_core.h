@@ -1,0 +1,124 @@
+// The scheduler's mechanism: request states, the waiting / running / swapped queues, the token
+// budget, KV growth with preemption, and update(). Batching policies (batch_policy.h) drive it
+// through the step-building calls; they never touch the block manager themselves.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "engine/kv/block_manager.h"
+#include "engine/kv/flat_map.h"
+#include "engine/sched/admission.h"
+#include "engine/sched/config.h"
+#include "engine/sched/scheduler.h"
+#include "engine/sched/step_plan.h"
+#include "traces/request.h"
+
+namespace tidal::sched {
+
+enum class SeqStatus : uint8_t { waiting, running, swapped, finished };
+
+// Which running requests a schedule_running() pass visits.
+enum class RunningPass : uint8_t {
+  all,       // every running request, in arrival order
+  decodes,   // only those with all known tokens but the last computed
+  prefills,  // only those still catching up on several tokens (prompt chunks)
+};
+
+struct SeqState {
+  Request request;
+  int64_t arrival_seq = 0;                  // add order: FCFS priority, lower first
+  int64_t added_ns = 0;                     // when add_request saw it
+  int64_t num_output_tokens = 0;            // produced so far
+  int64_t num_computed_tokens = 0;          // tokens whose KV is in the cache
+  int64_t num_lifetime_blocks = 0;          // blocks for prompt + output - 1 tokens
+  int64_t num_held_blocks = 0;              // its GPU table size while running
+  int64_t num_first_prefix_hit_tokens = 0;  // prefix hits at its first admission
+  int64_t scheduled_step = -1;              // last step that scheduled it
+  int32_t spec_override = -1;               // k for its next decode step, -1: config default
+  int32_t num_preemptions = 0;
+  SeqStatus status = SeqStatus::waiting;
+  bool ever_scheduled = false;
+  std::vector<uint64_t> block_hashes;  // [>= full blocks computed] chained prefix hashes
+
+  int64_t num_tokens() const { return request.prompt_tokens + num_output_tokens; }
+  bool decoding() const { return num_computed_tokens + 1 >= num_tokens(); }
+};
+
+class SchedulerCore {
+ public:
+  SchedulerCore(const SchedulerConfig& config, kv::BlockManager& block_manager);
+
+  // ---- requests ----------------------------------------------------------------------------
+  RejectReason add(const Request& request, int64_t now_ns);
+  std::optional<RemovedRequest> remove(int64_t request_id);
+  void set_spec_tokens(int64_t request_id, int32_t num_spec_tokens);
+
+  // ---- step building (called by batching policies between begin_step and finish_step) -------
+  void begin_step();
+  // Schedules the running requests the pass selects, in arrival order: each gets all the tokens
+  // it needs, or (allow_partial) what is left of the budget. Growing KV may preempt the
+  // latest-arrived running request (it may be the one growing; then the pass stops).
+  void schedule_running(RunningPass pass, bool allow_partial);
+  // Brings the earliest swapped request back and schedules it; false when it does not fit
+  // (sequence limit, budget, or admission), which ends swap-ins for this step.
+  bool swap_in_next(bool allow_partial);
+  // Admits the head of the waiting queue (FCFS) and schedules it; false when it does not fit.
+  bool admit_next(bool allow_partial);
+  const StepPlan& finish_step();
+
+  // ---- update ------------------------------------------------------------------------------
+  std::span<const RequestEvent> update(std::span<const SeqOutput> outputs);
+
+  // ---- queries -----------------------------------------------------------------------------
+  int64_t num_waiting() const { return static_cast<int64_t>(waiting_.size()); }
+  int64_t num_running() const { return static_cast<int64_t>(running_.size()); }
+  int64_t num_swapped() const { return static_cast<int64_t>(swapped_.size()); }
+  int64_t oldest_waiting_added_ns() const;  // requires num_waiting() > 0
+  const SchedulerConfig& config() const { return config_; }
+  const SchedulerStats& stats() const { return stats_; }
+
+ private:
+  SeqState& state(int32_t slot) { return seqs_[static_cast<size_t>(slot)]; }
+  int32_t slot_of(int64_t request_id) const;  // FlatMap::kAbsent when unknown
+  int32_t spec_tokens_for(const SeqState& st) const;
+  // Tokens to schedule for a need under the budget: the need, a partial share, or 0.
+  int64_t tokens_for(int64_t num_needed, bool allow_partial) const;
+  bool grow(int32_t slot, int64_t num_tokens);  // false: `slot` itself was preempted
+  void preempt(int32_t slot);                   // slot must be running_.back()
+  void unschedule(int32_t slot);
+  void add_scheduled(int32_t slot, int64_t num_new_tokens, int64_t num_prefix_hit_tokens);
+  void insert_running(int32_t slot);
+  void sync_held_blocks(SeqState& st);
+  void release(int32_t slot);
+  int64_t num_watermark_blocks() const;
+
+  SchedulerConfig config_;
+  kv::BlockManager& kv_;
+  std::unique_ptr<AdmissionPolicy> admission_;
+  bool swap_preemption_ = false;
+  bool prefix_caching_ = false;
+
+  std::vector<SeqState> seqs_;       // per tracked request; slots reused after release
+  std::vector<int32_t> free_slots_;  // indices into seqs_
+  kv::FlatMap slot_of_request_;      // request id -> index into seqs_
+  std::deque<int32_t> waiting_;      // FCFS; recompute-preempted requests go to the front
+  std::vector<int32_t> running_;     // sorted by arrival_seq (the back is preempted first)
+  std::deque<int32_t> swapped_;      // sorted by arrival_seq
+  int64_t next_arrival_seq_ = 0;
+  int64_t num_reserved_blocks_ = 0;  // sum over running of lifetime - held blocks
+
+  int64_t step_ = 0;
+  int64_t num_budget_tokens_left_ = 0;
+  bool plan_pending_ = false;  // a plan with sequences awaits update()
+  StepPlan plan_;
+  std::vector<int32_t> plan_slots_;   // [plan_.seqs.size()] slot of each scheduled sequence
+  std::vector<RequestEvent> events_;  // [plan_.seqs.size()] after update()
+  SchedulerStats stats_;
+};
+
+}  // namespace tidal::sched
