@@ -2,6 +2,7 @@
 // Detection rules are documented in docs/traces.md.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,8 +21,9 @@ const std::vector<TraceFormat>& all_formats();
 // Reads the first line of `path` and decides its format. InputError when the file is missing,
 // a directory, empty, or its first line matches no known format.
 TraceFormat detect_format(const std::string& path);
-// The same rules on an already-read first line (without its line break). `source` names the
-// file in error messages.
-TraceFormat detect_format_from_first_line(std::string_view first_line, const std::string& source);
+// The same rules on an already-read first line (without its line break). `source` and
+// `line_number` place it in error messages.
+TraceFormat detect_format_from_first_line(std::string_view first_line, const std::string& source,
+                                          int64_t line_number = 1);
 
 }  // namespace tidal::traces

@@ -1,0 +1,58 @@
+// Turns a format's own timestamps into seconds since the first row, checking order.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "traces/limits.h"
+#include "traces/row_error.h"
+
+namespace tidal::traces {
+
+// T is the raw timestamp type (integer ns or ms, or double seconds).
+template <typename T>
+class ArrivalClock {
+ public:
+  // `field` names the column in errors; `seconds_per_unit` converts raw differences;
+  // `sorted` makes any step back in time an error (formats that promise sorted rows),
+  // otherwise only times before the first row (time 0) are.
+  ArrivalClock(std::string field, double seconds_per_unit, bool sorted)
+      : field_(std::move(field)), seconds_per_unit_(seconds_per_unit), sorted_(sorted) {}
+
+  // Seconds since the first row's time. Changes nothing when it throws.
+  double arrival_s(T raw) {
+    if (!origin_) {
+      origin_ = raw;
+      last_ = raw;
+      return 0.0;
+    }
+    if (sorted_ && raw < last_) {
+      throw RowError(field_, fmt::format("goes back in time by {} s (rows must be sorted by time)",
+                                         seconds(last_ - raw)));
+    }
+    if (raw < *origin_) {
+      throw RowError(field_, fmt::format("{} s before the first row, which defines time 0",
+                                         seconds(*origin_ - raw)));
+    }
+    const double arrival = seconds(raw - *origin_);
+    if (arrival > kMaxArrivalS) {
+      throw RowError(field_, fmt::format("{} s after the first row; tidal accepts at most {} s",
+                                         arrival, kMaxArrivalS));
+    }
+    last_ = raw;
+    return arrival;
+  }
+
+ private:
+  double seconds(T difference) const { return static_cast<double>(difference) * seconds_per_unit_; }
+
+  std::string field_;
+  double seconds_per_unit_;
+  bool sorted_;
+  std::optional<T> origin_;
+  T last_{};
+};
+
+}  // namespace tidal::traces

@@ -1,0 +1,177 @@
+// Readers of JSON Lines formats: Mooncake traces and tidal's own JSONL.
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "traces/arrival_clock.h"
+#include "traces/field_parse.h"
+#include "traces/json_cursor.h"
+#include "traces/row_error.h"
+#include "traces/row_parser.h"
+
+namespace tidal::traces {
+namespace {
+
+constexpr int32_t kMooncakeBlockTokens = 512;
+
+// Mooncake (FAST'25): {"timestamp": ms, "input_length": n, "output_length": n, "hash_ids": [...]}.
+// Keys this reader does not know are skipped (later Mooncake releases add some).
+class MooncakeParser final : public RowParser {
+ public:
+  bool has_header() const override { return false; }
+  void parse_header(std::string_view /*line*/) override {}
+
+  bool parse_row(std::string_view line, Request& out) override {
+    JsonCursor cursor(line);
+    cursor.begin_object();
+    int64_t timestamp_ms = -1;
+    int64_t prompt_tokens = -1;
+    int64_t output_tokens = -1;
+    bool has_hash_ids = false;
+    reset_request(out);
+    std::string_view key;
+    while (cursor.next_key(key, key_scratch_)) {
+      if (key == "timestamp") {
+        timestamp_ms = read_once(cursor, key, timestamp_ms);
+        if (timestamp_ms < 0) throw RowError("timestamp", "must be >= 0");
+      } else if (key == "input_length") {
+        prompt_tokens = read_tokens_once(cursor, key, prompt_tokens);
+      } else if (key == "output_length") {
+        output_tokens = read_tokens_once(cursor, key, output_tokens);
+      } else if (key == "hash_ids") {
+        if (has_hash_ids) throw RowError(key, "appears twice");
+        cursor.read_uint64_array(out.prefix_blocks, "hash_ids");
+        has_hash_ids = true;
+      } else {
+        cursor.skip_value(key);
+      }
+    }
+    cursor.expect_end();
+    if (timestamp_ms < 0) throw RowError("timestamp", "missing field");
+    if (prompt_tokens < 0) throw RowError("input_length", "missing field");
+    if (output_tokens < 0) throw RowError("output_length", "missing field");
+    if (!has_hash_ids) throw RowError("hash_ids", "missing field");
+    const int64_t num_blocks = (prompt_tokens + kMooncakeBlockTokens - 1) / kMooncakeBlockTokens;
+    if (static_cast<int64_t>(out.prefix_blocks.size()) != num_blocks) {
+      throw RowError(
+          "hash_ids",
+          fmt::format("{} blocks, but input_length {} needs ceil({}/512) = {}",
+                      out.prefix_blocks.size(), prompt_tokens, prompt_tokens, num_blocks));
+    }
+    out.arrival_s = clock_.arrival_s(timestamp_ms);
+    out.prompt_tokens = prompt_tokens;
+    out.output_tokens = output_tokens;
+    out.prefix_block_tokens = kMooncakeBlockTokens;
+    return false;
+  }
+
+ private:
+  static int64_t read_once(JsonCursor& cursor, std::string_view key, int64_t previous) {
+    if (previous >= 0) throw RowError(key, "appears twice");
+    return cursor.read_int64(key);
+  }
+  static int64_t read_tokens_once(JsonCursor& cursor, std::string_view key, int64_t previous) {
+    if (previous >= 0) throw RowError(key, "appears twice");
+    return cursor.read_token_count(key);
+  }
+
+  std::string key_scratch_;
+  ArrivalClock<int64_t> clock_{"timestamp", 1e-3, /*sorted=*/true};
+};
+
+// tidal JSONL: one object per request with the keys of Request (docs/traces.md). Defaults
+// apply to absent optional keys; unknown keys are errors.
+class TidalJsonlParser final : public RowParser {
+ public:
+  bool has_header() const override { return false; }
+  void parse_header(std::string_view /*line*/) override {}
+
+  bool parse_row(std::string_view line, Request& out) override {
+    JsonCursor cursor(line);
+    cursor.begin_object();
+    reset_request(out);
+    uint32_t seen = 0;  // one bit per key, to catch repeats and missing required keys
+    std::string_view key;
+    while (cursor.next_key(key, key_scratch_)) {
+      const uint32_t bit = key_bit(key);
+      if (bit == 0) throw RowError(key, "unknown field");
+      if ((seen & bit) != 0) throw RowError(key, "appears twice");
+      seen |= bit;
+      read_value(cursor, key, out);
+    }
+    cursor.expect_end();
+    for (const char* required : {"arrival_s", "prompt_tokens", "output_tokens"}) {
+      if ((seen & key_bit(required)) == 0) throw RowError(required, "missing field");
+    }
+    check_tidal_request(out);
+    return (seen & key_bit("id")) != 0;
+  }
+
+ private:
+  static constexpr std::string_view kKeys[] = {
+      "id",     "arrival_s", "prompt_tokens", "output_tokens",       "session_id",    "turn",
+      "tenant", "slo_class", "region",        "prefix_block_tokens", "prefix_blocks", "deps",
+      "failed"};
+
+  static uint32_t key_bit(std::string_view key) {
+    for (size_t i = 0; i < std::size(kKeys); ++i) {
+      if (kKeys[i] == key) return uint32_t{1} << i;
+    }
+    return 0;
+  }
+
+  static int32_t read_int32(JsonCursor& cursor, std::string_view key) {
+    const int64_t value = cursor.read_int64(key);
+    if (value < std::numeric_limits<int32_t>::min() ||
+        value > std::numeric_limits<int32_t>::max()) {
+      throw RowError(key, fmt::format("out of range: {}", value));
+    }
+    return static_cast<int32_t>(value);
+  }
+
+  void read_value(JsonCursor& cursor, std::string_view key, Request& out) {
+    if (key == "id") {
+      out.id = cursor.read_int64(key);
+    } else if (key == "arrival_s") {
+      out.arrival_s = cursor.read_double(key);
+    } else if (key == "prompt_tokens") {
+      out.prompt_tokens = cursor.read_token_count(key);
+    } else if (key == "output_tokens") {
+      out.output_tokens = cursor.read_token_count(key);
+    } else if (key == "session_id") {
+      cursor.read_string(out.session_id, key);
+    } else if (key == "turn") {
+      out.turn = read_int32(cursor, key);
+    } else if (key == "tenant") {
+      cursor.read_string(out.tenant, key);
+    } else if (key == "slo_class") {
+      cursor.read_string(out.slo_class, key);
+    } else if (key == "region") {
+      cursor.read_string(out.region, key);
+    } else if (key == "prefix_block_tokens") {
+      out.prefix_block_tokens = read_int32(cursor, key);
+    } else if (key == "prefix_blocks") {
+      cursor.read_uint64_array(out.prefix_blocks, key);
+    } else if (key == "deps") {
+      cursor.read_int64_array(out.deps, key);
+    } else {
+      out.failed = cursor.read_bool(key);
+    }
+  }
+
+  std::string key_scratch_;
+};
+
+}  // namespace
+
+std::unique_ptr<RowParser> make_mooncake_parser() {
+  return std::make_unique<MooncakeParser>();
+}
+std::unique_ptr<RowParser> make_tidal_jsonl_parser() {
+  return std::make_unique<TidalJsonlParser>();
+}
+
+}  // namespace tidal::traces

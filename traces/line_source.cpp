@@ -1,0 +1,88 @@
+#include "traces/line_source.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+#include "traces/input_error.h"
+
+namespace tidal::traces {
+namespace {
+
+constexpr size_t kChunkBytes = size_t{1} << 20;
+
+}  // namespace
+
+std::unique_ptr<LineSource> LineSource::open_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InputError(path + ": is a directory, not a trace file");
+  }
+  std::unique_ptr<LineSource> source(new LineSource());
+  source->path_ = path;
+  source->file_ = std::fopen(path.c_str(), "rb");
+  if (source->file_ == nullptr) {
+    throw InputError(path + ": cannot open: " + std::strerror(errno));
+  }
+  source->buffer_.resize(kChunkBytes);
+  return source;
+}
+
+std::unique_ptr<LineSource> LineSource::from_text(std::string text) {
+  std::unique_ptr<LineSource> source(new LineSource());
+  source->buffer_ = std::move(text);
+  source->end_ = source->buffer_.size();
+  source->at_eof_ = true;
+  return source;
+}
+
+LineSource::~LineSource() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+bool LineSource::refill() {
+  if (at_eof_) return false;
+  const size_t unread = end_ - begin_;
+  if (begin_ > 0) {
+    std::memmove(buffer_.data(), buffer_.data() + begin_, unread);
+    begin_ = 0;
+    end_ = unread;
+  }
+  if (end_ == buffer_.size()) buffer_.resize(buffer_.size() * 2);  // one line fills the buffer
+  const size_t num_read = std::fread(buffer_.data() + end_, 1, buffer_.size() - end_, file_);
+  if (num_read == 0) {
+    if (std::ferror(file_)) throw InputError(path_ + ": read error: " + std::strerror(errno));
+    at_eof_ = true;
+    return false;
+  }
+  end_ += num_read;
+  return true;
+}
+
+bool LineSource::next_line(std::string_view& line) {
+  size_t scanned = begin_;  // bytes before `scanned` hold no line break
+  while (true) {
+    const void* found = std::memchr(buffer_.data() + scanned, '\n', end_ - scanned);
+    if (found != nullptr) {
+      const size_t newline = static_cast<size_t>(static_cast<const char*>(found) - buffer_.data());
+      line = std::string_view(buffer_.data() + begin_, newline - begin_);
+      begin_ = newline + 1;
+      break;
+    }
+    const size_t scanned_from_begin = end_ - begin_;
+    if (!refill()) {
+      if (begin_ == end_) return false;
+      line = std::string_view(buffer_.data() + begin_, end_ - begin_);  // last line, no break
+      begin_ = end_;
+      break;
+    }
+    scanned = begin_ + scanned_from_begin;
+  }
+  ++line_number_;
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (line_number_ == 1 && line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);
+  return true;
+}
+
+}  // namespace tidal::traces

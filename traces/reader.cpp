@@ -1,0 +1,133 @@
+#include "traces/reader.h"
+
+#include <utility>
+
+#include "traces/field_parse.h"
+#include "traces/input_error.h"
+#include "traces/line_source.h"
+#include "traces/row_error.h"
+#include "traces/row_parser.h"
+
+namespace tidal::traces {
+
+struct TraceReader::Impl {
+  std::string name;  // the path (or given name) errors start with
+  ReadOptions options;
+  std::unique_ptr<LineSource> source;
+  std::unique_ptr<RowParser> parser;
+  TraceFormat format = TraceFormat::tidal_jsonl;
+  ReadReport report;
+  std::string pending_row;  // a first line that is data, not header (JSONL formats)
+  bool has_pending_row = false;
+
+  std::string locate(int64_t line_number, const RowError& error) const {
+    return name + ":" + std::to_string(line_number) + ": " + error.field() + ": " + error.what();
+  }
+
+  // Reads the first non-blank line: detects the format and takes the header.
+  void start() {
+    std::string_view line;
+    while (source->next_line(line)) {
+      if (!trim_blanks(line).empty()) break;
+    }
+    if (trim_blanks(line).empty()) throw InputError(name + ": empty file (no header and no rows)");
+    format = options.format ? *options.format
+                            : detect_format_from_first_line(line, name, source->line_number());
+    parser = make_row_parser(format);
+    if (parser->has_header()) {
+      try {
+        parser->parse_header(line);
+      } catch (const RowError& error) {
+        throw InputError(locate(source->line_number(), error) + " (in the " +
+                         std::string(format_name(format)) + " header)");
+      }
+    } else {
+      pending_row.assign(line);
+      has_pending_row = true;
+    }
+  }
+
+  bool next(Request& out) {
+    while (true) {
+      std::string_view line;
+      if (has_pending_row) {
+        line = pending_row;
+        has_pending_row = false;
+      } else if (!source->next_line(line)) {
+        return false;
+      }
+      if (trim_blanks(line).empty()) continue;
+      try {
+        const bool carried_id = parser->parse_row(line, out);
+        if (!carried_id) out.id = report.num_rows;
+        ++report.num_rows;
+        return true;
+      } catch (const RowError& error) {
+        std::string message = locate(source->line_number(), error);
+        if (!options.skip_bad) throw InputError(message);
+        ++report.num_skipped;
+        report.skipped.push_back(std::move(message));
+      }
+    }
+  }
+};
+
+TraceReader::TraceReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+TraceReader::TraceReader(const std::string& path, const ReadOptions& options)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->name = path;
+  impl_->options = options;
+  impl_->source = LineSource::open_file(path);
+  impl_->start();
+}
+
+TraceReader TraceReader::from_text(std::string text, const std::string& name,
+                                   const ReadOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->name = name;
+  impl->options = options;
+  impl->source = LineSource::from_text(std::move(text));
+  impl->start();
+  return TraceReader(std::move(impl));
+}
+
+TraceReader::TraceReader(TraceReader&&) noexcept = default;
+TraceReader& TraceReader::operator=(TraceReader&&) noexcept = default;
+TraceReader::~TraceReader() = default;
+
+bool TraceReader::next(Request& out) {
+  return impl_->next(out);
+}
+const ReadReport& TraceReader::report() const {
+  return impl_->report;
+}
+TraceFormat TraceReader::format() const {
+  return impl_->format;
+}
+
+namespace {
+
+std::vector<Request> read_all(TraceReader& reader, ReadReport* report) {
+  std::vector<Request> requests;
+  Request request;
+  while (reader.next(request)) requests.push_back(request);
+  if (report != nullptr) *report = reader.report();
+  return requests;
+}
+
+}  // namespace
+
+std::vector<Request> read_trace(const std::string& path, const ReadOptions& options,
+                                ReadReport* report) {
+  TraceReader reader(path, options);
+  return read_all(reader, report);
+}
+
+std::vector<Request> read_trace_text(std::string text, const std::string& name,
+                                     const ReadOptions& options, ReadReport* report) {
+  TraceReader reader = TraceReader::from_text(std::move(text), name, options);
+  return read_all(reader, report);
+}
+
+}  // namespace tidal::traces

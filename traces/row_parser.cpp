@@ -1,0 +1,77 @@
+#include "traces/row_parser.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "traces/limits.h"
+#include "traces/row_error.h"
+
+namespace tidal::traces {
+
+std::unique_ptr<RowParser> make_row_parser(TraceFormat format) {
+  switch (format) {
+    case TraceFormat::azure:
+      return make_azure_parser();
+    case TraceFormat::mooncake:
+      return make_mooncake_parser();
+    case TraceFormat::burstgpt:
+      return make_burstgpt_parser();
+    case TraceFormat::vidur:
+      return make_vidur_parser();
+    case TraceFormat::tidal_jsonl:
+      return make_tidal_jsonl_parser();
+    case TraceFormat::tidal_csv:
+      return make_tidal_csv_parser();
+  }
+  return make_tidal_jsonl_parser();  // unreachable: every enumerator is handled above
+}
+
+void reset_request(Request& request) {
+  request.id = 0;
+  request.arrival_s = 0.0;
+  request.prompt_tokens = 0;
+  request.output_tokens = 0;
+  request.session_id.clear();
+  request.turn = -1;
+  request.tenant.clear();
+  request.slo_class.clear();
+  request.region.clear();
+  request.prefix_blocks.clear();
+  request.prefix_block_tokens = 0;
+  request.deps.clear();
+  request.failed = false;
+}
+
+void check_tidal_request(const Request& request) {
+  if (!(request.arrival_s >= 0.0) || request.arrival_s > kMaxArrivalS) {
+    throw RowError("arrival_s",
+                   fmt::format("must be in [0, {}], got {}", kMaxArrivalS, request.arrival_s));
+  }
+  if (request.id < 0) throw RowError("id", fmt::format("must be >= 0, got {}", request.id));
+  if (request.turn < -1) {
+    throw RowError("turn", fmt::format("must be >= 0 (or -1 for none), got {}", request.turn));
+  }
+  if (request.prefix_block_tokens < 0) {
+    throw RowError("prefix_block_tokens",
+                   fmt::format("must be >= 0, got {}", request.prefix_block_tokens));
+  }
+  if (request.prefix_block_tokens == 0 && !request.prefix_blocks.empty()) {
+    throw RowError("prefix_block_tokens", "must be > 0 when prefix_blocks is given");
+  }
+  if (request.prefix_block_tokens > 0) {
+    const int64_t num_blocks =
+        (request.prompt_tokens + request.prefix_block_tokens - 1) / request.prefix_block_tokens;
+    if (static_cast<int64_t>(request.prefix_blocks.size()) != num_blocks) {
+      throw RowError("prefix_blocks",
+                     fmt::format("{} blocks, but prompt_tokens {} needs ceil({}/{}) = {}",
+                                 request.prefix_blocks.size(), request.prompt_tokens,
+                                 request.prompt_tokens, request.prefix_block_tokens, num_blocks));
+    }
+  }
+  for (const int64_t dep : request.deps) {
+    if (dep < 0) throw RowError("deps", fmt::format("ids must be >= 0, got {}", dep));
+  }
+}
+
+}  // namespace tidal::traces

@@ -1,0 +1,157 @@
+// Reader of tidal's own CSV: the Request fields as columns (docs/traces.md). Lists
+// (prefix_blocks, deps) are space-separated integers inside one field.
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "traces/csv_split.h"
+#include "traces/field_parse.h"
+#include "traces/row_error.h"
+#include "traces/row_parser.h"
+
+namespace tidal::traces {
+namespace {
+
+enum class Column {
+  id,
+  arrival_s,
+  prompt_tokens,
+  output_tokens,
+  session_id,
+  turn,
+  tenant,
+  slo_class,
+  region,
+  prefix_block_tokens,
+  prefix_blocks,
+  deps,
+  failed
+};
+
+constexpr std::string_view kColumnNames[] = {
+    "id",     "arrival_s", "prompt_tokens", "output_tokens",       "session_id",    "turn",
+    "tenant", "slo_class", "region",        "prefix_block_tokens", "prefix_blocks", "deps",
+    "failed"};
+
+int32_t parse_int32(std::string_view text, std::string_view field) {
+  const int64_t value = parse_int64(text, field);
+  if (value < std::numeric_limits<int32_t>::min() || value > std::numeric_limits<int32_t>::max()) {
+    throw RowError(field, fmt::format("out of range: {}", value));
+  }
+  return static_cast<int32_t>(value);
+}
+
+template <typename T>
+void parse_list(std::string_view text, std::string_view field, std::vector<T>& out) {
+  out.clear();
+  size_t pos = 0;
+  while (pos < text.size()) {
+    while (pos < text.size() && text[pos] == ' ') ++pos;
+    const size_t end = std::min(text.find(' ', pos), text.size());
+    if (end > pos) {
+      const std::string_view item = text.substr(pos, end - pos);
+      if constexpr (std::is_same_v<T, uint64_t>) {
+        out.push_back(parse_uint64(item, field));
+      } else {
+        out.push_back(parse_int64(item, field));
+      }
+    }
+    pos = end;
+  }
+}
+
+class TidalCsvParser final : public RowParser {
+ public:
+  bool has_header() const override { return true; }
+
+  void parse_header(std::string_view line) override {
+    columns_.read_header(line);
+    kinds_.clear();
+    uint32_t seen = 0;
+    for (size_t i = 0; i < columns_.size(); ++i) {
+      const std::string& name = columns_.name(i);
+      size_t kind = 0;
+      while (kind < std::size(kColumnNames) && kColumnNames[kind] != name) ++kind;
+      if (kind == std::size(kColumnNames)) throw RowError(name, "unknown column in the header");
+      if ((seen & (1u << kind)) != 0) throw RowError(name, "column appears twice in the header");
+      seen |= 1u << kind;
+      kinds_.push_back(static_cast<Column>(kind));
+    }
+    for (const char* required : {"arrival_s", "prompt_tokens", "output_tokens"}) {
+      columns_.require(required);
+    }
+    has_id_ = columns_.find("id") >= 0;
+  }
+
+  bool parse_row(std::string_view line, Request& out) override {
+    split_csv(line, fields_, scratch_);
+    columns_.check_row_width(fields_);
+    reset_request(out);
+    for (size_t i = 0; i < fields_.size(); ++i) read_field(kinds_[i], fields_[i], out);
+    check_tidal_request(out);
+    return has_id_;
+  }
+
+ private:
+  static void read_field(Column kind, std::string_view text, Request& out) {
+    const std::string_view name = kColumnNames[static_cast<size_t>(kind)];
+    switch (kind) {
+      case Column::id:
+        out.id = parse_int64(text, name);
+        break;
+      case Column::arrival_s:
+        out.arrival_s = parse_finite_double(text, name);
+        break;
+      case Column::prompt_tokens:
+        out.prompt_tokens = parse_token_count(text, name);
+        break;
+      case Column::output_tokens:
+        out.output_tokens = parse_token_count(text, name);
+        break;
+      case Column::session_id:
+        out.session_id.assign(text);
+        break;
+      case Column::turn:
+        out.turn = trim_blanks(text).empty() ? -1 : parse_int32(text, name);
+        break;
+      case Column::tenant:
+        out.tenant.assign(text);
+        break;
+      case Column::slo_class:
+        out.slo_class.assign(text);
+        break;
+      case Column::region:
+        out.region.assign(text);
+        break;
+      case Column::prefix_block_tokens:
+        out.prefix_block_tokens = trim_blanks(text).empty() ? 0 : parse_int32(text, name);
+        break;
+      case Column::prefix_blocks:
+        parse_list(text, name, out.prefix_blocks);
+        break;
+      case Column::deps:
+        parse_list(text, name, out.deps);
+        break;
+      case Column::failed:
+        out.failed = !trim_blanks(text).empty() && parse_bool(text, name);
+        break;
+    }
+  }
+
+  CsvColumns columns_;
+  std::vector<Column> kinds_;             // [num_columns]
+  std::vector<std::string_view> fields_;  // [num_columns]
+  std::string scratch_;
+  bool has_id_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<RowParser> make_tidal_csv_parser() {
+  return std::make_unique<TidalCsvParser>();
+}
+
+}  // namespace tidal::traces

@@ -1,0 +1,262 @@
+#include "traces/writer.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "traces/input_error.h"
+
+namespace tidal::traces {
+namespace {
+
+constexpr size_t kFlushBytes = size_t{1} << 20;
+
+template <typename T>
+void append_number(std::string& out, T value) {
+  char digits[32];
+  const auto result = std::to_chars(digits, digits + sizeof(digits), value);  // shortest round trip
+  out.append(digits, result.ptr);
+}
+
+void append_json_string(std::string& out, std::string_view text) {
+  out += '"';
+  for (const char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+}
+
+template <typename T>
+void append_json_array(std::string& out, const std::vector<T>& values) {
+  out += '[';
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += ',';
+    append_number(out, values[i]);
+  }
+  out += ']';
+}
+
+void append_json_key(std::string& out, std::string_view key) {
+  out += ",\"";
+  out += key;
+  out += "\":";
+}
+
+void append_csv_string(std::string& out, std::string_view text, std::string_view column) {
+  if (text.find_first_of("\r\n") != std::string_view::npos) {
+    throw InputError(std::string(column) + ": " + fmt::format("'{}'", text) +
+                     " holds a line break, which tidal CSV cannot store; write JSONL instead");
+  }
+  const bool needs_quotes = text.find_first_of(",\"") != std::string_view::npos ||
+                            (!text.empty() && (text.front() == ' ' || text.front() == '\t'));
+  if (!needs_quotes) {
+    out += text;
+    return;
+  }
+  out += '"';
+  for (const char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
+template <typename T>
+void append_csv_list(std::string& out, const std::vector<T>& values) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += ' ';
+    append_number(out, values[i]);
+  }
+}
+
+}  // namespace
+
+void append_jsonl_row(const Request& request, std::string& out) {
+  out += "{\"id\":";
+  append_number(out, request.id);
+  append_json_key(out, "arrival_s");
+  append_number(out, request.arrival_s);
+  append_json_key(out, "prompt_tokens");
+  append_number(out, request.prompt_tokens);
+  append_json_key(out, "output_tokens");
+  append_number(out, request.output_tokens);
+  if (!request.session_id.empty()) {
+    append_json_key(out, "session_id");
+    append_json_string(out, request.session_id);
+  }
+  if (request.turn != -1) {
+    append_json_key(out, "turn");
+    append_number(out, request.turn);
+  }
+  const std::pair<std::string_view, const std::string*> strings[] = {
+      {"tenant", &request.tenant}, {"slo_class", &request.slo_class}, {"region", &request.region}};
+  for (const auto& [key, value] : strings) {
+    if (value->empty()) continue;
+    append_json_key(out, key);
+    append_json_string(out, *value);
+  }
+  if (request.prefix_block_tokens != 0 || !request.prefix_blocks.empty()) {
+    append_json_key(out, "prefix_block_tokens");
+    append_number(out, request.prefix_block_tokens);
+    append_json_key(out, "prefix_blocks");
+    append_json_array(out, request.prefix_blocks);
+  }
+  if (!request.deps.empty()) {
+    append_json_key(out, "deps");
+    append_json_array(out, request.deps);
+  }
+  if (request.failed) out += ",\"failed\":true";
+  out += '}';
+}
+
+std::string_view csv_header() {
+  return "id,arrival_s,prompt_tokens,output_tokens,session_id,turn,tenant,slo_class,region,"
+         "prefix_block_tokens,prefix_blocks,deps,failed";
+}
+
+void append_csv_row(const Request& request, std::string& out) {
+  append_number(out, request.id);
+  out += ',';
+  append_number(out, request.arrival_s);
+  out += ',';
+  append_number(out, request.prompt_tokens);
+  out += ',';
+  append_number(out, request.output_tokens);
+  out += ',';
+  append_csv_string(out, request.session_id, "session_id");
+  out += ',';
+  append_number(out, request.turn);
+  out += ',';
+  append_csv_string(out, request.tenant, "tenant");
+  out += ',';
+  append_csv_string(out, request.slo_class, "slo_class");
+  out += ',';
+  append_csv_string(out, request.region, "region");
+  out += ',';
+  append_number(out, request.prefix_block_tokens);
+  out += ',';
+  append_csv_list(out, request.prefix_blocks);
+  out += ',';
+  append_csv_list(out, request.deps);
+  out += request.failed ? ",1" : ",0";
+}
+
+void write_jsonl(const std::vector<Request>& requests, std::ostream& out) {
+  std::string buffer;
+  for (const Request& request : requests) {
+    append_jsonl_row(request, buffer);
+    buffer += '\n';
+    if (buffer.size() >= kFlushBytes) {
+      out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+      buffer.clear();
+    }
+  }
+  out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+}
+
+void write_csv(const std::vector<Request>& requests, std::ostream& out) {
+  std::string buffer(csv_header());
+  buffer += '\n';
+  for (const Request& request : requests) {
+    append_csv_row(request, buffer);
+    buffer += '\n';
+    if (buffer.size() >= kFlushBytes) {
+      out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+      buffer.clear();
+    }
+  }
+  out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+}
+
+TraceFormat output_format_for_path(const std::string& path) {
+  if (path == "-") return TraceFormat::tidal_jsonl;
+  const std::string extension = std::filesystem::path(path).extension().string();
+  if (extension == ".jsonl") return TraceFormat::tidal_jsonl;
+  if (extension == ".csv") return TraceFormat::tidal_csv;
+  throw InputError(path + ": cannot tell the output format from the extension '" + extension +
+                   "' (use .jsonl or .csv)");
+}
+
+TraceWriter::TraceWriter(const std::string& path)
+    : path_(path), format_(output_format_for_path(path)) {
+  if (path == "-") {
+    file_ = stdout;
+  } else {
+    file_ = std::fopen(path.c_str(), "wb");
+    if (file_ == nullptr) throw InputError(path + ": cannot write: " + std::strerror(errno));
+    owns_file_ = true;
+  }
+  if (format_ == TraceFormat::tidal_csv) {
+    buffer_ = csv_header();
+    buffer_ += '\n';
+  }
+}
+
+TraceWriter::~TraceWriter() {
+  try {
+    close();
+  } catch (const InputError&) {
+    // Destructors must not throw; close() explicitly to see write errors.
+  }
+}
+
+void TraceWriter::write(const Request& request) {
+  if (file_ == nullptr) throw InputError(path_ + ": write after close");
+  if (format_ == TraceFormat::tidal_csv) {
+    append_csv_row(request, buffer_);
+  } else {
+    append_jsonl_row(request, buffer_);
+  }
+  buffer_ += '\n';
+  if (buffer_.size() >= kFlushBytes) flush_buffer();
+}
+
+void TraceWriter::flush_buffer() {
+  if (std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) {
+    throw InputError(path_ + ": write failed: " + std::strerror(errno));
+  }
+  buffer_.clear();
+}
+
+void TraceWriter::close() {
+  if (file_ == nullptr) return;
+  std::FILE* file = std::exchange(file_, nullptr);
+  const bool wrote = std::fwrite(buffer_.data(), 1, buffer_.size(), file) == buffer_.size();
+  buffer_.clear();
+  const bool closed = owns_file_ ? std::fclose(file) == 0 : std::fflush(file) == 0;
+  if (!wrote || !closed) throw InputError(path_ + ": write failed: " + std::strerror(errno));
+}
+
+void write_trace(const std::string& path, const std::vector<Request>& requests) {
+  TraceWriter writer(path);
+  for (const Request& request : requests) writer.write(request);
+  writer.close();
+}
+
+}  // namespace tidal::traces
