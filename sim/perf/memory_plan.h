@@ -36,6 +36,10 @@ struct MemoryPlan {
 // are replicated, as vLLM does).
 int64_t kv_heads_per_gpu(const ModelSpec& model, int32_t tp);
 
+// Checks tp against the model's heads and the other deployment fields; InputErrors as below.
+void check_deployment(const ModelSpec& model, const Deployment& deployment,
+                      const std::string& json_path);
+
 // Checks the deployment against the model and GPU and plans memory. `json_path` names the
 // deployment object in the user's input (e.g. "scenario.json: fleet.pools[0]"); errors are
 // InputErrors such as

@@ -23,6 +23,8 @@ struct ProfileProvenance {
   std::string date;     // ISO date of the measurement
   std::string commit;   // code revision that measured it
   std::string source;   // free text: files, method
+
+  friend bool operator==(const ProfileProvenance&, const ProfileProvenance&) = default;
 };
 
 // Dimensions of the profiled model; checked against the ModelSpec a profile is used with.
@@ -34,6 +36,8 @@ struct ProfileModel {
   int64_t intermediate = 0;  // dense MLP width
   int64_t vocab = 0;
   bool gated_mlp = true;
+
+  friend bool operator==(const ProfileModel&, const ProfileModel&) = default;
 };
 
 enum class OpScope { layer, step };  // times are per layer (x num_layers) or once per step
@@ -46,6 +50,8 @@ struct OperatorTable {
   TimeSource source = TimeSource::measured;
   std::vector<int64_t> num_tokens;  // [num_points]
   std::vector<double> seconds;      // [num_points]
+
+  friend bool operator==(const OperatorTable&, const OperatorTable&) = default;
 };
 
 // Attention kernel times, per layer. Prefill: one sequence's chunk of chunk_tokens new tokens on
@@ -60,6 +66,8 @@ struct AttentionTables {
   std::vector<int64_t> decode_batch_sizes;      // [num_batch_points]
   std::vector<int64_t> decode_context_tokens;   // [num_context_points]
   std::vector<double> decode_seconds;           // [num_batch_points, num_context_points]
+
+  friend bool operator==(const AttentionTables&, const AttentionTables&) = default;
 };
 
 // One all-reduce of `bytes` bytes across the profile's TP group.
@@ -67,6 +75,8 @@ struct AllReduceTable {
   TimeSource source = TimeSource::roofline;
   std::vector<double> bytes;    // [num_points], strictly increasing
   std::vector<double> seconds;  // [num_points]
+
+  friend bool operator==(const AllReduceTable&, const AllReduceTable&) = default;
 };
 
 // Per-step CPU overhead over the number of sequences in the batch.
@@ -74,6 +84,8 @@ struct CpuOverheadTable {
   TimeSource source = TimeSource::roofline;
   std::vector<int64_t> num_seqs;  // [num_points], strictly increasing
   std::vector<double> seconds;    // [num_points]
+
+  friend bool operator==(const CpuOverheadTable&, const CpuOverheadTable&) = default;
 };
 
 struct Profile {
@@ -87,6 +99,8 @@ struct Profile {
   AttentionTables attention;  // filled when attention_source == measured
   AllReduceTable allreduce;
   CpuOverheadTable cpu_overhead;
+
+  friend bool operator==(const Profile&, const Profile&) = default;
 };
 
 // Strict: unknown keys, missing keys, wrong types, unsorted or mismatched tables are InputErrors

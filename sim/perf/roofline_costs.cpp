@@ -1,0 +1,229 @@
+#include "sim/perf/roofline_costs.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "traces/input_error.h"
+
+namespace tidal::perf {
+namespace {
+
+constexpr double kActivationBytes = 2.0;   // bf16 activations
+constexpr double kUnquantizedBytes = 2.0;  // embeddings, LM head, router stay bf16
+constexpr double kLogitBytes = 4.0;        // fp32 logits
+constexpr double kSamplingPasses = 3.0;    // softmax read, probabilities write, sampling read
+
+// Tensor FLOP/s a GEMM with weights of `dtype` runs at: fp8/int8/fp4 weights use their own tensor
+// path where the chip has it and otherwise dequantize to bf16; int4 is weight-only (bf16 compute);
+// fp32 runs as tf32 at half the bf16 rate.
+double peak_flops_for(DType dtype, const GpuSpec& gpu) {
+  switch (dtype) {
+    case DType::fp32:
+      return gpu.flops_bf16 / 2.0;
+    case DType::bf16:
+    case DType::fp16:
+    case DType::int4:
+      return gpu.flops_bf16;
+    case DType::fp8:
+      return gpu.flops_fp8 > 0 ? gpu.flops_fp8 : gpu.flops_bf16;
+    case DType::int8:
+      return gpu.flops_int8 > 0 ? gpu.flops_int8 : gpu.flops_bf16;
+    case DType::fp4:
+      return gpu.flops_fp4 > 0 ? gpu.flops_fp4 : gpu.flops_bf16;
+  }
+  return gpu.flops_bf16;
+}
+
+void check_positive(double value, const char* name) {
+  if (!(value > 0.0) || !std::isfinite(value)) {
+    throw InputError(
+        fmt::format("roofline_options.{}: must be a positive number (got {})", name, value));
+  }
+}
+
+void check_options(const RooflineOptions& o) {
+  check_positive(o.gemm_compute_efficiency, "gemm_compute_efficiency");
+  check_positive(o.gemm_memory_efficiency, "gemm_memory_efficiency");
+  check_positive(o.attention_compute_efficiency, "attention_compute_efficiency");
+  check_positive(o.attention_memory_efficiency, "attention_memory_efficiency");
+  check_positive(o.elementwise_memory_efficiency, "elementwise_memory_efficiency");
+  check_positive(o.allreduce_bandwidth_efficiency, "allreduce_bandwidth_efficiency");
+  check_positive(o.pcie_efficiency, "pcie_efficiency");
+  if (o.allreduce_latency_s < 0 || o.cpu_overhead_base_s < 0 || o.cpu_overhead_per_seq_s < 0) {
+    throw InputError("roofline_options: latencies and CPU overheads must be >= 0");
+  }
+  if (o.max_precomputed_tokens < 0 || o.max_precomputed_seqs < 0) {
+    throw InputError("roofline_options: precomputed table sizes must be >= 0");
+  }
+}
+
+// A GEMM [num_tokens, k] x [k, n] with weights of `weight_bytes` per element.
+OpWork gemm(double num_tokens, double k, double n, double weight_bytes) {
+  return {2.0 * num_tokens * k * n, k * n * weight_bytes + num_tokens * (k + n) * kActivationBytes};
+}
+
+}  // namespace
+
+RooflineCosts::RooflineCosts(const ModelSpec& model, const GpuSpec& gpu,
+                             const Deployment& deployment, const RooflineOptions& options)
+    : model_(model), gpu_(gpu), deployment_(deployment), options_(options) {
+  check_deployment(model, deployment, "deployment");
+  check_options(options);
+  gemm_peak_flops_ = peak_flops_for(deployment.weight_dtype, gpu);
+  weight_bytes_ = dtype_bytes(deployment.weight_dtype);
+  kv_bytes_ = dtype_bytes(deployment.kv_dtype);
+  heads_per_gpu_ = static_cast<double>(model.num_heads) / deployment.tp;
+  kv_heads_per_gpu_ = static_cast<double>(kv_heads_per_gpu(model, deployment.tp));
+  kv_bytes_per_token_ = 2.0 * static_cast<double>(model.num_layers) * kv_heads_per_gpu_ *
+                        static_cast<double>(model.head_dim) * kv_bytes_;
+}
+
+double RooflineCosts::gemm_seconds(const OpWork& work, double peak_flops) const {
+  return std::max(work.flops / (peak_flops * options_.gemm_compute_efficiency),
+                  work.bytes / (gpu_.hbm_bandwidth_Bps * options_.gemm_memory_efficiency));
+}
+
+double RooflineCosts::elementwise_seconds(double bytes) const {
+  return bytes / (gpu_.hbm_bandwidth_Bps * options_.elementwise_memory_efficiency);
+}
+
+double RooflineCosts::allreduce_seconds(double bytes) const {
+  const double tp = deployment_.tp;
+  if (deployment_.tp <= 1) return 0.0;
+  return options_.allreduce_latency_s +
+         2.0 * (tp - 1.0) / tp * bytes /
+             (gpu_.interconnect_Bps * options_.allreduce_bandwidth_efficiency);
+}
+
+OpWork RooflineCosts::layer_work(OpClass op, int64_t num_tokens) const {
+  const double t = static_cast<double>(num_tokens);
+  const double h = static_cast<double>(model_.hidden);
+  const double hd = static_cast<double>(model_.head_dim);
+  const double tp = deployment_.tp;
+  const double up_projections = model_.gated_mlp ? 2.0 : 1.0;
+  switch (op) {
+    case OpClass::norm:  // input and post-attention RMSNorm: read and write [t, h]
+      return {0.0, 2.0 * (2.0 * t * h * kActivationBytes + h * kUnquantizedBytes)};
+    case OpClass::qkv_proj:
+      return gemm(t, h, (heads_per_gpu_ + 2.0 * kv_heads_per_gpu_) * hd, weight_bytes_);
+    case OpClass::rope:  // read and write q and k: [t, heads + kv_heads, head_dim]
+      return {0.0, 2.0 * t * (heads_per_gpu_ + kv_heads_per_gpu_) * hd * kActivationBytes};
+    case OpClass::o_proj:
+      return gemm(t, heads_per_gpu_ * hd, h, weight_bytes_);
+    case OpClass::mlp_up_gate:
+      return gemm(t, h, up_projections * static_cast<double>(model_.intermediate) / tp,
+                  weight_bytes_);
+    case OpClass::mlp_act:  // read [t, up_projections * i], write [t, i]
+      return {0.0, (up_projections + 1.0) * t * static_cast<double>(model_.intermediate) / tp *
+                       kActivationBytes};
+    case OpClass::mlp_down:
+      return gemm(t, static_cast<double>(model_.intermediate) / tp, h, weight_bytes_);
+    case OpClass::moe_router:  // replicated [t, h] x [h, num_experts]
+      return gemm(t, h, static_cast<double>(model_.num_experts), kUnquantizedBytes);
+    case OpClass::moe_experts: {
+      // Each token runs num_active_experts routed experts plus the shared ones. Weight traffic
+      // counts the distinct experts the batch touches, assuming uniform routing:
+      // E * (1 - (1 - k/E)^t).
+      const double e = static_cast<double>(model_.num_experts);
+      const double k = static_cast<double>(model_.num_active_experts);
+      const double shared = static_cast<double>(model_.num_shared_experts);
+      const double touched = e * (1.0 - std::pow(1.0 - k / e, t)) + shared;
+      const double expert_params_per_gpu = model_.expert_params() / tp;
+      const double width = static_cast<double>(model_.moe_intermediate) / tp;
+      const double assignments = t * (k + shared);
+      const double activations =
+          assignments * (2.0 * h + (up_projections + 1.0) * width) * kActivationBytes;
+      return {2.0 * assignments * expert_params_per_gpu,
+              touched * expert_params_per_gpu * weight_bytes_ + activations};
+    }
+    case OpClass::residual_add:  // two per layer: read two [t, h], write one
+      return {0.0, 2.0 * 3.0 * t * h * kActivationBytes};
+    default:
+      return {};
+  }
+}
+
+double RooflineCosts::token_seconds(OpClass op, int64_t num_tokens) const {
+  if (num_tokens <= 0) return 0.0;
+  const double t = static_cast<double>(num_tokens);
+  const double h = static_cast<double>(model_.hidden);
+  const double layers = static_cast<double>(layers_running(model_, op));
+  switch (op) {
+    case OpClass::embedding:  // gather [t, h] rows once per step
+      return elementwise_seconds(2.0 * t * h * kUnquantizedBytes);
+    case OpClass::norm:  // per-layer norms plus the final norm
+      return layers * elementwise_seconds(layer_work(op, num_tokens).bytes) +
+             elementwise_seconds(2.0 * t * h * kActivationBytes + h * kUnquantizedBytes);
+    case OpClass::rope:
+    case OpClass::mlp_act:
+    case OpClass::residual_add:
+      return layers * elementwise_seconds(layer_work(op, num_tokens).bytes);
+    case OpClass::qkv_proj:
+    case OpClass::o_proj:
+    case OpClass::mlp_up_gate:
+    case OpClass::mlp_down:
+    case OpClass::moe_experts:
+      return layers * gemm_seconds(layer_work(op, num_tokens), gemm_peak_flops_);
+    case OpClass::moe_router:
+      return layers * gemm_seconds(layer_work(op, num_tokens), gpu_.flops_bf16);
+    case OpClass::allreduce:  // after attention and after the MLP: [t, h] each
+      return 2.0 * layers * allreduce_seconds(t * h * kActivationBytes);
+    default:
+      return 0.0;
+  }
+}
+
+double RooflineCosts::seq_seconds(OpClass op, int64_t num_seqs) const {
+  if (num_seqs <= 0) return 0.0;
+  const double s = static_cast<double>(num_seqs);
+  const double vocab_per_gpu = static_cast<double>(model_.vocab) / deployment_.tp;
+  switch (op) {
+    case OpClass::lm_head:
+      return gemm_seconds(
+          gemm(s, static_cast<double>(model_.hidden), vocab_per_gpu, kUnquantizedBytes),
+          gpu_.flops_bf16);
+    case OpClass::sampling:
+      return elementwise_seconds(kSamplingPasses * s * static_cast<double>(model_.vocab) *
+                                 kLogitBytes);
+    case OpClass::cpu_overhead:
+      return options_.cpu_overhead_base_s + options_.cpu_overhead_per_seq_s * s;
+    default:
+      return 0.0;
+  }
+}
+
+AttentionSeconds RooflineCosts::attention_seconds(std::span<const SeqWork> batch) const {
+  // Per layer and GPU. Prefill chunk of c new tokens on p cached ones: causal QK^T and PV over
+  // c * (p + (c + 1) / 2) query-key pairs, 4 FLOPs per pair and head dim; reads q, K and V,
+  // writes the output and the new K and V. Decode is the c == 1 case.
+  const double hd = static_cast<double>(model_.head_dim);
+  const double q_width = heads_per_gpu_ * hd;
+  const double kv_width = 2.0 * kv_heads_per_gpu_ * hd;
+  OpWork prefill;
+  OpWork decode;
+  for (const SeqWork& seq : batch) {
+    if (seq.num_new_tokens <= 0) continue;
+    const double c = static_cast<double>(seq.num_new_tokens);
+    const double p = static_cast<double>(seq.num_context_tokens);
+    OpWork& work = (seq.num_new_tokens == 1 && seq.num_context_tokens > 0) ? decode : prefill;
+    work.flops += 4.0 * q_width * c * (p + (c + 1.0) / 2.0);
+    work.bytes += 2.0 * c * q_width * kActivationBytes + (p + 2.0 * c) * kv_width * kv_bytes_;
+  }
+  const double layers = static_cast<double>(model_.num_layers);
+  const double bandwidth = gpu_.hbm_bandwidth_Bps;
+  auto seconds = [&](const OpWork& work) {
+    return layers * std::max(work.flops / (gpu_.flops_bf16 * options_.attention_compute_efficiency),
+                             work.bytes / (bandwidth * options_.attention_memory_efficiency));
+  };
+  return {seconds(prefill), seconds(decode)};
+}
+
+double RooflineCosts::swap_seconds(int64_t num_blocks) const {
+  const double bytes =
+      static_cast<double>(num_blocks) * deployment_.block_size * kv_bytes_per_token_;
+  return bytes / (gpu_.pcie_Bps * options_.pcie_efficiency);
+}
+
+}  // namespace tidal::perf
