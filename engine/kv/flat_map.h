@@ -3,6 +3,7 @@
 // power-of-two capacity; it never iterates, so its layout can never leak into output order.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -91,7 +92,7 @@ class FlatMap {
     old_values.swap(values_);
     mask_ = capacity - 1;
     size_ = 0;
-    for (size_t i = 0; i < old_keys.size(); ++i) {
+    for (std::size_t i = 0; i < old_keys.size(); ++i) {
       if (old_values[i] != kAbsent) insert(old_keys[i], old_values[i]);
     }
   }
