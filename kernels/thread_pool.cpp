@@ -47,6 +47,16 @@ void ThreadPool::parallel_for(int64_t count, int64_t min_per_range,
   task_ = nullptr;
 }
 
+void ThreadPool::parallel_for_blocks(int64_t count, int64_t block_size,
+                                     const std::function<void(int64_t, int64_t)>& fn) {
+  const int64_t num_blocks = (count + block_size - 1) / block_size;
+  parallel_for(num_blocks, 1, [&](int64_t first_block, int64_t end_block) {
+    for (int64_t b = first_block; b < end_block; ++b) {
+      fn(b * block_size, std::min(count, (b + 1) * block_size));
+    }
+  });
+}
+
 void ThreadPool::worker_loop(int worker_index) {
   int64_t seen_generation = 0;
   std::unique_lock lock(mutex_);

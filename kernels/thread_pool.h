@@ -29,6 +29,12 @@ class ThreadPool {
   void parallel_for(int64_t count, int64_t min_per_range,
                     const std::function<void(int64_t begin, int64_t end)>& fn);
 
+  // Calls fn(begin, end) once per fixed block [b * block_size, min((b + 1) * block_size,
+  // count)), blocks spread over the threads: the blocks, unlike parallel_for's ranges, do not
+  // depend on the thread count (for kernels whose arithmetic depends on the block shape).
+  void parallel_for_blocks(int64_t count, int64_t block_size,
+                           const std::function<void(int64_t begin, int64_t end)>& fn);
+
  private:
   void worker_loop(int worker_index);
 

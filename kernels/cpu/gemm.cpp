@@ -45,7 +45,7 @@ namespace cpu {
 
 namespace {
 using RowMajorMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-constexpr int64_t kMinRowsPerRange = 64;
+constexpr int64_t kRowsPerBlock = 64;
 }  // namespace
 
 void gemm_block_f32(const float* x, int64_t num_tokens, int64_t cols, const float* weight_rows,
@@ -59,7 +59,9 @@ void gemm_block_f32(const float* x, int64_t num_tokens, int64_t cols, const floa
 
 void linear_f32(ThreadPool& pool, const float* x, int64_t num_tokens, const float* weight,
                 int64_t rows, int64_t cols, float* y) {
-  pool.parallel_for(rows, kMinRowsPerRange, [&](int64_t begin, int64_t end) {
+  // Fixed 64-row blocks: Eigen's arithmetic depends on the block shape, so fixed blocks give
+  // the same bytes at every thread count.
+  pool.parallel_for_blocks(rows, kRowsPerBlock, [&](int64_t begin, int64_t end) {
     gemm_block_f32(x, num_tokens, cols, weight + begin * cols, end - begin, y + begin, rows);
   });
 }

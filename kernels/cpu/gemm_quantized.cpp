@@ -43,17 +43,15 @@ void decode_fp8_row(const uint8_t* codes, int64_t cols, float scale, float* out)
   for (int64_t c = 0; c < cols; ++c) out[c] = table[codes[c]] * scale;
 }
 
-// Dequantize kTileRows rows at a time into a cached tile, then Eigen.
+// Dequantizes kTileRows rows at a time into a cached tile, then Eigen.
 template <typename DequantizeRows>
 void tiled_linear(ThreadPool& pool, const float* x, int64_t num_tokens, const LinearView& w,
                   float* y, DequantizeRows dequantize_rows) {
-  pool.parallel_for(w.rows, kMinRowsPerRange, [&](int64_t begin, int64_t end) {
-    std::vector<float> tile(kTileRows * w.cols);  // [kTileRows, cols]
-    for (int64_t first = begin; first < end; first += kTileRows) {
-      const int64_t num_rows = std::min(kTileRows, end - first);
-      dequantize_rows(first, num_rows, tile.data());
-      gemm_block_f32(x, num_tokens, w.cols, tile.data(), num_rows, y + first, w.rows);
-    }
+  // Fixed tiles (see ThreadPool::parallel_for_blocks): the same bytes at every thread count.
+  pool.parallel_for_blocks(w.rows, kTileRows, [&](int64_t first, int64_t end) {
+    std::vector<float> tile((end - first) * w.cols);  // [rows of this tile, cols]
+    dequantize_rows(first, end - first, tile.data());
+    gemm_block_f32(x, num_tokens, w.cols, tile.data(), end - first, y + first, w.rows);
   });
 }
 
