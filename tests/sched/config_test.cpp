@@ -1,0 +1,130 @@
+#include "engine/sched/config.h"
+
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "engine/sched/config_json.h"
+#include "engine/sched/scheduler.h"
+#include "traces/input_error.h"
+
+namespace tidal::sched {
+namespace {
+
+kv::BlockManagerConfig kv_pool(int64_t num_cpu_blocks = 0) {
+  kv::BlockManagerConfig c;
+  c.num_gpu_blocks = 1000;
+  c.num_cpu_blocks = num_cpu_blocks;
+  return c;
+}
+
+std::string validation_error(const SchedulerConfig& config, int64_t num_cpu_blocks = 0) {
+  try {
+    validate(config, kv_pool(num_cpu_blocks), "fleet.pools[0].scheduler");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(SchedulerConfig, DefaultsAreValid) {
+  EXPECT_EQ(validation_error(SchedulerConfig{}), "");
+  ASSERT_EQ(batch_policy_names().size(), 3u);
+  EXPECT_EQ(batch_policy_names()[0], "static");
+  EXPECT_EQ(batch_policy_names()[1], "continuous");
+  EXPECT_EQ(batch_policy_names()[2], "chunked_prefill");
+  ASSERT_EQ(preemption_mode_names().size(), 2u);
+}
+
+TEST(SchedulerConfig, ValidationMessagesNameTheKey) {
+  SchedulerConfig c;
+  c.policy = "fifo";
+  EXPECT_EQ(validation_error(c),
+            "fleet.pools[0].scheduler.policy: unknown batching policy 'fifo' (known: static, "
+            "continuous, chunked_prefill)");
+  c = {};
+  c.admission = "eager";
+  EXPECT_EQ(validation_error(c),
+            "fleet.pools[0].scheduler.admission: unknown admission policy 'eager' (known: "
+            "max_utilization, guaranteed_no_evict)");
+  c = {};
+  c.preemption = "kill";
+  EXPECT_EQ(validation_error(c),
+            "fleet.pools[0].scheduler.preemption: unknown preemption mode 'kill' (known: "
+            "recompute, swap)");
+  c = {};
+  c.max_num_seqs = 0;
+  EXPECT_EQ(validation_error(c),
+            "fleet.pools[0].scheduler.max_num_seqs: must be at least 1 (got 0)");
+  c = {};
+  c.watermark = 1.0;
+  EXPECT_EQ(validation_error(c),
+            "fleet.pools[0].scheduler.watermark: must be in [0, 1) (got 1.000000)");
+  c = {};
+  c.static_batch_size = 300;
+  EXPECT_EQ(validation_error(c),
+            "fleet.pools[0].scheduler.static_batch_size: 300 exceeds max_num_seqs 256");
+  c = {};
+  c.num_speculative_tokens = -1;
+  EXPECT_EQ(validation_error(c),
+            "fleet.pools[0].scheduler.num_speculative_tokens: must be at least 0 (got -1)");
+  c = {};
+  c.max_num_batched_tokens = 2048;
+  EXPECT_EQ(validation_error(c),
+            "fleet.pools[0].scheduler.max_num_batched_tokens: 2048 is below max_model_len 8192; "
+            "the continuous policy never splits a prompt (raise it or use chunked_prefill)");
+  c.policy = "chunked_prefill";
+  EXPECT_EQ(validation_error(c), "");
+  c = {};
+  c.preemption = "swap";
+  EXPECT_EQ(validation_error(c),
+            "fleet.pools[0].scheduler.preemption: swap needs a CPU block pool, but "
+            "num_cpu_blocks is 0 (give the pool CPU swap space or use recompute)");
+  EXPECT_EQ(validation_error(c, 64), "");
+}
+
+TEST(SchedulerConfig, JsonRoundTripAndStrictKeys) {
+  const auto j = nlohmann::json::parse(
+      R"({"policy": "chunked_prefill", "max_num_batched_tokens": 512, "watermark": 0.05,
+          "num_speculative_tokens": 3, "static_batch_timeout_s": 1})");
+  const SchedulerConfig c = parse_scheduler_config(j, "pools[0].scheduler");
+  EXPECT_EQ(c.policy, "chunked_prefill");
+  EXPECT_EQ(c.max_num_batched_tokens, 512);
+  EXPECT_DOUBLE_EQ(c.watermark, 0.05);
+  EXPECT_EQ(c.num_speculative_tokens, 3);
+  EXPECT_DOUBLE_EQ(c.static_batch_timeout_s, 1.0);
+  EXPECT_EQ(c.max_num_seqs, 256);  // default kept
+  const SchedulerConfig back = parse_scheduler_config(to_json(c), "x");
+  EXPECT_EQ(to_json(back), to_json(c));
+
+  auto error = [](const char* text) {
+    try {
+      parse_scheduler_config(nlohmann::json::parse(text), "pools[0].scheduler");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error(R"({"max_seqs": 3})"),
+            "pools[0].scheduler.max_seqs: unknown key (known: policy, admission, preemption, "
+            "max_num_seqs, max_num_batched_tokens, watermark, max_model_len, static_batch_size, "
+            "static_batch_timeout_s, num_speculative_tokens)");
+  EXPECT_EQ(error(R"({"max_num_seqs": 2.5})"),
+            "pools[0].scheduler.max_num_seqs: must be an integer");
+  EXPECT_EQ(error(R"({"policy": 3})"), "pools[0].scheduler.policy: must be a string");
+  EXPECT_EQ(error(R"({"watermark": "low"})"), "pools[0].scheduler.watermark: must be a number");
+  EXPECT_EQ(error(R"({"max_num_seqs": 99999999999})"),
+            "pools[0].scheduler.max_num_seqs: out of range");
+  EXPECT_EQ(error(R"([1])"), "pools[0].scheduler: must be an object");
+}
+
+TEST(SchedulerConfig, SchedulerConstructorValidates) {
+  kv::BlockManager kv(kv_pool());
+  SchedulerConfig c;
+  c.policy = "nope";
+  EXPECT_THROW(Scheduler(c, kv), InputError);
+}
+
+}  // namespace
+}  // namespace tidal::sched
