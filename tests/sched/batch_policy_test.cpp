@@ -91,7 +91,9 @@ TEST(BatchPolicy, EveryPlanRespectsEveryLimitAndEveryRequestFinishesOnce) {
     EXPECT_EQ(driver.block_manager().num_requests(), 0);
     if (combo.admission == std::string("max_utilization")) {
       EXPECT_GT(result.num_preempted, 0) << "the pool was meant to run dry";
-      if (combo.preemption == std::string("swap")) EXPECT_GT(result.num_swapped_out_blocks, 0);
+      if (combo.preemption == std::string("swap")) {
+        EXPECT_GT(result.num_swapped_out_blocks, 0);
+      }
     }
   }
 }
