@@ -35,6 +35,22 @@ void print_predictions(const Predictor& predictor, int32_t tp) {
       predictor.model->step_seconds(decode_1), predictor.model->step_seconds(decode_16));
 }
 
+// Per operator class, so the two predictors can be compared where they differ.
+void print_breakdown(const Predictor& predictor, int32_t tp, const std::string& shape,
+                     const std::vector<SeqWork>& batch) {
+  const tidal::perf::StepBreakdown breakdown = predictor.model->breakdown(batch);
+  std::string classes;
+  for (int i = 0; i < tidal::perf::kNumOpClasses; ++i) {
+    const auto op = static_cast<tidal::perf::OpClass>(i);
+    classes += fmt::format("{}\"{}\":{:.6f}", i == 0 ? "" : ",", tidal::perf::op_class_name(op),
+                           breakdown[op]);
+  }
+  fmt::print(
+      "{{\"bench\":\"perf_import\",\"figure\":\"breakdown_s\",\"tp\":{},\"predictor\":\"{}\","
+      "\"batch\":\"{}\",{}}}\n",
+      tp, predictor.name, shape, classes);
+}
+
 void print_call_cost(const Predictor& predictor, int32_t tp, const std::string& shape,
                      const std::vector<SeqWork>& batch) {
   constexpr int kCalls = 1'000'000;
@@ -76,6 +92,10 @@ int main(int argc, char** argv) {
           "1f}}}\n",
           tp, std::chrono::duration<double, std::milli>(import_stop - import_start).count());
       for (const Predictor& predictor : predictors) print_predictions(predictor, tp);
+      for (const Predictor& predictor : predictors) {
+        print_breakdown(predictor, tp, "prefill_1500", {{1500, 0}});
+        print_breakdown(predictor, tp, "decode_1", std::vector<SeqWork>(1, SeqWork{1, 1500}));
+      }
       for (const Predictor& predictor : predictors) {
         print_call_cost(predictor, tp, "decode_1", std::vector<SeqWork>(1, SeqWork{1, 1500}));
         print_call_cost(predictor, tp, "decode_16", std::vector<SeqWork>(16, SeqWork{1, 1500}));

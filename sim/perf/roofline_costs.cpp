@@ -51,7 +51,8 @@ void check_options(const RooflineOptions& o) {
   check_positive(o.elementwise_memory_efficiency, "elementwise_memory_efficiency");
   check_positive(o.allreduce_bandwidth_efficiency, "allreduce_bandwidth_efficiency");
   check_positive(o.pcie_efficiency, "pcie_efficiency");
-  if (o.allreduce_latency_s < 0 || o.cpu_overhead_base_s < 0 || o.cpu_overhead_per_seq_s < 0) {
+  if (o.allreduce_latency_s < 0 || o.min_kernel_seconds < 0 || o.cpu_overhead_base_s < 0 ||
+      o.cpu_overhead_per_seq_s < 0) {
     throw InputError("roofline_options: latencies and CPU overheads must be >= 0");
   }
   if (o.max_precomputed_tokens < 0 || o.max_precomputed_seqs < 0) {
@@ -81,12 +82,14 @@ RooflineCosts::RooflineCosts(const ModelSpec& model, const GpuSpec& gpu,
 }
 
 double RooflineCosts::gemm_seconds(const OpWork& work, double peak_flops) const {
-  return std::max(work.flops / (peak_flops * options_.gemm_compute_efficiency),
-                  work.bytes / (gpu_.hbm_bandwidth_Bps * options_.gemm_memory_efficiency));
+  return std::max({options_.min_kernel_seconds,
+                   work.flops / (peak_flops * options_.gemm_compute_efficiency),
+                   work.bytes / (gpu_.hbm_bandwidth_Bps * options_.gemm_memory_efficiency)});
 }
 
-double RooflineCosts::elementwise_seconds(double bytes) const {
-  return bytes / (gpu_.hbm_bandwidth_Bps * options_.elementwise_memory_efficiency);
+double RooflineCosts::elementwise_seconds(double bytes, double num_kernels) const {
+  return std::max(num_kernels * options_.min_kernel_seconds,
+                  bytes / (gpu_.hbm_bandwidth_Bps * options_.elementwise_memory_efficiency));
 }
 
 double RooflineCosts::allreduce_seconds(double bytes) const {
@@ -152,14 +155,15 @@ double RooflineCosts::token_seconds(OpClass op, int64_t num_tokens) const {
   const double layers = static_cast<double>(layers_running(model_, op));
   switch (op) {
     case OpClass::embedding:  // gather [t, h] rows once per step
-      return elementwise_seconds(2.0 * t * h * kUnquantizedBytes);
-    case OpClass::norm:  // per-layer norms plus the final norm
-      return layers * elementwise_seconds(layer_work(op, num_tokens).bytes) +
-             elementwise_seconds(2.0 * t * h * kActivationBytes + h * kUnquantizedBytes);
+      return elementwise_seconds(2.0 * t * h * kUnquantizedBytes, 1.0);
+    case OpClass::norm:  // two norms per layer plus the final norm
+      return layers * elementwise_seconds(layer_work(op, num_tokens).bytes, 2.0) +
+             elementwise_seconds(2.0 * t * h * kActivationBytes + h * kUnquantizedBytes, 1.0);
+    case OpClass::residual_add:  // two adds per layer
+      return layers * elementwise_seconds(layer_work(op, num_tokens).bytes, 2.0);
     case OpClass::rope:
     case OpClass::mlp_act:
-    case OpClass::residual_add:
-      return layers * elementwise_seconds(layer_work(op, num_tokens).bytes);
+      return layers * elementwise_seconds(layer_work(op, num_tokens).bytes, 1.0);
     case OpClass::qkv_proj:
     case OpClass::o_proj:
     case OpClass::mlp_up_gate:
@@ -185,8 +189,8 @@ double RooflineCosts::seq_seconds(OpClass op, int64_t num_seqs) const {
           gemm(s, static_cast<double>(model_.hidden), vocab_per_gpu, kUnquantizedBytes),
           gpu_.flops_bf16);
     case OpClass::sampling:
-      return elementwise_seconds(kSamplingPasses * s * static_cast<double>(model_.vocab) *
-                                 kLogitBytes);
+      return elementwise_seconds(
+          kSamplingPasses * s * static_cast<double>(model_.vocab) * kLogitBytes, kSamplingPasses);
     case OpClass::cpu_overhead:
       return options_.cpu_overhead_base_s + options_.cpu_overhead_per_seq_s * s;
     default:

@@ -39,7 +39,7 @@ class RooflineCosts final : public StepCosts {
 
  private:
   double gemm_seconds(const OpWork& work, double peak_flops) const;
-  double elementwise_seconds(double bytes) const;
+  double elementwise_seconds(double bytes, double num_kernels) const;
 
   ModelSpec model_;
   GpuSpec gpu_;

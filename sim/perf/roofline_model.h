@@ -15,14 +15,15 @@ namespace tidal::perf {
 // their reasons are in docs/perf.md.
 struct RooflineOptions {
   double gemm_compute_efficiency = 0.70;       // projections, MLP, experts, LM head
-  double gemm_memory_efficiency = 0.80;        // weight streaming in small-batch GEMMs
+  double gemm_memory_efficiency = 0.85;        // weight streaming in small-batch GEMMs
   double attention_compute_efficiency = 0.50;  // FlashAttention-style prefill kernels
   double attention_memory_efficiency = 0.70;   // paged decode attention reading the KV cache
   double elementwise_memory_efficiency =
       0.60;  // norms, rope, activation, adds, embedding, sampling
-  double allreduce_bandwidth_efficiency = 0.70;  // ring all-reduce bus bandwidth share
+  double allreduce_bandwidth_efficiency = 0.80;  // ring all-reduce bus bandwidth share
   double allreduce_latency_s = 10e-6;            // per all-reduce
   double pcie_efficiency = 0.80;                 // KV swap copies
+  double min_kernel_seconds = 2e-6;              // floor per GPU kernel (launch and tail latency)
   // Per-step CPU overhead (scheduling, input preparation, sampling bookkeeping, output
   // processing): base + per_seq * num_seqs. Defaults fitted to Vidur's A100 cpu_overheads.csv
   // (CodeLlama-34B, TP 2, batch 8..128, medians of schedule + sampler_e2e + prepare_inputs_e2e +
