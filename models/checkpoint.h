@@ -41,11 +41,4 @@ ModelWeights load_weights(const std::filesystem::path& dir);
 void save_checkpoint(const ModelWeights& weights, const std::filesystem::path& dir,
                      TensorDType dtype);
 
-// HF tensor names and shapes of every weight a config needs, in file order.
-struct TensorSpec {
-  std::string name;
-  std::vector<int64_t> shape;
-};
-std::vector<TensorSpec> checkpoint_tensors(const ModelConfig& config);
-
 }  // namespace tidal::models

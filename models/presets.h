@@ -9,7 +9,8 @@
 
 namespace tidal::models {
 
-// tiny, tiny-llama3 (rope scaling), tiny-moe, small-100m (~100M params), small-moe.
+// tiny, tiny-llama3 (tied embeddings, Llama-3 rope scaling), tiny-moe (4 experts, top-2),
+// small-100m (~100M parameters, for benchmarks).
 std::vector<std::string> preset_names();
 std::optional<ModelConfig> find_preset(const std::string& name);
 
