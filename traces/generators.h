@@ -30,4 +30,7 @@ const std::vector<std::string_view>& generator_kinds();
 // their JSON type, anything else is a string. InputError on a malformed word.
 nlohmann::json spec_from_args(std::string_view kind, const std::vector<std::string>& args);
 
+// Parses a JSON spec file; InputError "path: ..." when it is missing or not valid JSON.
+nlohmann::json read_spec_file(const std::string& path);
+
 }  // namespace tidal::traces

@@ -1,6 +1,7 @@
 // Everything traces/ offers: the Request record, readers, writers, generators, statistics.
 #pragma once
 
+#include "traces/convert.h"
 #include "traces/dag.h"
 #include "traces/format.h"
 #include "traces/generators.h"

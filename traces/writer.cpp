@@ -259,4 +259,13 @@ void write_trace(const std::string& path, const std::vector<Request>& requests) 
   writer.close();
 }
 
+void write_text_file(const std::string& path, std::string_view text) {
+  const bool to_stdout = path == "-";
+  std::FILE* file = to_stdout ? stdout : std::fopen(path.c_str(), "wb");
+  if (file == nullptr) throw InputError(path + ": cannot write: " + std::strerror(errno));
+  const bool wrote = std::fwrite(text.data(), 1, text.size(), file) == text.size();
+  const bool closed = to_stdout ? std::fflush(file) == 0 : std::fclose(file) == 0;
+  if (!wrote || !closed) throw InputError(path + ": write failed: " + std::strerror(errno));
+}
+
 }  // namespace tidal::traces

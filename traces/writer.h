@@ -49,4 +49,7 @@ class TraceWriter {
 // Writes all requests to `path` (format from the extension).
 void write_trace(const std::string& path, const std::vector<Request>& requests);
 
+// Writes `text` to `path` ("-" is stdout); InputError when it cannot.
+void write_text_file(const std::string& path, std::string_view text);
+
 }  // namespace tidal::traces
