@@ -1,0 +1,157 @@
+#include "sim/metrics.h"
+
+#include <algorithm>
+#include <map>
+
+namespace tidal::sim {
+namespace {
+
+double seconds(int64_t ns) {
+  return static_cast<double>(ns) * 1e-9;
+}
+
+std::optional<double> per_million(double dollars, int64_t tokens) {
+  if (tokens <= 0) return std::nullopt;
+  return dollars / (static_cast<double>(tokens) * 1e-6);
+}
+
+double share(int64_t part, int64_t whole) {
+  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+}  // namespace
+
+RequestLatency request_latency(const RequestRecord& r) {
+  RequestLatency lat;
+  if (r.first_scheduled_ns >= 0) lat.queue_delay_s = seconds(r.first_scheduled_ns - r.arrival_ns);
+  if (r.status != RequestStatus::finished) return lat;
+  lat.ttft_s = seconds(r.first_token_ns - r.arrival_ns);
+  lat.e2e_s = seconds(r.finish_ns - r.arrival_ns);
+  if (r.num_output_tokens_done > 1) {
+    lat.tpot_s =
+        seconds(r.finish_ns - r.first_token_ns) / static_cast<double>(r.num_output_tokens_done - 1);
+  }
+  return lat;
+}
+
+bool meets_slo(const RequestRecord& r, const RequestLatency& lat, const SloBounds& slo) {
+  if (r.status != RequestStatus::finished) return false;
+  if (slo.ttft_s && *lat.ttft_s > *slo.ttft_s) return false;
+  if (slo.tpot_s && lat.tpot_s && *lat.tpot_s > *slo.tpot_s) return false;
+  if (slo.e2e_s && *lat.e2e_s > *slo.e2e_s) return false;
+  return true;
+}
+
+RunMetrics compute_metrics(const Scenario& scenario, RunResult& result) {
+  RunMetrics m;
+  m.duration_s = seconds(result.end_ns);
+  const auto& requests = result.table.requests;
+  const size_t n = requests.size();
+  m.num_requests = static_cast<int64_t>(n);
+
+  struct ClassSamples {
+    SampleSet ttft, tpot, e2e;
+  };
+  std::vector<ClassSamples> class_samples(scenario.slo_classes.size());
+  for (const SloClass& c : scenario.slo_classes) {
+    ClassMetrics& cm = m.classes.emplace_back();
+    cm.name = c.name;
+    cm.slo = c.slo;
+  }
+  SampleSet ttft, tpot, e2e, queue_delay;
+  std::map<std::string, int64_t> rejections;
+
+  for (size_t i = 0; i < n; ++i) {
+    const RequestRecord& r = result.records[i];
+    const RequestLatency lat = request_latency(r);
+    const auto c = static_cast<size_t>(result.table.slo_class[i]);
+    ClassMetrics& cm = m.classes[c];
+    ++cm.num_requests;
+    m.num_preemptions += r.num_preemptions;
+    m.num_prefix_hit_tokens += r.num_prefix_hit_tokens;
+    if (r.status == RequestStatus::rejected) {
+      ++m.num_rejected;
+      ++cm.num_rejected;
+      ++rejections[r.reason];
+      continue;
+    }
+    ++m.num_finished;
+    ++cm.num_finished;
+    m.num_input_tokens += requests[i].prompt_tokens;
+    m.num_output_tokens += r.num_output_tokens_done;
+    ttft.add(*lat.ttft_s);
+    e2e.add(*lat.e2e_s);
+    queue_delay.add(*lat.queue_delay_s);
+    class_samples[c].ttft.add(*lat.ttft_s);
+    class_samples[c].e2e.add(*lat.e2e_s);
+    if (lat.tpot_s) {
+      tpot.add(*lat.tpot_s);
+      class_samples[c].tpot.add(*lat.tpot_s);
+    }
+    if (meets_slo(r, lat, scenario.slo_classes[c].slo)) {
+      ++m.num_slo_met;
+      ++cm.num_slo_met;
+    }
+  }
+  m.ttft = ttft.summarize();
+  m.tpot = tpot.summarize();
+  m.e2e = e2e.summarize();
+  m.queue_delay = queue_delay.summarize();
+  m.itl = result.itl.summarize();
+  const double duration = m.duration_s > 0 ? m.duration_s : 1.0;
+  m.request_throughput_rps = static_cast<double>(m.num_finished) / duration;
+  m.input_tokens_per_s = static_cast<double>(m.num_input_tokens) / duration;
+  m.output_tokens_per_s = static_cast<double>(m.num_output_tokens) / duration;
+  m.slo_attainment = share(m.num_slo_met, m.num_requests);
+  m.goodput_rps = static_cast<double>(m.num_slo_met) / duration;
+  for (size_t c = 0; c < m.classes.size(); ++c) {
+    ClassMetrics& cm = m.classes[c];
+    cm.slo_attainment = share(cm.num_slo_met, cm.num_requests);
+    cm.goodput_rps = static_cast<double>(cm.num_slo_met) / duration;
+    cm.ttft = class_samples[c].ttft.summarize();
+    cm.tpot = class_samples[c].tpot.summarize();
+    cm.e2e = class_samples[c].e2e.summarize();
+  }
+  m.rejections.assign(rejections.begin(), rejections.end());
+
+  // Cost: every replica is provisioned for the whole run.
+  const double hours = m.duration_s / 3600.0;
+  int64_t busy_ns = 0;
+  for (size_t p = 0; p < scenario.pools.size(); ++p) {
+    const PoolSpec& spec = scenario.pools[p];
+    PoolMetrics pm;
+    pm.name = spec.name;
+    pm.model = spec.model;
+    pm.gpu = spec.gpu;
+    pm.tp = spec.deployment.tp;
+    pm.num_replicas = spec.num_replicas;
+    pm.num_gpus = spec.num_gpus();
+    pm.num_kv_blocks = spec.kv.num_gpu_blocks;
+    pm.price_per_gpu_hour = spec.resolved_price_per_gpu_hour;
+    int64_t pool_busy_ns = 0;
+    for (const ReplicaSummary& r : result.replicas) {
+      if (r.pool != static_cast<int32_t>(p)) continue;
+      pool_busy_ns += r.busy_ns;
+      pm.num_steps += r.num_steps;
+    }
+    pm.gpu_hours = pm.num_gpus * hours;
+    pm.dollars = pm.gpu_hours * pm.price_per_gpu_hour;
+    pm.utilization = result.end_ns > 0 ? static_cast<double>(pool_busy_ns) /
+                                             (static_cast<double>(result.end_ns) * pm.num_replicas)
+                                       : 0.0;
+    busy_ns += pool_busy_ns;
+    m.gpu_hours += pm.gpu_hours;
+    m.dollars += pm.dollars;
+    m.pools.push_back(pm);
+  }
+  const int32_t num_replicas = scenario.num_replicas();
+  m.utilization = result.end_ns > 0 ? static_cast<double>(busy_ns) /
+                                          (static_cast<double>(result.end_ns) * num_replicas)
+                                    : 0.0;
+  m.dollars_per_1m_input_tokens = per_million(m.dollars, m.num_input_tokens);
+  m.dollars_per_1m_output_tokens = per_million(m.dollars, m.num_output_tokens);
+  m.dollars_per_1m_tokens = per_million(m.dollars, m.num_input_tokens + m.num_output_tokens);
+  return m;
+}
+
+}  // namespace tidal::sim

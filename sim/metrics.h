@@ -1,0 +1,86 @@
+// Run metrics (DESIGN.md, "Metrics"): latency distributions, SLO attainment and goodput per
+// class, throughput, utilization and cost. Definitions are in docs/run-output.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/request_record.h"
+#include "sim/sample_set.h"
+#include "sim/scenario.h"
+#include "sim/simulator.h"
+
+namespace tidal::sim {
+
+// One request's latencies in seconds; empty where undefined (rejected, or TPOT of a request
+// with a single output token).
+struct RequestLatency {
+  std::optional<double> ttft_s;         // first token - arrival
+  std::optional<double> tpot_s;         // (finish - first token) / (output tokens - 1)
+  std::optional<double> e2e_s;          // finish - arrival
+  std::optional<double> queue_delay_s;  // first scheduled - arrival
+};
+RequestLatency request_latency(const RequestRecord& record);
+// Finished, and every bound the class gives holds (an undefined TPOT meets any TPOT bound).
+bool meets_slo(const RequestRecord& record, const RequestLatency& latency, const SloBounds& slo);
+
+struct ClassMetrics {
+  std::string name;
+  SloBounds slo;
+  int64_t num_requests = 0;
+  int64_t num_finished = 0;
+  int64_t num_rejected = 0;
+  int64_t num_slo_met = 0;
+  double slo_attainment = 0.0;  // num_slo_met / num_requests
+  double goodput_rps = 0.0;     // num_slo_met / duration
+  LatencySummary ttft, tpot, e2e;
+};
+
+struct PoolMetrics {
+  std::string name, model, gpu;
+  int32_t tp = 1;
+  int32_t num_replicas = 0;
+  int32_t num_gpus = 0;
+  int64_t num_kv_blocks = 0;  // per replica
+  double price_per_gpu_hour = 0.0;
+  double gpu_hours = 0.0;
+  double dollars = 0.0;
+  double utilization = 0.0;  // busy share of its replicas' time
+  int64_t num_steps = 0;
+};
+
+struct RunMetrics {
+  double duration_s = 0.0;  // from 0 to the run's last event
+  int64_t num_requests = 0;
+  int64_t num_finished = 0;
+  int64_t num_rejected = 0;
+  int64_t num_input_tokens = 0;   // prompt tokens of finished requests
+  int64_t num_output_tokens = 0;  // output tokens of finished requests
+  int64_t num_preemptions = 0;
+  int64_t num_prefix_hit_tokens = 0;
+  LatencySummary ttft, tpot, itl, e2e, queue_delay;  // finished requests
+  double request_throughput_rps = 0.0;               // finished / duration
+  double input_tokens_per_s = 0.0;
+  double output_tokens_per_s = 0.0;
+  int64_t num_slo_met = 0;
+  double slo_attainment = 0.0;  // over all requests
+  double goodput_rps = 0.0;
+  std::vector<ClassMetrics> classes;  // in Scenario::slo_classes order
+  double utilization = 0.0;           // busy share of all replicas' time
+  double gpu_hours = 0.0;
+  double dollars = 0.0;
+  // Whole-run dollars over a million tokens of each kind; empty when no such tokens.
+  std::optional<double> dollars_per_1m_input_tokens;
+  std::optional<double> dollars_per_1m_output_tokens;
+  std::optional<double> dollars_per_1m_tokens;  // input + output
+  std::vector<PoolMetrics> pools;
+  std::vector<std::pair<std::string, int64_t>> rejections;  // reason -> count, sorted by reason
+};
+
+// Sorts the run's ITL samples lazily, hence the non-const result.
+RunMetrics compute_metrics(const Scenario& scenario, RunResult& result);
+
+}  // namespace tidal::sim

@@ -1,0 +1,29 @@
+// What the simulator records about one request while it runs; metrics and requests.csv are
+// computed from these records and nothing else.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace tidal::sim {
+
+enum class RequestStatus : uint8_t { pending, finished, rejected };
+
+struct RequestRecord {
+  // Times in simulated nanoseconds; -1 until the event happens.
+  int64_t arrival_ns =
+      0;  // reaches the router (for requests with deps: when the last dep finished)
+  int64_t first_scheduled_ns = -1;  // first step that computes any of its tokens
+  int64_t first_token_ns = -1;      // end of the step that produced its first output token
+  int64_t last_token_ns = -1;       // end of the step that produced its latest output token
+  int64_t finish_ns = -1;           // end of the step that produced its last token (finished only)
+  int64_t num_output_tokens_done = 0;
+  int64_t num_prefix_hit_tokens = 0;  // prompt tokens served from the prefix cache
+  int64_t max_itl_ns = 0;             // largest gap between two consecutive output tokens
+  int32_t replica = -1;               // replica the router chose, -1 when never routed
+  int32_t num_preemptions = 0;
+  RequestStatus status = RequestStatus::pending;
+  std::string reason;  // why it was rejected; empty otherwise
+};
+
+}  // namespace tidal::sim

@@ -1,0 +1,169 @@
+// summary.json and the run folder.
+#include "sim/run_output.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "sim/perf/dtype.h"
+#include "traces/input_error.h"
+
+namespace tidal::sim {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+ojson optional_json(const std::optional<double>& v) {
+  return v ? ojson(*v) : ojson(nullptr);
+}
+
+ojson latency_json(const LatencySummary& s) {
+  if (s.count == 0) {
+    return ojson{{"count", 0},       {"mean_s", nullptr}, {"p50_s", nullptr},
+                 {"p90_s", nullptr}, {"p99_s", nullptr},  {"max_s", nullptr}};
+  }
+  return ojson{{"count", s.count}, {"mean_s", s.mean}, {"p50_s", s.p50},
+               {"p90_s", s.p90},   {"p99_s", s.p99},   {"max_s", s.max}};
+}
+
+ojson metrics_json(const RunMetrics& m) {
+  ojson classes = ojson::array();
+  for (const ClassMetrics& c : m.classes) {
+    classes.push_back(ojson{{"slo_class", c.name},
+                            {"slo", ojson{{"ttft_s", optional_json(c.slo.ttft_s)},
+                                          {"tpot_s", optional_json(c.slo.tpot_s)},
+                                          {"e2e_s", optional_json(c.slo.e2e_s)}}},
+                            {"num_requests", c.num_requests},
+                            {"num_finished", c.num_finished},
+                            {"num_rejected", c.num_rejected},
+                            {"num_slo_met", c.num_slo_met},
+                            {"slo_attainment", c.slo_attainment},
+                            {"goodput_rps", c.goodput_rps},
+                            {"ttft", latency_json(c.ttft)},
+                            {"tpot", latency_json(c.tpot)},
+                            {"e2e", latency_json(c.e2e)}});
+  }
+  ojson rejections = ojson::object();
+  for (const auto& [reason, count] : m.rejections) rejections[reason] = count;
+  return ojson{{"duration_s", m.duration_s},
+               {"num_requests", m.num_requests},
+               {"num_finished", m.num_finished},
+               {"num_rejected", m.num_rejected},
+               {"rejections", rejections},
+               {"num_input_tokens", m.num_input_tokens},
+               {"num_output_tokens", m.num_output_tokens},
+               {"num_preemptions", m.num_preemptions},
+               {"num_prefix_hit_tokens", m.num_prefix_hit_tokens},
+               {"request_throughput_rps", m.request_throughput_rps},
+               {"input_tokens_per_s", m.input_tokens_per_s},
+               {"output_tokens_per_s", m.output_tokens_per_s},
+               {"ttft", latency_json(m.ttft)},
+               {"tpot", latency_json(m.tpot)},
+               {"itl", latency_json(m.itl)},
+               {"e2e", latency_json(m.e2e)},
+               {"queue_delay", latency_json(m.queue_delay)},
+               {"num_slo_met", m.num_slo_met},
+               {"slo_attainment", m.slo_attainment},
+               {"goodput_rps", m.goodput_rps},
+               {"slo_classes", classes},
+               {"utilization", m.utilization}};
+}
+
+ojson costs_json(const RunMetrics& m) {
+  ojson pools = ojson::array();
+  for (const PoolMetrics& p : m.pools) {
+    pools.push_back(ojson{{"pool", p.name},
+                          {"num_gpus", p.num_gpus},
+                          {"price_per_gpu_hour", p.price_per_gpu_hour},
+                          {"gpu_hours", p.gpu_hours},
+                          {"dollars", p.dollars},
+                          {"utilization", p.utilization},
+                          {"num_steps", p.num_steps}});
+  }
+  return ojson{{"gpu_hours", m.gpu_hours},
+               {"dollars", m.dollars},
+               {"dollars_per_1m_input_tokens", optional_json(m.dollars_per_1m_input_tokens)},
+               {"dollars_per_1m_output_tokens", optional_json(m.dollars_per_1m_output_tokens)},
+               {"dollars_per_1m_tokens", optional_json(m.dollars_per_1m_tokens)},
+               {"pools", pools}};
+}
+
+// Figures the loader derived from the scenario and the catalogs.
+ojson resolved_json(const Scenario& s, const RunResult& result) {
+  ojson workloads = ojson::array();
+  std::vector<int64_t> num_kept(s.workloads.size(), 0);
+  for (int32_t w : result.table.workload) ++num_kept[static_cast<size_t>(w)];
+  for (size_t w = 0; w < s.workloads.size(); ++w) {
+    ojson j{{"name", s.workloads[w].name},
+            {"num_source_requests", result.table.num_source_requests[w]},
+            {"num_requests", num_kept[w]}};
+    j["generator_seed"] = s.workloads[w].generator ? ojson(s.workloads[w].seed) : ojson(nullptr);
+    workloads.push_back(j);
+  }
+  ojson pools = ojson::array();
+  for (const PoolSpec& p : s.pools) {
+    pools.push_back(ojson{{"name", p.name},
+                          {"num_gpus", p.num_gpus()},
+                          {"weight_bytes_per_gpu", p.memory.weight_bytes_per_gpu},
+                          {"kv_bytes_per_token_per_gpu", p.memory.kv_bytes_per_token_per_gpu},
+                          {"activation_reserve_bytes", p.memory.activation_reserve_bytes},
+                          {"num_gpu_blocks", p.kv.num_gpu_blocks},
+                          {"num_cpu_blocks", p.kv.num_cpu_blocks},
+                          {"price_per_gpu_hour", p.resolved_price_per_gpu_hour}});
+  }
+  return ojson{{"workloads", workloads}, {"pools", pools}};
+}
+
+void write_file(const std::filesystem::path& path, const auto& write) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw InputError(fmt::format("{}: cannot open for writing", path.string()));
+  write(out);
+  out.flush();
+  if (!out) throw InputError(fmt::format("{}: write failed", path.string()));
+}
+
+}  // namespace
+
+nlohmann::ordered_json summary_json(const Scenario& scenario, const RunResult& result,
+                                    const RunMetrics& metrics) {
+  return ojson{{"scenario", scenario_to_json(scenario)},
+               {"resolved", resolved_json(scenario, result)},
+               {"metrics", metrics_json(metrics)},
+               {"costs", costs_json(metrics)},
+               {"run", ojson{{"end_s", static_cast<double>(result.end_ns) * 1e-9},
+                             {"num_events", result.num_events},
+                             {"num_steps", result.num_steps},
+                             {"num_trace_slices", result.slices.size()},
+                             {"num_trace_slices_dropped", result.num_slices_dropped}}}};
+}
+
+void write_run_output(const std::string& dir, const Scenario& scenario, const RunResult& result,
+                      const RunMetrics& metrics) {
+  const std::filesystem::path root(dir);
+  std::error_code ec;
+  std::filesystem::create_directories(root, ec);
+  if (ec || !std::filesystem::is_directory(root)) {
+    throw InputError(fmt::format("{}: cannot create output folder: {}", dir,
+                                 ec ? ec.message() : "not a directory"));
+  }
+  write_file(root / "summary.json", [&](std::ostream& out) {
+    out << summary_json(scenario, result, metrics).dump(2) << '\n';
+  });
+  // A file the knobs turn off is removed, so a reused folder holds no stale output.
+  auto write_or_remove = [&](bool enabled, const char* name, const auto& write) {
+    if (enabled) {
+      write_file(root / name, write);
+    } else {
+      std::filesystem::remove(root / name, ec);
+    }
+  };
+  write_or_remove(scenario.output.requests_csv, "requests.csv",
+                  [&](std::ostream& out) { write_requests_csv(scenario, result, out); });
+  write_or_remove(scenario.output.timeline_csv, "timeline.csv",
+                  [&](std::ostream& out) { write_timeline_csv(result, out); });
+  write_or_remove(scenario.output.trace_json, "trace.json",
+                  [&](std::ostream& out) { write_chrome_trace(scenario, result, out); });
+}
+
+}  // namespace tidal::sim

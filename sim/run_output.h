@@ -1,0 +1,32 @@
+// The run output folder (DESIGN.md; every file and column in docs/run-output.md):
+// summary.json, requests.csv, timeline.csv and trace.json. Numbers are printed with fixed
+// formats, so equal runs give byte-identical files.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/metrics.h"
+#include "sim/scenario.h"
+#include "sim/simulator.h"
+
+namespace tidal::sim {
+
+void write_requests_csv(const Scenario& scenario, const RunResult& result, std::ostream& out);
+void write_timeline_csv(const RunResult& result, std::ostream& out);
+// Chrome / Perfetto trace-event JSON: a process per pool, a thread per replica, a slice per step.
+void write_chrome_trace(const Scenario& scenario, const RunResult& result, std::ostream& out);
+nlohmann::ordered_json summary_json(const Scenario& scenario, const RunResult& result,
+                                    const RunMetrics& metrics);
+
+// Creates `dir` (and parents) and writes summary.json plus the files the scenario's output
+// knobs enable. InputError when the folder or a file cannot be written.
+void write_run_output(const std::string& dir, const Scenario& scenario, const RunResult& result,
+                      const RunMetrics& metrics);
+
+// Seconds from nanoseconds with exactly six decimals, rounded to the nearest microsecond.
+std::string format_seconds(int64_t ns);
+
+}  // namespace tidal::sim

@@ -1,0 +1,98 @@
+#include "sim/sample_set.h"
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+#include <cmath>
+
+namespace tidal::sim {
+namespace {
+
+// A positive double's bit pattern grows with its value; dropping all but the top 10 mantissa
+// bits leaves 1024 equal-ratio bins per octave.
+constexpr int kDroppedBits = 42;
+constexpr double kMinSeconds = 1e-9;  // samples below land in bin 0
+constexpr double kMaxSeconds = 1e6;   // samples above land in the last bin
+
+constexpr uint64_t key_of(double seconds) {
+  return std::bit_cast<uint64_t>(seconds) >> kDroppedBits;
+}
+constexpr uint64_t kMinKey = key_of(kMinSeconds);
+constexpr uint64_t kNumBins = key_of(kMaxSeconds) - kMinKey + 1;
+
+size_t bin_of(double seconds) {
+  if (!(seconds > kMinSeconds)) return 0;
+  if (!(seconds < kMaxSeconds)) return kNumBins - 1;
+  return key_of(seconds) - kMinKey;
+}
+
+double bin_centre(size_t bin) {
+  const uint64_t key = kMinKey + bin;
+  const double lo = std::bit_cast<double>(key << kDroppedBits);
+  const double hi = std::bit_cast<double>((key + 1) << kDroppedBits);
+  return 0.5 * (lo + hi);
+}
+
+int64_t nearest_rank(double p, int64_t n) {
+  const auto k = static_cast<int64_t>(std::ceil(p / 100.0 * static_cast<double>(n)));
+  return std::clamp<int64_t>(k, 1, n);
+}
+
+}  // namespace
+
+void SampleSet::add(double seconds) {
+  if (count_ == 0) {
+    min_ = max_ = seconds;
+  } else {
+    min_ = std::min(min_, seconds);
+    max_ = std::max(max_, seconds);
+  }
+  ++count_;
+  sum_ += seconds;
+  if (!bins_.empty()) {
+    ++bins_[bin_of(seconds)];
+    return;
+  }
+  if (!samples_.empty() && seconds < samples_.back()) sorted_ = false;
+  samples_.push_back(seconds);
+  if (count_ > kExactLimit) spill_to_histogram();
+}
+
+void SampleSet::spill_to_histogram() {
+  bins_.assign(kNumBins, 0);
+  for (double s : samples_) ++bins_[bin_of(s)];
+  samples_.clear();
+  samples_.shrink_to_fit();
+}
+
+double SampleSet::percentile(double p) {
+  assert(count_ > 0);
+  const int64_t k = nearest_rank(p, count_);
+  if (bins_.empty()) {
+    if (!sorted_) {
+      std::sort(samples_.begin(), samples_.end());
+      sorted_ = true;
+    }
+    return samples_[static_cast<size_t>(k - 1)];
+  }
+  int64_t seen = 0;
+  for (size_t b = 0; b < kNumBins; ++b) {
+    seen += bins_[b];
+    if (seen >= k) return std::clamp(bin_centre(b), min_, max_);
+  }
+  return max_;
+}
+
+LatencySummary SampleSet::summarize() {
+  LatencySummary s;
+  if (count_ == 0) return s;
+  s.count = count_;
+  s.mean = sum_ / static_cast<double>(count_);
+  s.p50 = percentile(50);
+  s.p90 = percentile(90);
+  s.p99 = percentile(99);
+  s.max = max_;
+  return s;
+}
+
+}  // namespace tidal::sim

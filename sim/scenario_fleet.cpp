@@ -1,0 +1,164 @@
+#include "sim/scenario_fleet.h"
+
+#include <cmath>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "engine/sched/config_json.h"
+#include "sim/json_object.h"
+#include "sim/perf/perf.h"
+#include "traces/input_error.h"
+
+namespace tidal::sim {
+namespace {
+
+constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
+
+int32_t int32_at_least(JsonObject& obj, std::string_view key, int64_t default_value,
+                       int64_t minimum) {
+  const int64_t v = obj.at_least(key, obj.integer(key, default_value), minimum);
+  if (v > INT32_MAX) obj.fail(key, fmt::format("must be <= {}, got {}", INT32_MAX, v));
+  return static_cast<int32_t>(v);
+}
+
+perf::DType dtype_at(JsonObject& obj, std::string_view key) {
+  const std::string text = obj.string(key, "bf16");
+  return perf::parse_dtype(text, obj.file() + ": " + obj.path_of(key));
+}
+
+PerfSpec parse_perf(JsonObject& pool, const std::string& base_dir) {
+  PerfSpec perf;
+  const nlohmann::json* value = pool.child("perf");
+  if (value == nullptr) return perf;
+  JsonObject obj(*value, pool.path_of("perf"), pool.file());
+  perf.kind = obj.string("kind", "roofline");
+  if (perf.kind != "roofline" && perf.kind != "profile") {
+    obj.fail("kind",
+             fmt::format("unknown step-time model \"{}\" (known: roofline, profile)", perf.kind));
+  }
+  if (perf.kind == "profile") {
+    perf.profile = obj.required_string("profile");
+    perf.resolved_profile = resolve_path(perf.profile, base_dir);
+  } else if (obj.has("profile")) {
+    obj.child("profile");
+    obj.fail("profile", "only allowed with \"kind\": \"profile\"");
+  }
+  obj.finish({"kind", "profile"});
+  return perf;
+}
+
+// The step-time model of a pool, built once here so a bad profile fails at load time.
+std::shared_ptr<const perf::StepTimeModel> make_step_model(const PoolSpec& pool,
+                                                           const std::string& where) {
+  const perf::ModelSpec& model = perf::find_model(pool.model, where + ".model");
+  const perf::GpuSpec& gpu = perf::find_gpu(pool.gpu, where + ".gpu");
+  if (pool.perf.kind == "roofline") {
+    return perf::make_roofline_model(model, gpu, pool.deployment);
+  }
+  const perf::Profile profile = perf::load_profile(pool.perf.resolved_profile);
+  return perf::make_profiled_model(profile, model, gpu, pool.deployment, where + ".perf.profile");
+}
+
+PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string& file,
+                    const std::string& base_dir) {
+  JsonObject obj(value, fmt::format("fleet.pools[{}]", index), file);
+  const std::string where = file + ": " + obj.path();
+  PoolSpec pool;
+  pool.name = obj.string("name", fmt::format("pool{}", index));
+
+  const perf::ModelSpec& model =
+      perf::find_model(obj.required_string("model"), file + ": " + obj.path_of("model"));
+  const perf::GpuSpec& gpu =
+      perf::find_gpu(obj.required_string("gpu"), file + ": " + obj.path_of("gpu"));
+  pool.model = model.name;
+  pool.gpu = gpu.name;
+
+  pool.deployment.tp = int32_at_least(obj, "tp", 1, 1);
+  pool.deployment.weight_dtype = dtype_at(obj, "weight_dtype");
+  pool.deployment.kv_dtype = dtype_at(obj, "kv_dtype");
+  pool.deployment.gpu_memory_utilization = obj.number("gpu_memory_utilization", 0.9);
+  if (!(pool.deployment.gpu_memory_utilization > 0.0 &&
+        pool.deployment.gpu_memory_utilization <= 1.0)) {
+    obj.fail("gpu_memory_utilization",
+             fmt::format("must be in (0, 1], got {}", pool.deployment.gpu_memory_utilization));
+  }
+  pool.deployment.block_size = int32_at_least(obj, "block_size", 16, 1);
+  pool.num_replicas = int32_at_least(obj, "num_replicas", 1, 1);
+  pool.prefix_caching = obj.boolean("prefix_caching", true);
+  pool.swap_space_gib = obj.non_negative("swap_space_gib", obj.number("swap_space_gib", 4.0));
+  if (const std::optional<double> price = obj.optional_number("price_per_gpu_hour")) {
+    pool.price_per_gpu_hour = obj.non_negative("price_per_gpu_hour", *price);
+  }
+  pool.resolved_price_per_gpu_hour = pool.price_per_gpu_hour.value_or(gpu.price_on_demand_per_h);
+
+  // Scheduler: its own parser, then tidal's defaults that depend on the model.
+  const std::string sched_path = file + ": " + obj.path_of("scheduler");
+  const nlohmann::json* sched_json = obj.child("scheduler");
+  const nlohmann::json empty_object = nlohmann::json::object();
+  pool.scheduler =
+      sched::parse_scheduler_config(sched_json ? *sched_json : empty_object, sched_path);
+  const bool max_len_given = sched_json != nullptr && sched_json->contains("max_model_len");
+  if (!max_len_given) {
+    pool.scheduler.max_model_len = std::min(pool.scheduler.max_model_len, model.max_position);
+  } else if (pool.scheduler.max_model_len > model.max_position) {
+    throw InputError(fmt::format("{}.max_model_len: {} exceeds max_position {} of {}", sched_path,
+                                 pool.scheduler.max_model_len, model.max_position, model.name));
+  }
+  if (pool.scheduler.max_num_batched_tokens < 1) {  // before plan_memory reads it
+    throw InputError(fmt::format("{}.max_num_batched_tokens: must be at least 1 (got {})",
+                                 sched_path, pool.scheduler.max_num_batched_tokens));
+  }
+  pool.deployment.max_num_batched_tokens = pool.scheduler.max_num_batched_tokens;
+  pool.perf = parse_perf(obj, base_dir);
+  obj.finish({"name", "model", "gpu", "tp", "weight_dtype", "kv_dtype", "num_replicas",
+              "gpu_memory_utilization", "block_size", "prefix_caching", "swap_space_gib",
+              "price_per_gpu_hour", "scheduler", "perf"});
+
+  // Memory: TP against heads, weights + activations + KV against device memory.
+  pool.memory = perf::plan_memory(model, gpu, pool.deployment, where);
+  pool.kv.block_size = pool.deployment.block_size;
+  pool.kv.num_gpu_blocks = pool.memory.num_kv_blocks;
+  pool.kv.num_cpu_blocks = static_cast<int64_t>(
+      std::floor(pool.swap_space_gib * kBytesPerGib /
+                 (pool.deployment.block_size * pool.memory.kv_bytes_per_token_per_gpu)));
+  pool.kv.enable_prefix_caching = pool.prefix_caching;
+  kv::validate(pool.kv, where);
+  sched::validate(pool.scheduler, pool.kv, sched_path);
+  pool.step_model = make_step_model(pool, where);
+  return pool;
+}
+
+}  // namespace
+
+std::string resolve_path(const std::string& path, const std::string& base_dir) {
+  const std::filesystem::path p(path);
+  if (p.is_absolute() || base_dir.empty()) return p.lexically_normal().string();
+  return (std::filesystem::path(base_dir) / p).lexically_normal().string();
+}
+
+std::vector<PoolSpec> parse_fleet(const nlohmann::json* fleet, const std::string& file,
+                                  const std::string& base_dir) {
+  if (fleet == nullptr) throw_at(file, "fleet", "missing (required)");
+  JsonObject obj(*fleet, "fleet", file);
+  const nlohmann::json* pools = obj.child("pools");
+  if (pools == nullptr) obj.fail("pools", "missing (required)");
+  if (!pools->is_array() || pools->empty()) {
+    obj.fail("pools", "must be a non-empty array of pools");
+  }
+  obj.finish({"pools"});
+  std::vector<PoolSpec> result;
+  result.reserve(pools->size());
+  for (size_t i = 0; i < pools->size(); ++i) {
+    result.push_back(parse_pool((*pools)[i], i, file, base_dir));
+    for (size_t j = 0; j < i; ++j) {
+      if (result[j].name == result[i].name) {
+        throw_at(file, fmt::format("fleet.pools[{}].name", i),
+                 fmt::format("\"{}\" is already the name of fleet.pools[{}]", result[i].name, j));
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace tidal::sim

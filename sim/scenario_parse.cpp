@@ -1,0 +1,214 @@
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "sim/json_object.h"
+#include "sim/router.h"
+#include "sim/scenario.h"
+#include "sim/scenario_fleet.h"
+#include "traces/input_error.h"
+#include "traces/random.h"
+
+namespace tidal::sim {
+namespace {
+
+SloBounds parse_slo(JsonObject& workload) {
+  SloBounds slo;
+  const nlohmann::json* value = workload.child("slo");
+  if (value == nullptr) return slo;
+  JsonObject obj(*value, workload.path_of("slo"), workload.file());
+  if (auto v = obj.optional_number("ttft_s")) slo.ttft_s = obj.positive("ttft_s", *v);
+  if (auto v = obj.optional_number("tpot_s")) slo.tpot_s = obj.positive("tpot_s", *v);
+  if (auto v = obj.optional_number("e2e_s")) slo.e2e_s = obj.positive("e2e_s", *v);
+  obj.finish({"ttft_s", "tpot_s", "e2e_s"});
+  return slo;
+}
+
+TraceSource parse_trace(const nlohmann::json& value, const std::string& path,
+                        const std::string& file, const std::string& base_dir) {
+  JsonObject obj(value, path, file);
+  TraceSource trace;
+  trace.path = obj.required_string("path");
+  if (trace.path.empty()) obj.fail("path", "must not be empty");
+  trace.resolved_path = resolve_path(trace.path, base_dir);
+  if (obj.has("format")) {
+    const std::string name = obj.string("format", "");
+    try {
+      trace.format = traces::parse_format_name(name);
+    } catch (const InputError& e) {
+      obj.fail("format", e.what());
+    }
+  }
+  obj.finish({"path", "format"});
+  return trace;
+}
+
+WorkloadSpec parse_workload(const nlohmann::json& value, size_t index, const std::string& file,
+                            const std::string& base_dir) {
+  JsonObject obj(value, fmt::format("workloads[{}]", index), file);
+  WorkloadSpec w;
+  w.name = obj.string("name", fmt::format("workload{}", index));
+  const nlohmann::json* trace = obj.child("trace");
+  const nlohmann::json* generator = obj.child("generator");
+  if ((trace == nullptr) == (generator == nullptr)) {
+    throw_at(file, obj.path(), "needs exactly one of \"trace\" or \"generator\"");
+  }
+  if (trace != nullptr) w.trace = parse_trace(*trace, obj.path_of("trace"), file, base_dir);
+  if (generator != nullptr) {
+    if (!generator->is_object()) obj.fail("generator", "expected a generator spec object");
+    w.generator = *generator;
+  }
+  if (obj.has("tenant")) w.tenant = obj.string("tenant", "");
+  w.slo_class = obj.string("slo_class", "default");
+  if (w.slo_class.empty()) obj.fail("slo_class", "must not be empty");
+  w.slo = parse_slo(obj);
+  w.time_scale = obj.positive("time_scale", obj.number("time_scale", 1.0));
+  w.rate_scale = obj.positive("rate_scale", obj.number("rate_scale", 1.0));
+  w.length_scale = obj.positive("length_scale", obj.number("length_scale", 1.0));
+  w.start_s = obj.non_negative("start_s", obj.number("start_s", 0.0));
+  obj.finish({"name", "trace", "generator", "tenant", "slo_class", "slo", "time_scale",
+              "rate_scale", "length_scale", "start_s"});
+  return w;
+}
+
+// One SloClass per distinct slo_class, sorted by name; two workloads giving different bounds
+// for one class is an error.
+std::vector<SloClass> gather_slo_classes(const std::vector<WorkloadSpec>& workloads,
+                                         const nlohmann::json& root, const std::string& file) {
+  std::vector<SloClass> classes;
+  std::vector<int> given_by;  // [classes.size()] workload that gave the bounds, -1 if none
+  for (size_t i = 0; i < workloads.size(); ++i) {
+    const WorkloadSpec& w = workloads[i];
+    const bool gives = root.at("workloads").at(i).contains("slo");
+    auto it = std::find_if(classes.begin(), classes.end(),
+                           [&](const SloClass& c) { return c.name == w.slo_class; });
+    if (it == classes.end()) {
+      classes.push_back(SloClass{w.slo_class, w.slo});
+      given_by.push_back(gives ? static_cast<int>(i) : -1);
+      continue;
+    }
+    const size_t k = static_cast<size_t>(it - classes.begin());
+    if (!gives) continue;
+    if (given_by[k] < 0) {
+      it->slo = w.slo;
+      given_by[k] = static_cast<int>(i);
+    } else if (!(it->slo == w.slo)) {
+      throw_at(file, fmt::format("workloads[{}].slo", i),
+               fmt::format("differs from the slo of slo_class \"{}\" given in workloads[{}]",
+                           w.slo_class, given_by[k]));
+    }
+  }
+  std::sort(classes.begin(), classes.end(),
+            [](const SloClass& a, const SloClass& b) { return a.name < b.name; });
+  return classes;
+}
+
+OutputSpec parse_output(JsonObject& root) {
+  OutputSpec out;
+  const nlohmann::json* value = root.child("output");
+  if (value == nullptr) return out;
+  JsonObject obj(*value, "output", root.file());
+  out.requests_csv = obj.boolean("requests_csv", out.requests_csv);
+  out.timeline_csv = obj.boolean("timeline_csv", out.timeline_csv);
+  out.trace_json = obj.boolean("trace_json", out.trace_json);
+  out.trace_max_slices =
+      obj.at_least("trace_max_slices", obj.integer("trace_max_slices", out.trace_max_slices), 0);
+  obj.finish({"requests_csv", "timeline_csv", "trace_json", "trace_max_slices"});
+  return out;
+}
+
+RouterSpec parse_router(JsonObject& root) {
+  RouterSpec router;
+  const nlohmann::json* value = root.child("router");
+  if (value == nullptr) return router;
+  JsonObject obj(*value, "router", root.file());
+  router.policy = obj.string("policy", router.policy);
+  const auto names = router_names();
+  if (std::find(names.begin(), names.end(), router.policy) == names.end()) {
+    std::string known;
+    for (std::string_view n : names) known += (known.empty() ? "" : ", ") + std::string(n);
+    obj.fail("policy", fmt::format("unknown router \"{}\" (known: {})", router.policy, known));
+  }
+  obj.finish({"policy"});
+  return router;
+}
+
+}  // namespace
+
+uint64_t workload_seed(uint64_t scenario_seed, size_t workload_index) {
+  return traces::derive_seed(scenario_seed, workload_index);
+}
+
+int32_t Scenario::num_replicas() const {
+  int32_t n = 0;
+  for (const PoolSpec& p : pools) n += p.num_replicas;
+  return n;
+}
+
+void Scenario::set_seed(uint64_t new_seed) {
+  seed = new_seed;
+  for (size_t i = 0; i < workloads.size(); ++i) workloads[i].seed = workload_seed(seed, i);
+}
+
+Scenario parse_scenario(const nlohmann::json& root, const std::string& file,
+                        const std::string& base_dir) {
+  JsonObject obj(root, "", file);
+  Scenario s;
+  s.file = file;
+  s.base_dir = base_dir;
+  s.name = obj.string("name", std::filesystem::path(file).stem().string());
+  if (s.name.empty()) obj.fail("name", "must not be empty");
+  s.seed = static_cast<uint64_t>(obj.at_least("seed", obj.integer("seed", 0), 0));
+  if (auto d = obj.optional_number("duration_s")) s.duration_s = obj.positive("duration_s", *d);
+  s.timeline_interval_s =
+      obj.positive("timeline_interval_s", obj.number("timeline_interval_s", 1.0));
+  if (s.timeline_interval_s < 1e-3) obj.fail("timeline_interval_s", "must be >= 0.001");
+
+  const nlohmann::json* workloads = obj.child("workloads");
+  if (workloads == nullptr) obj.fail("workloads", "missing (required)");
+  if (!workloads->is_array() || workloads->empty()) {
+    obj.fail("workloads", "must be a non-empty array of workloads");
+  }
+  for (size_t i = 0; i < workloads->size(); ++i) {
+    s.workloads.push_back(parse_workload((*workloads)[i], i, file, base_dir));
+  }
+  s.slo_classes = gather_slo_classes(s.workloads, root, file);
+  s.pools = parse_fleet(obj.child("fleet"), file, base_dir);
+  s.router = parse_router(obj);
+  s.output = parse_output(obj);
+  obj.finish({"name", "seed", "duration_s", "timeline_interval_s", "workloads", "fleet", "router",
+              "output"});
+  s.set_seed(s.seed);
+  return s;
+}
+
+Scenario load_scenario_text(const std::string& text, const std::string& file,
+                            const std::string& base_dir) {
+  nlohmann::json root;
+  try {
+    root = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.what() is "[json.exception.parse_error.101] parse error at line L, column C: ...".
+    std::string what = e.what();
+    const size_t at = what.find("parse error");
+    throw InputError(fmt::format("{}: {}", file, at == std::string::npos ? what : what.substr(at)));
+  }
+  return parse_scenario(root, file, base_dir);
+}
+
+Scenario load_scenario_file(const std::string& path) {
+  if (std::filesystem::is_directory(path)) {
+    throw InputError(fmt::format("{}: is a directory, not a scenario file", path));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot open scenario file", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  const std::string base_dir = std::filesystem::path(path).parent_path().string();
+  return load_scenario_text(text.str(), path, base_dir);
+}
+
+}  // namespace tidal::sim

@@ -1,0 +1,63 @@
+// The discrete-event simulation of one scenario: arrivals are routed to replicas, each replica
+// steps its scheduler with step times from its pool's model, and every request's timeline is
+// recorded. The result is a pure function of (scenario, request table).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/request_record.h"
+#include "sim/sample_set.h"
+#include "sim/scenario.h"
+#include "sim/timeline.h"
+#include "sim/workload_loader.h"
+
+namespace tidal::sim {
+
+// One batch step of one replica, for trace.json.
+struct StepSlice {
+  int32_t replica = 0;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  int32_t num_seqs = 0;
+  int64_t num_tokens = 0;
+};
+
+struct ReplicaSummary {
+  int32_t pool = 0;
+  int64_t busy_ns = 0;
+  int64_t num_steps = 0;
+  int64_t num_batched_tokens = 0;
+  int64_t num_used_blocks_at_end = 0;  // 0 when every block went back to the pool
+  int64_t num_gpu_blocks = 0;
+  sched::SchedulerStats scheduler;
+  kv::BlockManagerStats block_manager;
+};
+
+struct RunResult {
+  RequestTable table;
+  std::vector<RequestRecord> records;  // [num_requests], aligned with table.requests
+  SampleSet itl;                       // every gap between consecutive output tokens
+  std::vector<TimelineRow> timeline;
+  std::vector<StepSlice> slices;  // the first output.trace_max_slices steps by start time
+  int64_t num_slices_dropped = 0;
+  std::vector<ReplicaSummary> replicas;  // [num_replicas]
+  int64_t end_ns = 0;                    // the last event
+  int64_t num_events = 0;                // events processed
+  int64_t num_steps = 0;
+};
+
+// Told how far a run is, now and then (every few thousand events).
+class ProgressSink {
+ public:
+  virtual ~ProgressSink() = default;
+  // `fraction_done` in [0, 1]: requests finished or rejected over all requests.
+  virtual void update(double fraction_done) = 0;
+};
+
+RunResult simulate(const Scenario& scenario, RequestTable table, ProgressSink* progress = nullptr);
+
+// load_workloads + simulate.
+RunResult run_scenario(const Scenario& scenario, ProgressSink* progress = nullptr);
+
+}  // namespace tidal::sim

@@ -1,0 +1,63 @@
+#include "sim/summary_table.h"
+
+#include <fmt/format.h>
+
+namespace tidal::sim {
+namespace {
+
+std::string seconds_cell(const LatencySummary& s, double value) {
+  return s.count > 0 ? fmt::format("{:.3f}", value) : std::string("-");
+}
+
+std::string dollars_cell(const std::optional<double>& v) {
+  return v ? fmt::format("${:.3f}", *v) : std::string("-");
+}
+
+std::string fleet_text(const Scenario& scenario) {
+  std::string text;
+  for (const PoolSpec& p : scenario.pools) {
+    if (!text.empty()) text += " + ";
+    text += fmt::format("{} x {} on {}x {}", p.num_replicas, p.model, p.deployment.tp, p.gpu);
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string format_summary_table(const Scenario& scenario, const RunMetrics& m) {
+  std::string out;
+  auto line = [&](const std::string& text) {
+    out += text;
+    out += '\n';
+  };
+  line(fmt::format("scenario {}: {}", scenario.name, fleet_text(scenario)));
+  line(fmt::format("requests    {} ({} finished, {} rejected) over {:.1f} s simulated",
+                   m.num_requests, m.num_finished, m.num_rejected, m.duration_s));
+  line(fmt::format("throughput  {:.2f} req/s   input {:.0f} tok/s   output {:.0f} tok/s",
+                   m.request_throughput_rps, m.input_tokens_per_s, m.output_tokens_per_s));
+  line(fmt::format("{:<12}{:>10}{:>10}{:>10}{:>10}", "latency (s)", "mean", "p50", "p90", "p99"));
+  const std::pair<const char*, const LatencySummary*> rows[] = {{"TTFT", &m.ttft},
+                                                                {"TPOT", &m.tpot},
+                                                                {"ITL", &m.itl},
+                                                                {"E2E", &m.e2e},
+                                                                {"queue", &m.queue_delay}};
+  for (const auto& [name, s] : rows) {
+    line(fmt::format("  {:<10}{:>10}{:>10}{:>10}{:>10}", name, seconds_cell(*s, s->mean),
+                     seconds_cell(*s, s->p50), seconds_cell(*s, s->p90), seconds_cell(*s, s->p99)));
+  }
+  std::string classes;
+  for (const ClassMetrics& c : m.classes) {
+    if (!classes.empty()) classes += ", ";
+    classes += fmt::format("{} {:.1f}%", c.name, 100.0 * c.slo_attainment);
+  }
+  line(fmt::format("SLO         {:.1f}% met ({})   goodput {:.2f} req/s", 100.0 * m.slo_attainment,
+                   classes, m.goodput_rps));
+  line(fmt::format("cost        {:.2f} GPU-hours   ${:.2f}   utilization {:.1f}%", m.gpu_hours,
+                   m.dollars, 100.0 * m.utilization));
+  line(fmt::format("            {} / 1M input tokens   {} / 1M output tokens",
+                   dollars_cell(m.dollars_per_1m_input_tokens),
+                   dollars_cell(m.dollars_per_1m_output_tokens)));
+  return out;
+}
+
+}  // namespace tidal::sim

@@ -1,0 +1,69 @@
+#include "sim/timeline.h"
+
+#include <algorithm>
+
+namespace tidal::sim {
+
+TimelineRecorder::TimelineRecorder(int64_t interval_ns, const Cluster& cluster)
+    : cluster_(cluster), interval_ns_(interval_ns), open_end_ns_(interval_ns) {
+  open_.start_ns = 0;
+}
+
+void TimelineRecorder::add_busy(int64_t start_ns, int64_t end_ns) {
+  while (start_ns < end_ns) {
+    const auto interval = static_cast<size_t>(start_ns / interval_ns_);
+    const int64_t boundary = (static_cast<int64_t>(interval) + 1) * interval_ns_;
+    const int64_t piece_end = std::min(end_ns, boundary);
+    if (busy_ns_.size() <= interval) busy_ns_.resize(interval + 1, 0);
+    busy_ns_[interval] += piece_end - start_ns;
+    start_ns = piece_end;
+  }
+}
+
+void TimelineRecorder::close_intervals_until(int64_t now_ns) {
+  while (now_ns >= open_end_ns_) close_open(open_end_ns_);
+}
+
+void TimelineRecorder::close_open(int64_t end_ns) {
+  TimelineRow& row = open_;
+  row.end_ns = end_ns;
+  int64_t num_used_blocks = 0;
+  int64_t num_total_blocks = 0;
+  double dollars_per_hour = 0.0;
+  for (int32_t i = 0; i < cluster_.num_replicas(); ++i) {
+    const Replica& r = cluster_.replica(i);
+    const sched::Scheduler& s = r.scheduler();
+    row.queue_depth += s.num_waiting() + s.num_swapped();
+    row.num_running += s.num_running();
+    ++row.num_replicas_by_state[static_cast<size_t>(r.state)];
+    num_used_blocks += r.block_manager().num_used_blocks();
+    num_total_blocks += r.block_manager().num_gpu_blocks();
+    if (r.state != ReplicaState::stopped) {
+      const PoolSpec& pool = cluster_.pool_of(i);
+      dollars_per_hour += pool.deployment.tp * pool.resolved_price_per_gpu_hour;
+    }
+  }
+  const int64_t length_ns = end_ns - row.start_ns;
+  row.kv_usage = num_total_blocks > 0
+                     ? static_cast<double>(num_used_blocks) / static_cast<double>(num_total_blocks)
+                     : 0.0;
+  const auto index = static_cast<size_t>(row.start_ns / interval_ns_);
+  const int64_t busy = index < busy_ns_.size() ? busy_ns_[index] : 0;
+  const double capacity_ns = static_cast<double>(length_ns) * cluster_.num_replicas();
+  row.utilization = capacity_ns > 0 ? static_cast<double>(busy) / capacity_ns : 0.0;
+  row.dollars = dollars_per_hour * static_cast<double>(length_ns) / 3.6e12;
+  cumulative_dollars_ += row.dollars;
+  row.cumulative_dollars = cumulative_dollars_;
+  rows_.push_back(row);
+  open_ = TimelineRow{};
+  open_.start_ns = end_ns;
+  open_end_ns_ = end_ns + interval_ns_;
+}
+
+std::vector<TimelineRow> TimelineRecorder::finish(int64_t end_ns) {
+  close_intervals_until(end_ns);
+  if (end_ns > open_.start_ns) close_open(end_ns);
+  return std::move(rows_);
+}
+
+}  // namespace tidal::sim

@@ -1,0 +1,62 @@
+// The per-interval timeline of a run (timeline.csv). Counters accumulate over each interval;
+// state columns (queue depth, running, replicas by state, KV use) are sampled at its end.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "sim/cluster.h"
+#include "sim/replica_state.h"
+
+namespace tidal::sim {
+
+struct TimelineRow {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;             // start + interval, or the end of the run for the last row
+  int64_t num_arrivals = 0;       // requests that reached the router
+  int64_t num_finished = 0;       // requests that produced their last token
+  int64_t num_rejected = 0;       // requests refused
+  int64_t num_output_tokens = 0;  // output tokens produced
+  int64_t queue_depth = 0;        // at end: waiting + swapped-out requests over all replicas
+  int64_t num_running = 0;        // at end: running requests over all replicas
+  std::array<int32_t, kNumReplicaStates> num_replicas_by_state{};  // at end
+  double kv_usage = 0.0;     // at end: used / total GPU KV blocks over all replicas
+  double utilization = 0.0;  // busy replica-time / (replicas x interval length)
+  double dollars = 0.0;      // cost of the GPUs provisioned (not stopped) over the interval
+  double cumulative_dollars = 0.0;
+};
+
+class TimelineRecorder {
+ public:
+  TimelineRecorder(int64_t interval_ns, const Cluster& cluster);
+
+  // Closes every interval ending at or before `now_ns`, sampling the cluster as it is now
+  // (before the events at now_ns are applied). Call before handling each event.
+  void advance_to(int64_t now_ns) {
+    if (now_ns >= open_end_ns_) close_intervals_until(now_ns);
+  }
+  void add_arrival() { ++open_.num_arrivals; }
+  void add_finished() { ++open_.num_finished; }
+  void add_rejected() { ++open_.num_rejected; }
+  void add_output_tokens(int64_t n) { open_.num_output_tokens += n; }
+  // A replica is busy over [start_ns, end_ns) (a step); start_ns is in the open interval.
+  void add_busy(int64_t start_ns, int64_t end_ns);
+
+  // Closes the remaining intervals; the last ends at `end_ns`. Returns every row.
+  std::vector<TimelineRow> finish(int64_t end_ns);
+
+ private:
+  void close_intervals_until(int64_t now_ns);
+  void close_open(int64_t end_ns);
+
+  const Cluster& cluster_;
+  int64_t interval_ns_;
+  int64_t open_end_ns_;
+  TimelineRow open_;
+  std::vector<int64_t> busy_ns_;  // [num intervals seen] busy replica-ns per interval
+  std::vector<TimelineRow> rows_;
+  double cumulative_dollars_ = 0.0;
+};
+
+}  // namespace tidal::sim

@@ -1,0 +1,148 @@
+#include "sim/workload_loader.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "traces/dag.h"
+#include "traces/generators.h"
+#include "traces/input_error.h"
+#include "traces/reader.h"
+
+namespace tidal::sim {
+namespace {
+
+int64_t scale_length(int64_t tokens, double scale) {
+  if (scale == 1.0) return tokens;
+  return std::max<int64_t>(1, std::llround(static_cast<double>(tokens) * scale));
+}
+
+std::vector<Request> read_workload(const Scenario& s, size_t index) {
+  const WorkloadSpec& w = s.workloads[index];
+  const std::string where = fmt::format("{}: workloads[{}]", s.file, index);
+  if (w.generator) {
+    return traces::generate(*w.generator, w.seed, where + ".generator", s.base_dir);
+  }
+  traces::ReadOptions options;
+  options.format = w.trace->format;
+  return traces::read_trace(w.trace->resolved_path, options);
+}
+
+// Scales arrivals and lengths, sets tenant and class.
+void shape_workload(const WorkloadSpec& w, std::vector<Request>& requests) {
+  for (Request& r : requests) {
+    r.arrival_s = w.start_s + r.arrival_s * w.time_scale / w.rate_scale;
+    r.prompt_tokens = scale_length(r.prompt_tokens, w.length_scale);
+    r.output_tokens = scale_length(r.output_tokens, w.length_scale);
+    if (w.length_scale != 1.0 && r.prefix_block_tokens > 0) {
+      // Hashes cover whole source blocks; keep those the scaled prompt still fills.
+      const auto num_covered = static_cast<size_t>((r.prompt_tokens + r.prefix_block_tokens - 1) /
+                                                   r.prefix_block_tokens);
+      if (r.prefix_blocks.size() > num_covered) r.prefix_blocks.resize(num_covered);
+    }
+    if (w.tenant) {
+      r.tenant = *w.tenant;
+    } else if (r.tenant.empty()) {
+      r.tenant = "default";
+    }
+    r.slo_class = w.slo_class;
+  }
+}
+
+// kept[i] = arrival before the cutoff and every dep kept. Deps name ids of the same workload.
+std::vector<char> cut_at_duration(const Scenario& s, const std::vector<Request>& requests,
+                                  const std::unordered_map<int64_t, size_t>& position_of_id) {
+  std::vector<char> kept(requests.size(), 1);  // [num_requests]
+  if (s.duration_s) {
+    for (size_t i = 0; i < requests.size(); ++i) kept[i] = requests[i].arrival_s < *s.duration_s;
+  }
+  if (position_of_id.empty()) return kept;
+  // The graph is acyclic (checked), so this settles in at most depth passes.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < requests.size(); ++i) {
+      if (!kept[i]) continue;
+      for (int64_t dep : requests[i].deps) {
+        if (!kept[position_of_id.at(dep)]) {
+          kept[i] = 0;
+          changed = true;
+          break;
+        }
+      }
+    }
+  }
+  return kept;
+}
+
+}  // namespace
+
+RequestTable load_workloads(const Scenario& s) {
+  struct Entry {
+    double arrival_s;
+    int32_t workload;
+    int64_t position;  // in its workload
+  };
+  std::vector<std::vector<Request>> per_workload(s.workloads.size());
+  std::vector<std::unordered_map<int64_t, size_t>> position_of_id(s.workloads.size());
+  std::vector<Entry> entries;
+  RequestTable table;
+  for (size_t w = 0; w < s.workloads.size(); ++w) {
+    std::vector<Request>& requests = per_workload[w];
+    requests = read_workload(s, w);
+    table.num_source_requests.push_back(static_cast<int64_t>(requests.size()));
+    const bool has_deps = std::any_of(requests.begin(), requests.end(),
+                                      [](const Request& r) { return !r.deps.empty(); });
+    if (has_deps) {
+      try {
+        traces::analyze_dag(requests);
+      } catch (const InputError& e) {
+        throw InputError(fmt::format("{}: workloads[{}]: {}", s.file, w, e.what()));
+      }
+      for (size_t i = 0; i < requests.size(); ++i) position_of_id[w][requests[i].id] = i;
+    }
+    shape_workload(s.workloads[w], requests);
+    const std::vector<char> kept = cut_at_duration(s, requests, position_of_id[w]);
+    for (size_t i = 0; i < requests.size(); ++i) {
+      if (kept[i]) {
+        entries.push_back(
+            Entry{requests[i].arrival_s, static_cast<int32_t>(w), static_cast<int64_t>(i)});
+      }
+    }
+  }
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    if (a.arrival_s != b.arrival_s) return a.arrival_s < b.arrival_s;
+    if (a.workload != b.workload) return a.workload < b.workload;
+    return a.position < b.position;
+  });
+
+  // New id of (workload, position), for renumbering deps.
+  std::vector<std::vector<int64_t>> new_id(s.workloads.size());
+  for (size_t w = 0; w < s.workloads.size(); ++w) new_id[w].assign(per_workload[w].size(), -1);
+  for (size_t k = 0; k < entries.size(); ++k) {
+    new_id[static_cast<size_t>(entries[k].workload)][static_cast<size_t>(entries[k].position)] =
+        static_cast<int64_t>(k);
+  }
+
+  const size_t n = entries.size();
+  table.requests.reserve(n);
+  table.arrival_ns.reserve(n);
+  table.workload.reserve(n);
+  table.slo_class.reserve(n);
+  for (size_t k = 0; k < n; ++k) {
+    const auto w = static_cast<size_t>(entries[k].workload);
+    Request r = std::move(per_workload[w][static_cast<size_t>(entries[k].position)]);
+    r.id = static_cast<int64_t>(k);
+    for (int64_t& dep : r.deps) dep = new_id[w][position_of_id[w].at(dep)];
+    table.arrival_ns.push_back(std::llround(r.arrival_s * 1e9));
+    table.workload.push_back(entries[k].workload);
+    const auto cls = std::find_if(s.slo_classes.begin(), s.slo_classes.end(),
+                                  [&](const SloClass& c) { return c.name == r.slo_class; });
+    table.slo_class.push_back(static_cast<int32_t>(cls - s.slo_classes.begin()));
+    table.requests.push_back(std::move(r));
+  }
+  return table;
+}
+
+}  // namespace tidal::sim
