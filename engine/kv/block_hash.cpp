@@ -57,6 +57,7 @@ std::vector<uint64_t> engine_block_hashes(const Request& request, int32_t block_
 
 void extend_private_block_hashes(int64_t request_id, uint64_t salt, int64_t num_blocks,
                                  std::vector<uint64_t>& hashes) {
+  if (static_cast<int64_t>(hashes.size()) >= num_blocks) return;
   const uint64_t content = private_content(request_id, salt);
   uint64_t parent = hashes.empty() ? kRootHash : hashes.back();
   for (auto i = static_cast<int64_t>(hashes.size()); i < num_blocks; ++i) {

@@ -43,11 +43,7 @@ void validate(const BlockManagerConfig& config, std::string_view json_path) {
 BlockManager::BlockManager(const BlockManagerConfig& config)
     : config_(validated(config)), block_of_hash_(config_.num_gpu_blocks) {
   const auto num_blocks = static_cast<size_t>(config_.num_gpu_blocks);
-  ref_count_.assign(num_blocks, 0);
-  hash_.assign(num_blocks, 0);
-  has_hash_.assign(num_blocks, 0);
-  free_prev_.assign(num_blocks, -1);
-  free_next_.assign(num_blocks, -1);
+  blocks_.assign(num_blocks, Block{});
   for (auto b = static_cast<int32_t>(num_blocks) - 1; b >= 0; --b) link_free_front(b);
   num_free_blocks_ = config_.num_gpu_blocks;
   free_cpu_blocks_.reserve(static_cast<size_t>(config_.num_cpu_blocks));
@@ -73,7 +69,7 @@ PrefixMatch BlockManager::match_prefix(std::span<const uint64_t> block_hashes) c
     const int32_t block = block_of_hash_.find(h);
     if (block == FlatMap::kAbsent) break;
     ++match.num_hit_blocks;
-    if (ref_count_[static_cast<size_t>(block)] == 0) ++match.num_hit_free_blocks;
+    if (gpu(block).ref_count == 0) ++match.num_hit_free_blocks;
   }
   return match;
 }
@@ -86,11 +82,11 @@ int64_t BlockManager::acquire_prefix(int64_t request_id, std::span<const uint64_
   for (const uint64_t h : block_hashes) {
     const int32_t block = block_of_hash_.find(h);
     if (block == FlatMap::kAbsent) break;
-    if (ref_count_[static_cast<size_t>(block)] == 0) {
+    if (gpu(block).ref_count == 0) {
       unlink_free(block);
       --num_free_blocks_;
     }
-    ++ref_count_[static_cast<size_t>(block)];
+    ++gpu(block).ref_count;
     slot.blocks.push_back(block);
   }
   const auto num_hit_blocks = static_cast<int64_t>(slot.blocks.size());
@@ -111,11 +107,11 @@ void BlockManager::cache_blocks(int64_t request_id, std::span<const uint64_t> bl
   for (int64_t i = slot.num_cached_blocks; i < num_full_blocks; ++i) {
     const int32_t block = slot.blocks[static_cast<size_t>(i)];
     const uint64_t h = block_hashes[static_cast<size_t>(i)];
-    if (has_hash_[static_cast<size_t>(block)]) continue;       // came from a prefix hit or fork
+    if (gpu(block).has_hash) continue;                         // came from a prefix hit or fork
     if (block_of_hash_.find(h) != FlatMap::kAbsent) continue;  // same content cached elsewhere
     block_of_hash_.insert(h, block);
-    hash_[static_cast<size_t>(block)] = h;
-    has_hash_[static_cast<size_t>(block)] = 1;
+    gpu(block).hash = h;
+    gpu(block).has_hash = true;
   }
   slot.num_cached_blocks = std::max(slot.num_cached_blocks, num_full_blocks);
 }
@@ -129,35 +125,39 @@ int64_t BlockManager::num_new_blocks_needed(int64_t request_id, int64_t num_toke
   require(!slot.swapped, "num_new_blocks_needed on a swapped-out request");
   const int64_t num_grow =
       std::max<int64_t>(0, num_blocks_for(num_tokens) - static_cast<int64_t>(slot.blocks.size()));
-  const bool copy_on_write = num_tokens > slot.num_tokens &&
-                             slot.num_tokens % config_.block_size != 0 &&
-                             ref_count_[static_cast<size_t>(slot.blocks.back())] > 1;
+  const bool copy_on_write = num_tokens > slot.num_tokens && last_block_shared(slot);
   return num_grow + (copy_on_write ? 1 : 0);
 }
 
 bool BlockManager::allocate_slots(int64_t request_id, int64_t num_tokens) {
-  if (num_new_blocks_needed(request_id, num_tokens) > num_free_blocks_) return false;
   int32_t s = slot_of_request_.find(static_cast<uint64_t>(request_id));
-  if (s == FlatMap::kAbsent) s = new_slot(request_id);
+  if (s == FlatMap::kAbsent) {
+    if (num_blocks_for(num_tokens) > num_free_blocks_) return false;
+    s = new_slot(request_id);
+  }
   Slot& slot = slots_[static_cast<size_t>(s)];
+  require(!slot.swapped, "allocate_slots on a swapped-out request");
   if (num_tokens <= slot.num_tokens) return true;
-  if (slot.num_tokens % config_.block_size != 0 &&
-      ref_count_[static_cast<size_t>(slot.blocks.back())] > 1) {
+  const bool copy_on_write = last_block_shared(slot);
+  const int64_t num_blocks = num_blocks_for(num_tokens);
+  const int64_t num_grow = num_blocks - static_cast<int64_t>(slot.blocks.size());
+  if (num_grow + (copy_on_write ? 1 : 0) > num_free_blocks_) return false;
+  if (copy_on_write) {
     const int32_t shared = slot.blocks.back();
     const int32_t copy = take_free_block();
-    --ref_count_[static_cast<size_t>(shared)];  // stays >= 1: another table holds it
-    ref_count_[static_cast<size_t>(copy)] = 1;
+    --gpu(shared).ref_count;  // stays >= 1: another table holds it
+    gpu(copy).ref_count = 1;
     slot.blocks.back() = copy;
     cow_copies_.push_back({shared, copy});
     ++stats_.num_cow_copies;
   }
-  const int64_t num_blocks = num_blocks_for(num_tokens);
-  while (static_cast<int64_t>(slot.blocks.size()) < num_blocks) {
+  for (int64_t i = 0; i < num_grow; ++i) {
     const int32_t block = take_free_block();
-    ref_count_[static_cast<size_t>(block)] = 1;
+    gpu(block).ref_count = 1;
     slot.blocks.push_back(block);
   }
   slot.num_tokens = num_tokens;
+  slot.last_block_maybe_shared = false;  // copied, or grown into blocks of its own
   return true;
 }
 
@@ -173,6 +173,7 @@ void BlockManager::truncate(int64_t request_id, int64_t num_tokens) {
     slot.blocks.pop_back();
   }
   slot.num_tokens = num_tokens;
+  slot.last_block_maybe_shared = !slot.blocks.empty() && gpu(slot.blocks.back()).ref_count > 1;
 }
 
 void BlockManager::free(int64_t request_id) {
@@ -195,7 +196,9 @@ void BlockManager::fork(int64_t parent_id, int64_t child_id) {
   to.blocks.assign(from.blocks.begin(), from.blocks.end());
   to.num_tokens = from.num_tokens;
   to.num_cached_blocks = from.num_cached_blocks;
-  for (const int32_t block : to.blocks) ++ref_count_[static_cast<size_t>(block)];
+  for (const int32_t block : to.blocks) ++gpu(block).ref_count;
+  from.last_block_maybe_shared = !from.blocks.empty();
+  to.last_block_maybe_shared = !to.blocks.empty();
 }
 
 // ---- swapping --------------------------------------------------------------------------------
@@ -225,12 +228,13 @@ bool BlockManager::swap_in(int64_t request_id, std::vector<BlockCopy>& copies) {
   if (static_cast<int64_t>(slot.blocks.size()) > num_free_blocks_) return false;
   for (int32_t& block : slot.blocks) {
     const int32_t gpu_block = take_free_block();
-    ref_count_[static_cast<size_t>(gpu_block)] = 1;
+    gpu(gpu_block).ref_count = 1;
     copies.push_back({block, gpu_block});
     free_cpu_blocks_.push_back(block);
     block = gpu_block;
   }
   slot.swapped = false;
+  slot.last_block_maybe_shared = false;
   stats_.num_swap_in_blocks += static_cast<int64_t>(slot.blocks.size());
   return true;
 }
@@ -262,6 +266,11 @@ void BlockManager::append_slot_mapping(int64_t request_id, int64_t first_token, 
 
 // ---- internals -------------------------------------------------------------------------------
 
+bool BlockManager::last_block_shared(const Slot& slot) const {
+  return slot.last_block_maybe_shared && slot.num_tokens % config_.block_size != 0 &&
+         gpu(slot.blocks.back()).ref_count > 1;
+}
+
 int32_t BlockManager::slot_index(int64_t request_id) const {
   const int32_t s = slot_of_request_.find(static_cast<uint64_t>(request_id));
   if (s == FlatMap::kAbsent) {
@@ -288,6 +297,7 @@ int32_t BlockManager::new_slot(int64_t request_id) {
   slot.num_tokens = 0;
   slot.num_cached_blocks = 0;
   slot.swapped = false;
+  slot.last_block_maybe_shared = false;
   slot.blocks.clear();
   slot_of_request_.insert(static_cast<uint64_t>(request_id), s);
   return s;
@@ -305,20 +315,20 @@ int32_t BlockManager::take_free_block() {
   const int32_t block = free_head_;
   unlink_free(block);
   --num_free_blocks_;
-  if (has_hash_[static_cast<size_t>(block)]) {
-    block_of_hash_.erase(hash_[static_cast<size_t>(block)]);
-    has_hash_[static_cast<size_t>(block)] = 0;
+  if (gpu(block).has_hash) {
+    block_of_hash_.erase(gpu(block).hash);
+    gpu(block).has_hash = false;
     ++stats_.num_evictions;
   }
   return block;
 }
 
 void BlockManager::release_block(int32_t block) {
-  int32_t& ref = ref_count_[static_cast<size_t>(block)];
+  int32_t& ref = gpu(block).ref_count;
   require(ref > 0, "release of a free block");
   if (--ref > 0) return;
   ++num_free_blocks_;
-  if (has_hash_[static_cast<size_t>(block)]) {
+  if (gpu(block).has_hash) {
     link_free_back(block);
   } else {
     link_free_front(block);
@@ -326,25 +336,25 @@ void BlockManager::release_block(int32_t block) {
 }
 
 void BlockManager::unlink_free(int32_t block) {
-  const int32_t prev = free_prev_[static_cast<size_t>(block)];
-  const int32_t next = free_next_[static_cast<size_t>(block)];
-  (prev == -1 ? free_head_ : free_next_[static_cast<size_t>(prev)]) = next;
-  (next == -1 ? free_tail_ : free_prev_[static_cast<size_t>(next)]) = prev;
-  free_prev_[static_cast<size_t>(block)] = -1;
-  free_next_[static_cast<size_t>(block)] = -1;
+  const int32_t prev = gpu(block).free_prev;
+  const int32_t next = gpu(block).free_next;
+  (prev == -1 ? free_head_ : gpu(prev).free_next) = next;
+  (next == -1 ? free_tail_ : gpu(next).free_prev) = prev;
+  gpu(block).free_prev = -1;
+  gpu(block).free_next = -1;
 }
 
 void BlockManager::link_free_front(int32_t block) {
-  free_prev_[static_cast<size_t>(block)] = -1;
-  free_next_[static_cast<size_t>(block)] = free_head_;
-  (free_head_ == -1 ? free_tail_ : free_prev_[static_cast<size_t>(free_head_)]) = block;
+  gpu(block).free_prev = -1;
+  gpu(block).free_next = free_head_;
+  (free_head_ == -1 ? free_tail_ : gpu(free_head_).free_prev) = block;
   free_head_ = block;
 }
 
 void BlockManager::link_free_back(int32_t block) {
-  free_next_[static_cast<size_t>(block)] = -1;
-  free_prev_[static_cast<size_t>(block)] = free_tail_;
-  (free_tail_ == -1 ? free_head_ : free_next_[static_cast<size_t>(free_tail_)]) = block;
+  gpu(block).free_next = -1;
+  gpu(block).free_prev = free_tail_;
+  (free_tail_ == -1 ? free_head_ : gpu(free_tail_).free_next) = block;
   free_tail_ = block;
 }
 

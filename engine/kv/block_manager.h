@@ -150,25 +150,35 @@ class BlockManager {
     int64_t num_tokens = 0;         // token slots held
     int64_t num_cached_blocks = 0;  // leading blocks whose hashes cache_blocks already handled
     bool swapped = false;           // blocks hold CPU ids
-    std::vector<int32_t> blocks;    // [num_blocks_for(num_tokens)] block ids
+    // The partially filled last block may be shared (only fork shares partial blocks), so a
+    // write must check its reference count and maybe copy it first.
+    bool last_block_maybe_shared = false;
+    std::vector<int32_t> blocks;  // [num_blocks_for(num_tokens)] block ids
   };
 
   int32_t slot_index(int64_t request_id) const;  // throws std::logic_error when unknown
   int32_t new_slot(int64_t request_id);          // throws std::logic_error when it exists
   void release_slot(int32_t slot);
-  int32_t take_free_block();  // front of the free list; evicts its hash
+  bool last_block_shared(const Slot& slot) const;  // a write would need copy-on-write
+  int32_t take_free_block();                       // front of the free list; evicts its hash
   void release_block(int32_t block);
   void unlink_free(int32_t block);
   void link_free_front(int32_t block);
   void link_free_back(int32_t block);
 
+  // One GPU block's bookkeeping, kept together so a block costs one cache line.
+  struct Block {
+    uint64_t hash = 0;       // chained content hash, meaningful when has_hash
+    int32_t ref_count = 0;   // tables holding the block
+    int32_t free_prev = -1;  // free-list links; -1 ends the list
+    int32_t free_next = -1;
+    bool has_hash = false;  // registered in block_of_hash_
+  };
+  Block& gpu(int32_t block) { return blocks_[static_cast<size_t>(block)]; }
+  const Block& gpu(int32_t block) const { return blocks_[static_cast<size_t>(block)]; }
+
   BlockManagerConfig config_;
-  // Per GPU block: [num_gpu_blocks]
-  std::vector<int32_t> ref_count_;
-  std::vector<uint64_t> hash_;
-  std::vector<uint8_t> has_hash_;
-  std::vector<int32_t> free_prev_;  // free-list links; -1 ends the list
-  std::vector<int32_t> free_next_;
+  std::vector<Block> blocks_;  // [num_gpu_blocks]
   int32_t free_head_ = -1;
   int32_t free_tail_ = -1;
   int64_t num_free_blocks_ = 0;

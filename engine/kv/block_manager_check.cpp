@@ -12,11 +12,11 @@ std::string BlockManager::check_invariants() const {
   std::vector<uint8_t> on_free_list(num_blocks, 0);  // [num_gpu_blocks]
   int64_t num_listed = 0;
   int32_t prev = -1;
-  for (int32_t b = free_head_; b != -1; b = free_next_[static_cast<size_t>(b)]) {
+  for (int32_t b = free_head_; b != -1; b = gpu(b).free_next) {
     if (on_free_list[static_cast<size_t>(b)]) return "free list has a cycle";
     on_free_list[static_cast<size_t>(b)] = 1;
-    if (free_prev_[static_cast<size_t>(b)] != prev) return "free list back link broken";
-    if (ref_count_[static_cast<size_t>(b)] != 0) return "referenced block on the free list";
+    if (gpu(b).free_prev != prev) return "free list back link broken";
+    if (gpu(b).ref_count != 0) return "referenced block on the free list";
     prev = b;
     ++num_listed;
   }
@@ -52,15 +52,16 @@ std::string BlockManager::check_invariants() const {
   int64_t num_referenced = 0;
   int64_t num_hashed = 0;
   for (size_t b = 0; b < num_blocks; ++b) {
-    if (ref_count_[b] < 0) return "negative reference count";
-    if (ref_count_[b] != num_refs[b]) return "reference count != table references";
-    if ((ref_count_[b] > 0) == static_cast<bool>(on_free_list[b])) {
+    if (blocks_[b].ref_count < 0) return "negative reference count";
+    if (blocks_[b].ref_count != num_refs[b]) return "reference count != table references";
+    if ((blocks_[b].ref_count > 0) == static_cast<bool>(on_free_list[b])) {
       return "block neither free nor referenced (or both)";
     }
-    if (ref_count_[b] > 0) ++num_referenced;
-    if (has_hash_[b]) {
+    if (blocks_[b].ref_count > 0) ++num_referenced;
+    if (blocks_[b].has_hash) {
       ++num_hashed;
-      if (block_of_hash_.find(hash_[b]) != static_cast<int32_t>(b)) return "hash index stale";
+      if (block_of_hash_.find(blocks_[b].hash) != static_cast<int32_t>(b))
+        return "hash index stale";
     }
   }
   if (num_referenced + num_free_blocks_ != config_.num_gpu_blocks) return "free + used != total";

@@ -1,9 +1,9 @@
 // A small open-addressing hash map from 64-bit keys to int32 values, for the scheduler's hot
-// paths (block hash -> block id, request id -> slot). Linear probing, backward-shift deletion,
-// power-of-two capacity; it never iterates, so its layout can never leak into output order.
+// paths (block hash -> block id, request id -> slot). Linear probing over one array of
+// buckets, backward-shift deletion, power-of-two capacity at most half full; it never iterates,
+// so its layout can never leak into output order.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -31,23 +31,23 @@ class FlatMap {
   // The value stored under `key`, or kAbsent.
   int32_t find(uint64_t key) const {
     for (uint64_t i = mix64(key) & mask_;; i = (i + 1) & mask_) {
-      if (values_[i] == kAbsent) return kAbsent;
-      if (keys_[i] == key) return values_[i];
+      const Bucket& b = buckets_[i];
+      if (b.value == kAbsent) return kAbsent;
+      if (b.key == key) return b.value;
     }
   }
 
   // Inserts or overwrites; `value` must not be kAbsent.
   void insert(uint64_t key, int32_t value) {
-    if (2 * (size_ + 1) > static_cast<int64_t>(keys_.size())) rehash(2 * keys_.size());
+    if (2 * (size_ + 1) > static_cast<int64_t>(buckets_.size())) rehash(2 * buckets_.size());
     uint64_t i = mix64(key) & mask_;
-    for (; values_[i] != kAbsent; i = (i + 1) & mask_) {
-      if (keys_[i] == key) {
-        values_[i] = value;
+    for (; buckets_[i].value != kAbsent; i = (i + 1) & mask_) {
+      if (buckets_[i].key == key) {
+        buckets_[i].value = value;
         return;
       }
     }
-    keys_[i] = key;
-    values_[i] = value;
+    buckets_[i] = {key, value};
     ++size_;
   }
 
@@ -55,28 +55,32 @@ class FlatMap {
   bool erase(uint64_t key) {
     uint64_t i = mix64(key) & mask_;
     for (;; i = (i + 1) & mask_) {
-      if (values_[i] == kAbsent) return false;
-      if (keys_[i] == key) break;
+      if (buckets_[i].value == kAbsent) return false;
+      if (buckets_[i].key == key) break;
     }
     // Backward shift: pull later members of the probe run into the hole.
     uint64_t hole = i;
-    for (uint64_t j = (i + 1) & mask_; values_[j] != kAbsent; j = (j + 1) & mask_) {
-      const uint64_t home = mix64(keys_[j]) & mask_;
+    for (uint64_t j = (i + 1) & mask_; buckets_[j].value != kAbsent; j = (j + 1) & mask_) {
+      const uint64_t home = mix64(buckets_[j].key) & mask_;
       // Entry j may fill the hole when its home is not cyclically inside (hole, j].
       const bool home_in_range =
           hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
       if (!home_in_range) {
-        keys_[hole] = keys_[j];
-        values_[hole] = values_[j];
+        buckets_[hole] = buckets_[j];
         hole = j;
       }
     }
-    values_[hole] = kAbsent;
+    buckets_[hole].value = kAbsent;
     --size_;
     return true;
   }
 
  private:
+  struct Bucket {
+    uint64_t key = 0;
+    int32_t value = kAbsent;  // kAbsent marks an empty bucket
+  };
+
   static uint64_t capacity_for(int64_t expected_size) {
     uint64_t capacity = 16;
     while (capacity < 2 * static_cast<uint64_t>(expected_size > 0 ? expected_size : 1)) {
@@ -86,19 +90,16 @@ class FlatMap {
   }
 
   void rehash(uint64_t capacity) {
-    std::vector<uint64_t> old_keys(capacity);            // [capacity]
-    std::vector<int32_t> old_values(capacity, kAbsent);  // [capacity]
-    old_keys.swap(keys_);
-    old_values.swap(values_);
+    std::vector<Bucket> old(capacity);  // [capacity]
+    old.swap(buckets_);
     mask_ = capacity - 1;
     size_ = 0;
-    for (std::size_t i = 0; i < old_keys.size(); ++i) {
-      if (old_values[i] != kAbsent) insert(old_keys[i], old_values[i]);
+    for (const Bucket& b : old) {
+      if (b.value != kAbsent) insert(b.key, b.value);
     }
   }
 
-  std::vector<uint64_t> keys_;   // [capacity]
-  std::vector<int32_t> values_;  // [capacity], kAbsent marks an empty bucket
+  std::vector<Bucket> buckets_;  // [capacity]
   uint64_t mask_ = 0;
   int64_t size_ = 0;
 };

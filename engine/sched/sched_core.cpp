@@ -41,7 +41,7 @@ int64_t SchedulerCore::oldest_waiting_added_ns() const {
 int32_t SchedulerCore::spec_tokens_for(const SeqState& st) const {
   if (!st.decoding()) return 0;
   const int64_t k = st.spec_override >= 0 ? st.spec_override : config_.num_speculative_tokens;
-  const int64_t num_remaining = st.request.output_tokens - st.num_output_tokens;
+  const int64_t num_remaining = st.num_target_output_tokens - st.num_output_tokens;
   return static_cast<int32_t>(std::clamp<int64_t>(num_remaining - 1, 0, k));
 }
 
@@ -86,17 +86,17 @@ bool SchedulerCore::swap_in_next(bool allow_partial) {
   const int64_t num_needed = st.num_tokens() + spec_tokens_for(st) - st.num_computed_tokens;
   const int64_t num_new_tokens = tokens_for(num_needed, allow_partial);
   if (num_new_tokens == 0) return false;
-  const auto num_swapped_blocks = static_cast<int64_t>(kv_.block_table(st.request.id).size());
+  const auto num_swapped_blocks = static_cast<int64_t>(kv_.block_table(st.request_id).size());
   const int64_t num_step_blocks =
       std::max(num_swapped_blocks, kv_.num_blocks_for(st.num_computed_tokens + num_new_tokens));
   const AdmissionQuery query{kv_.num_free_blocks(), num_watermark_blocks(), num_step_blocks,
                              st.num_lifetime_blocks - num_step_blocks, num_reserved_blocks_};
   if (!admission_->admits(query)) return false;
-  require(kv_.swap_in(st.request.id, plan_.swap_in), "swap_in failed after admission");
-  require(kv_.allocate_slots(st.request.id, st.num_computed_tokens + num_new_tokens),
+  require(kv_.swap_in(st.request_id, plan_.swap_in), "swap_in failed after admission");
+  require(kv_.allocate_slots(st.request_id, st.num_computed_tokens + num_new_tokens),
           "allocation failed after swap-in admission");
   swapped_.pop_front();
-  insert_running(slot);
+  insert_running(slot, num_step_blocks);
   add_scheduled(slot, num_new_tokens, 0);
   return true;
 }
@@ -112,7 +112,7 @@ bool SchedulerCore::admit_next(bool allow_partial) {
   std::span<const uint64_t> hashes;
   kv::PrefixMatch match;
   if (prefix_caching_) {
-    kv::extend_private_block_hashes(st.request.id, 0, num_hashable_blocks, st.block_hashes);
+    kv::extend_private_block_hashes(st.request_id, 0, num_hashable_blocks, st.block_hashes);
     hashes =
         std::span<const uint64_t>(st.block_hashes).first(static_cast<size_t>(num_hashable_blocks));
     match = kv_.match_prefix(hashes);
@@ -126,16 +126,16 @@ bool SchedulerCore::admit_next(bool allow_partial) {
                              st.num_lifetime_blocks - num_step_blocks, num_reserved_blocks_};
   if (!admission_->admits(query)) return false;
   if (prefix_caching_) {
-    require(kv_.acquire_prefix(st.request.id, hashes) == match.num_hit_blocks,
+    require(kv_.acquire_prefix(st.request_id, hashes) == match.num_hit_blocks,
             "prefix hit changed between match and acquire");
   }
-  require(kv_.allocate_slots(st.request.id, num_hit_tokens + num_new_tokens),
+  require(kv_.allocate_slots(st.request_id, num_hit_tokens + num_new_tokens),
           "allocation failed after admission");
   st.num_computed_tokens = num_hit_tokens;
   if (!st.ever_scheduled) st.num_first_prefix_hit_tokens = num_hit_tokens;
   stats_.num_prefix_hit_tokens += num_hit_tokens;
   waiting_.pop_front();
-  insert_running(slot);
+  insert_running(slot, num_step_blocks);
   add_scheduled(slot, num_new_tokens, num_hit_tokens);
   return true;
 }
@@ -151,13 +151,13 @@ const StepPlan& SchedulerCore::finish_step() {
 
 bool SchedulerCore::grow(int32_t slot, int64_t num_tokens) {
   SeqState& st = state(slot);
-  while (!kv_.allocate_slots(st.request.id, num_tokens)) {
+  while (!kv_.allocate_slots(st.request_id, num_tokens)) {
     require(admission_->allows_preemption(), "out of KV blocks under guaranteed_no_evict");
     const int32_t victim = running_.back();
     preempt(victim);
     if (victim == slot) return false;
   }
-  sync_held_blocks(st);
+  set_held_blocks(st, std::max(st.num_held_blocks, kv_.num_blocks_for(num_tokens)));
   return true;
 }
 
@@ -169,7 +169,7 @@ void SchedulerCore::preempt(int32_t slot) {
   num_reserved_blocks_ -= st.num_lifetime_blocks - st.num_held_blocks;
   st.num_held_blocks = 0;
   ++st.num_preemptions;
-  const bool swapped = swap_preemption_ && kv_.swap_out(st.request.id, plan_.swap_out);
+  const bool swapped = swap_preemption_ && kv_.swap_out(st.request_id, plan_.swap_out);
   if (swapped) {
     st.status = SeqStatus::swapped;
     const auto pos = std::upper_bound(
@@ -178,13 +178,13 @@ void SchedulerCore::preempt(int32_t slot) {
     swapped_.insert(pos, slot);
     ++stats_.num_swap_preemptions;
   } else {
-    kv_.free(st.request.id);
+    kv_.free(st.request_id);
     st.num_computed_tokens = 0;
     st.status = SeqStatus::waiting;
     waiting_.push_front(slot);
     ++stats_.num_recompute_preemptions;
   }
-  plan_.preempted.push_back({st.request.id, swapped});
+  plan_.preempted.push_back({st.request_id, swapped});
 }
 
 void SchedulerCore::unschedule(int32_t slot) {
@@ -204,7 +204,7 @@ void SchedulerCore::add_scheduled(int32_t slot, int64_t num_new_tokens,
   SeqState& st = state(slot);
   const int64_t num_scheduled_end = st.num_computed_tokens + num_new_tokens;
   ScheduledSeq seq;
-  seq.request_id = st.request.id;
+  seq.request_id = st.request_id;
   seq.num_new_tokens = num_new_tokens;
   seq.num_context_tokens = st.num_computed_tokens;
   seq.num_spec_tokens =
@@ -222,7 +222,7 @@ void SchedulerCore::add_scheduled(int32_t slot, int64_t num_new_tokens,
   stats_.num_spec_tokens += seq.num_spec_tokens;
 }
 
-void SchedulerCore::insert_running(int32_t slot) {
+void SchedulerCore::insert_running(int32_t slot, int64_t num_held_blocks) {
   SeqState& st = state(slot);
   st.status = SeqStatus::running;
   const auto pos = std::upper_bound(
@@ -230,14 +230,14 @@ void SchedulerCore::insert_running(int32_t slot) {
       [this](int64_t seq, int32_t s) { return seq < seqs_[static_cast<size_t>(s)].arrival_seq; });
   running_.insert(pos, slot);
   st.num_held_blocks = 0;
+  st.num_cached_blocks = 0;
   num_reserved_blocks_ += st.num_lifetime_blocks;
-  sync_held_blocks(st);
+  set_held_blocks(st, num_held_blocks);
 }
 
-void SchedulerCore::sync_held_blocks(SeqState& st) {
-  const auto num_held = static_cast<int64_t>(kv_.block_table(st.request.id).size());
-  num_reserved_blocks_ -= num_held - st.num_held_blocks;
-  st.num_held_blocks = num_held;
+void SchedulerCore::set_held_blocks(SeqState& st, int64_t num_held_blocks) {
+  num_reserved_blocks_ -= num_held_blocks - st.num_held_blocks;
+  st.num_held_blocks = num_held_blocks;
 }
 
 }  // namespace tidal::sched

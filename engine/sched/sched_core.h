@@ -29,23 +29,29 @@ enum class RunningPass : uint8_t {
   prefills,  // only those still catching up on several tokens (prompt chunks)
 };
 
+// One request's scheduling state. Hot fields first (one or two cache lines per step); the
+// request record itself sits at the end and is read only on add and remove.
 struct SeqState {
-  Request request;
-  int64_t arrival_seq = 0;                  // add order: FCFS priority, lower first
-  int64_t added_ns = 0;                     // when add_request saw it
+  int64_t request_id = 0;
+  int64_t num_prompt_tokens = 0;
+  int64_t num_target_output_tokens = 0;     // the request's output_tokens
   int64_t num_output_tokens = 0;            // produced so far
   int64_t num_computed_tokens = 0;          // tokens whose KV is in the cache
   int64_t num_lifetime_blocks = 0;          // blocks for prompt + output - 1 tokens
   int64_t num_held_blocks = 0;              // its GPU table size while running
-  int64_t num_first_prefix_hit_tokens = 0;  // prefix hits at its first admission
+  int64_t num_cached_blocks = 0;            // leading full blocks offered to the prefix cache
   int64_t scheduled_step = -1;              // last step that scheduled it
+  int64_t arrival_seq = 0;                  // add order: FCFS priority, lower first
+  int64_t num_first_prefix_hit_tokens = 0;  // prefix hits at its first admission
   int32_t spec_override = -1;               // k for its next decode step, -1: config default
   int32_t num_preemptions = 0;
   SeqStatus status = SeqStatus::waiting;
   bool ever_scheduled = false;
+  int64_t added_ns = 0;                // when add_request saw it
   std::vector<uint64_t> block_hashes;  // [>= full blocks computed] chained prefix hashes
+  Request request;                     // as added
 
-  int64_t num_tokens() const { return request.prompt_tokens + num_output_tokens; }
+  int64_t num_tokens() const { return num_prompt_tokens + num_output_tokens; }
   bool decoding() const { return num_computed_tokens + 1 >= num_tokens(); }
 };
 
@@ -92,8 +98,10 @@ class SchedulerCore {
   void preempt(int32_t slot);                   // slot must be running_.back()
   void unschedule(int32_t slot);
   void add_scheduled(int32_t slot, int64_t num_new_tokens, int64_t num_prefix_hit_tokens);
-  void insert_running(int32_t slot);
-  void sync_held_blocks(SeqState& st);
+  // Moves a just-admitted or swapped-in request into running_, holding `num_held_blocks`.
+  void insert_running(int32_t slot, int64_t num_held_blocks);
+  // Records the request's GPU table size (the scheduler mirrors it to avoid lookups).
+  void set_held_blocks(SeqState& st, int64_t num_held_blocks);
   void release(int32_t slot);
   int64_t num_watermark_blocks() const;
 

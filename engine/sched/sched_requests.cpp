@@ -44,12 +44,16 @@ RejectReason SchedulerCore::add(const Request& request, int64_t now_ns) {
   }
   SeqState& st = state(slot);
   st.request = request;
+  st.request_id = request.id;
+  st.num_prompt_tokens = request.prompt_tokens;
+  st.num_target_output_tokens = request.output_tokens;
   st.arrival_seq = next_arrival_seq_++;
   st.added_ns = now_ns;
   st.num_output_tokens = 0;
   st.num_computed_tokens = 0;
   st.num_lifetime_blocks = kv_.num_blocks_for(request.prompt_tokens + request.output_tokens - 1);
   st.num_held_blocks = 0;
+  st.num_cached_blocks = 0;
   st.num_first_prefix_hit_tokens = 0;
   st.scheduled_step = -1;
   st.spec_override = -1;
@@ -97,7 +101,7 @@ std::span<const RequestEvent> SchedulerCore::update(std::span<const SeqOutput> o
       if (num_rejected > 0) {
         st.num_computed_tokens -= num_rejected;
         kv_.truncate(seq.request_id, st.num_computed_tokens);
-        sync_held_blocks(st);
+        set_held_blocks(st, kv_.num_blocks_for(st.num_computed_tokens));
       }
       stats_.num_accepted_spec_tokens += num_produced - 1;
       event.first_token = st.num_output_tokens == 0;
@@ -107,12 +111,13 @@ std::span<const RequestEvent> SchedulerCore::update(std::span<const SeqOutput> o
       require(outputs.empty() || outputs[i].num_accepted_tokens == 0,
               "tokens reported for a sequence that does not sample");
     }
-    if (prefix_caching_) {
-      const int64_t num_full_blocks = st.num_computed_tokens / block_size;
-      kv::extend_private_block_hashes(st.request.id, 0, num_full_blocks, st.block_hashes);
+    const int64_t num_full_blocks = st.num_computed_tokens / block_size;
+    if (prefix_caching_ && num_full_blocks > st.num_cached_blocks) {
+      kv::extend_private_block_hashes(st.request_id, 0, num_full_blocks, st.block_hashes);
       kv_.cache_blocks(seq.request_id, st.block_hashes, num_full_blocks);
+      st.num_cached_blocks = num_full_blocks;
     }
-    event.finished = st.num_output_tokens >= st.request.output_tokens;
+    event.finished = st.num_output_tokens >= st.num_target_output_tokens;
     event.num_preemptions = st.num_preemptions;
     event.num_prefix_hit_tokens = st.num_first_prefix_hit_tokens;
     events_.push_back(event);
@@ -162,7 +167,7 @@ std::optional<RemovedRequest> SchedulerCore::remove(int64_t request_id) {
 
 void SchedulerCore::release(int32_t slot) {
   SeqState& st = state(slot);
-  slot_of_request_.erase(static_cast<uint64_t>(st.request.id));
+  slot_of_request_.erase(static_cast<uint64_t>(st.request_id));
   st.block_hashes.clear();
   free_slots_.push_back(slot);
 }
