@@ -13,6 +13,8 @@ struct Llama3RopeScaling {
   double low_freq_factor = 1.0;
   double high_freq_factor = 4.0;
   int64_t original_max_position_embeddings = 8192;
+
+  bool operator==(const Llama3RopeScaling&) const = default;
 };
 
 // inv_freq[i] = theta^(-2i/head_dim), then Llama-3 scaled when `scaling` is set: [head_dim / 2]

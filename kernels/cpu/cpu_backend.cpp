@@ -12,7 +12,8 @@
 
 namespace tidal::kernels::cpu {
 
-CpuBackend::CpuBackend(int num_threads) : pool_(num_threads) {}
+CpuBackend::CpuBackend(int num_threads, GemmPath gemm_path)
+    : pool_(num_threads), gemm_path_(gemm_path) {}
 
 void CpuBackend::embedding(const float* table, int64_t hidden, const int32_t* token_ids,
                            int64_t num_tokens, float* out) {
@@ -36,7 +37,7 @@ void CpuBackend::rope(float* q, float* k, const int32_t* positions, int64_t num_
 }
 
 void CpuBackend::linear(const float* x, int64_t num_tokens, const LinearView& weight, float* y) {
-  cpu::linear(pool_, x, num_tokens, weight, y);
+  cpu::linear(pool_, x, num_tokens, weight, y, gemm_path_);
 }
 
 void CpuBackend::swiglu(const float* gate, const float* up, int64_t count, float* out) {

@@ -1,16 +1,20 @@
-// The CPU backends: CpuBackend runs the optimized kernels on a thread pool; ReferenceBackend
-// runs the plain reference kernels single-threaded (the oracle for backend-level tests).
+// The CPU backends: CpuBackend runs the optimized kernels on a thread pool (num_threads >= 1;
+// results are the same bytes at every thread count, and with the default GemmPath a token's
+// results do not depend on the rest of the batch); ReferenceBackend runs the plain reference
+// kernels single-threaded (the oracle for backend-level tests).
 #pragma once
 
 #include "kernels/backend.h"
+#include "kernels/cpu/gemm.h"
 #include "kernels/thread_pool.h"
 
 namespace tidal::kernels::cpu {
 
 class CpuBackend final : public Backend {
  public:
-  explicit CpuBackend(int num_threads);
+  explicit CpuBackend(int num_threads, GemmPath gemm_path = GemmPath::batch_invariant);
   int num_threads() const { return pool_.num_threads(); }
+  GemmPath gemm_path() const { return gemm_path_; }
   ThreadPool& pool() { return pool_; }
 
   std::string_view name() const override { return "cpu"; }
@@ -39,6 +43,7 @@ class CpuBackend final : public Backend {
 
  private:
   ThreadPool pool_;
+  GemmPath gemm_path_;
 };
 
 class ReferenceBackend final : public Backend {

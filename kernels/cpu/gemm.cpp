@@ -1,7 +1,10 @@
 #include "kernels/cpu/gemm.h"
 
+#include <algorithm>
+
 #include <Eigen/Core>
 
+#include "kernels/cpu/vector_ops.h"
 #include "kernels/numeric/fp8_e4m3.h"
 
 namespace tidal::kernels {
@@ -45,8 +48,15 @@ namespace cpu {
 
 namespace {
 using RowMajorMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-constexpr int64_t kRowsPerBlock = 64;
+constexpr int64_t kEigenRowsPerBlock = 64;
+constexpr int64_t kMinRowsPerRange = 16;
+// Tokens per pass over a range of weight rows: [64, cols] of activations stay in L2.
+constexpr int64_t kTokensPerPass = 64;
 }  // namespace
+
+const char* gemm_path_name(GemmPath path) {
+  return path == GemmPath::batch_invariant ? "batch_invariant" : "eigen";
+}
 
 void gemm_block_f32(const float* x, int64_t num_tokens, int64_t cols, const float* weight_rows,
                     int64_t num_rows, float* y, int64_t y_stride) {
@@ -58,26 +68,36 @@ void gemm_block_f32(const float* x, int64_t num_tokens, int64_t cols, const floa
 }
 
 void linear_f32(ThreadPool& pool, const float* x, int64_t num_tokens, const float* weight,
-                int64_t rows, int64_t cols, float* y) {
-  // Fixed 64-row blocks: Eigen's arithmetic depends on the block shape, so fixed blocks give
-  // the same bytes at every thread count.
-  pool.parallel_for_blocks(rows, kRowsPerBlock, [&](int64_t begin, int64_t end) {
-    gemm_block_f32(x, num_tokens, cols, weight + begin * cols, end - begin, y + begin, rows);
+                int64_t rows, int64_t cols, float* y, GemmPath path) {
+  if (path == GemmPath::eigen) {
+    // Fixed 64-row blocks: Eigen's arithmetic depends on the block shape, so fixed blocks give
+    // the same bytes at every thread count.
+    pool.parallel_for_blocks(rows, kEigenRowsPerBlock, [&](int64_t begin, int64_t end) {
+      gemm_block_f32(x, num_tokens, cols, weight + begin * cols, end - begin, y + begin, rows);
+    });
+    return;
+  }
+  pool.parallel_for(rows, kMinRowsPerRange, [&](int64_t begin, int64_t end) {
+    for (int64_t first = 0; first < num_tokens; first += kTokensPerPass) {
+      const int64_t count = std::min(kTokensPerPass, num_tokens - first);
+      dot_tile_gemm(x + first * cols, count, weight + begin * cols, end - begin, cols,
+                    y + first * rows + begin, rows);
+    }
   });
 }
 
 void linear(ThreadPool& pool, const float* x, int64_t num_tokens, const LinearView& weight,
-            float* y) {
+            float* y, GemmPath path) {
   switch (weight.format) {
     case WeightFormat::f32:
       linear_f32(pool, x, num_tokens, static_cast<const float*>(weight.data), weight.rows,
-                 weight.cols, y);
+                 weight.cols, y, path);
       return;
     case WeightFormat::int8:
-      linear_int8(pool, x, num_tokens, weight, y);
+      linear_int8(pool, x, num_tokens, weight, y, path);
       return;
     case WeightFormat::fp8_e4m3:
-      linear_fp8(pool, x, num_tokens, weight, y);
+      linear_fp8(pool, x, num_tokens, weight, y, path);
       return;
   }
 }

@@ -1,6 +1,7 @@
-// Weight-only quantized GEMM. With few tokens (decode) the weight stream dominates: each
-// weight row is read once and dotted with every token straight from its codes. With many
-// tokens (prefill) a tile of rows is dequantized into cache and multiplied with Eigen.
+// Weight-only quantized GEMM. The batch-invariant path (and the eigen path for few tokens)
+// dots activations straight with the codes: int8 per group then scaled, fp8 decoded a few rows
+// at a time into cache first. The eigen path with many tokens dequantizes 32-row tiles and
+// multiplies them with Eigen.
 #include <algorithm>
 #include <vector>
 
@@ -12,18 +13,11 @@ namespace tidal::kernels::cpu {
 
 namespace {
 
-constexpr int64_t kFusedMaxTokens = 4;
+constexpr int64_t kEigenMinTokens = 5;
 constexpr int64_t kTileRows = 32;
-constexpr int64_t kMinRowsPerRange = 32;
-
-float int8_row_dot(const float* x, const int8_t* codes, const float* scales, int64_t cols,
-                   int64_t group_size) {
-  float acc = 0.0f;
-  for (int64_t start = 0, g = 0; start < cols; start += group_size, ++g) {
-    acc += scales[g] * dot_int8(x + start, codes + start, group_size);
-  }
-  return acc;
-}
+constexpr int64_t kMinRowsPerRange = 16;
+constexpr int64_t kTokensPerPass = 64;
+constexpr int64_t kFp8RowsPerDecode = 4;
 
 void dequantize_int8_rows(const LinearView& w, int64_t first_row, int64_t num_rows,
                           float* out) {  // out: [num_rows, cols]
@@ -38,19 +32,24 @@ void dequantize_int8_rows(const LinearView& w, int64_t first_row, int64_t num_ro
   }
 }
 
-void decode_fp8_row(const uint8_t* codes, int64_t cols, float scale, float* out) {
+void decode_fp8_rows(const LinearView& w, int64_t first_row, int64_t num_rows,
+                     float* out) {  // out: [num_rows, cols]
   const float* table = fp8_e4m3_table();
-  for (int64_t c = 0; c < cols; ++c) out[c] = table[codes[c]] * scale;
+  const auto* codes = static_cast<const uint8_t*>(w.data);
+  for (int64_t r = 0; r < num_rows; ++r) {
+    const uint8_t* row = codes + (first_row + r) * w.cols;
+    const float scale = w.scales[first_row + r];
+    for (int64_t c = 0; c < w.cols; ++c) out[r * w.cols + c] = table[row[c]] * scale;
+  }
 }
 
-// Dequantizes kTileRows rows at a time into a cached tile, then Eigen.
+// Dequantizes fixed 32-row tiles into cache, then Eigen (the same bytes at every thread count).
 template <typename DequantizeRows>
-void tiled_linear(ThreadPool& pool, const float* x, int64_t num_tokens, const LinearView& w,
-                  float* y, DequantizeRows dequantize_rows) {
-  // Fixed tiles (see ThreadPool::parallel_for_blocks): the same bytes at every thread count.
+void tiled_eigen_linear(ThreadPool& pool, const float* x, int64_t num_tokens, const LinearView& w,
+                        float* y, DequantizeRows dequantize_rows) {
   pool.parallel_for_blocks(w.rows, kTileRows, [&](int64_t first, int64_t end) {
     std::vector<float> tile((end - first) * w.cols);  // [rows of this tile, cols]
-    dequantize_rows(first, end - first, tile.data());
+    dequantize_rows(w, first, end - first, tile.data());
     gemm_block_f32(x, num_tokens, w.cols, tile.data(), end - first, y + first, w.rows);
   });
 }
@@ -58,43 +57,35 @@ void tiled_linear(ThreadPool& pool, const float* x, int64_t num_tokens, const Li
 }  // namespace
 
 void linear_int8(ThreadPool& pool, const float* x, int64_t num_tokens, const LinearView& w,
-                 float* y) {
-  const auto* codes = static_cast<const int8_t*>(w.data);
-  const int64_t num_groups = w.num_groups();
-  if (num_tokens <= kFusedMaxTokens) {
-    pool.parallel_for(w.rows, kMinRowsPerRange, [&](int64_t begin, int64_t end) {
-      for (int64_t r = begin; r < end; ++r) {
-        for (int64_t t = 0; t < num_tokens; ++t) {
-          y[t * w.rows + r] = int8_row_dot(x + t * w.cols, codes + r * w.cols,
-                                           w.scales + r * num_groups, w.cols, w.group_size);
-        }
-      }
-    });
+                 float* y, GemmPath path) {
+  if (path == GemmPath::eigen && num_tokens >= kEigenMinTokens) {
+    tiled_eigen_linear(pool, x, num_tokens, w, y, dequantize_int8_rows);
     return;
   }
-  tiled_linear(pool, x, num_tokens, w, y, [&](int64_t first, int64_t num_rows, float* out) {
-    dequantize_int8_rows(w, first, num_rows, out);
+  const auto* codes = static_cast<const int8_t*>(w.data);
+  const int64_t num_groups = w.num_groups();
+  pool.parallel_for(w.rows, kMinRowsPerRange, [&](int64_t begin, int64_t end) {
+    for (int64_t first = 0; first < num_tokens; first += kTokensPerPass) {
+      const int64_t count = std::min(kTokensPerPass, num_tokens - first);
+      dot_int8_tile_gemm(x + first * w.cols, count, codes + begin * w.cols,
+                         w.scales + begin * num_groups, end - begin, w.cols, w.group_size,
+                         y + first * w.rows + begin, w.rows);
+    }
   });
 }
 
-void linear_fp8(ThreadPool& pool, const float* x, int64_t num_tokens, const LinearView& w,
-                float* y) {
-  const auto* codes = static_cast<const uint8_t*>(w.data);
-  if (num_tokens <= kFusedMaxTokens) {
-    pool.parallel_for(w.rows, kMinRowsPerRange, [&](int64_t begin, int64_t end) {
-      std::vector<float> row_values(w.cols);  // [cols] one decoded row, reused by every token
-      for (int64_t r = begin; r < end; ++r) {
-        decode_fp8_row(codes + r * w.cols, w.cols, w.scales[r], row_values.data());
-        for (int64_t t = 0; t < num_tokens; ++t) {
-          y[t * w.rows + r] = dot(x + t * w.cols, row_values.data(), w.cols);
-        }
-      }
-    });
+void linear_fp8(ThreadPool& pool, const float* x, int64_t num_tokens, const LinearView& w, float* y,
+                GemmPath path) {
+  if (path == GemmPath::eigen && num_tokens >= kEigenMinTokens) {
+    tiled_eigen_linear(pool, x, num_tokens, w, y, decode_fp8_rows);
     return;
   }
-  tiled_linear(pool, x, num_tokens, w, y, [&](int64_t first, int64_t num_rows, float* out) {
-    for (int64_t r = 0; r < num_rows; ++r) {
-      decode_fp8_row(codes + (first + r) * w.cols, w.cols, w.scales[first + r], out + r * w.cols);
+  pool.parallel_for(w.rows, kMinRowsPerRange, [&](int64_t begin, int64_t end) {
+    std::vector<float> rows(kFp8RowsPerDecode * w.cols);  // [4, cols] decoded weight rows
+    for (int64_t first = begin; first < end; first += kFp8RowsPerDecode) {
+      const int64_t count = std::min(kFp8RowsPerDecode, end - first);
+      decode_fp8_rows(w, first, count, rows.data());
+      dot_tile_gemm(x, num_tokens, rows.data(), count, w.cols, y + first, w.rows);
     }
   });
 }

@@ -1,3 +1,7 @@
+// Inner loops on 16-float vectors (GCC/Clang vector extensions): one register on AVX-512, two
+// on AVX2, four on SSE2. Each output keeps 16 lane sums, reduced in a fixed order, then a
+// scalar tail; kernels/CMakeLists.txt turns off FMA contraction, so every machine and every
+// clone computes the same bits.
 #include "kernels/cpu/vector_ops.h"
 
 #include <cstring>
@@ -8,14 +12,32 @@
 #else
 #define TIDAL_MULTIVERSION
 #endif
+// Helpers are always inlined so they are compiled for the instruction set of their caller's
+// clone (an out-of-line copy would be baseline code).
+#define TIDAL_INLINE inline __attribute__((always_inline))
 
 namespace tidal::kernels::cpu {
 
 namespace {
 
 constexpr int kLanes = 16;
+typedef float Vec __attribute__((vector_size(kLanes * sizeof(float))));
+typedef int8_t Bytes __attribute__((vector_size(kLanes)));
 
-float reduce_lanes(const float* lanes) {
+// Helpers take vectors by reference: passing them by value would depend on the clone's ABI.
+TIDAL_INLINE void load(Vec& v, const float* p) {
+  std::memcpy(&v, p, sizeof(v));
+}
+
+TIDAL_INLINE void load_int8(Vec& v, const int8_t* p) {
+  Bytes b;
+  std::memcpy(&b, p, sizeof(b));
+  v = __builtin_convertvector(b, Vec);
+}
+
+TIDAL_INLINE float reduce(const Vec& v) {
+  float lanes[kLanes];
+  std::memcpy(lanes, &v, sizeof(v));
   float pairs[kLanes / 2];
   for (int i = 0; i < kLanes / 2; ++i) pairs[i] = lanes[i] + lanes[i + kLanes / 2];
   float quads[kLanes / 4];
@@ -23,37 +45,148 @@ float reduce_lanes(const float* lanes) {
   return (quads[0] + quads[2]) + (quads[1] + quads[3]);
 }
 
+// One tile of kTokens x kRows outputs, each accumulated exactly as dot() does.
+template <int kTokens, int kRows>
+TIDAL_INLINE void dot_tile(const float* x, const float* w, int64_t cols, float* y,
+                           int64_t y_stride) {
+  Vec acc[kTokens][kRows] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= cols; i += kLanes) {
+    Vec wv[kRows];
+    for (int r = 0; r < kRows; ++r) load(wv[r], w + r * cols + i);
+    for (int t = 0; t < kTokens; ++t) {
+      Vec xv;
+      load(xv, x + t * cols + i);
+      for (int r = 0; r < kRows; ++r) acc[t][r] += xv * wv[r];
+    }
+  }
+  for (int t = 0; t < kTokens; ++t) {
+    for (int r = 0; r < kRows; ++r) {
+      float sum = reduce(acc[t][r]);
+      for (int64_t j = i; j < cols; ++j) sum += x[t * cols + j] * w[r * cols + j];
+      y[t * y_stride + r] = sum;
+    }
+  }
+}
+
+// kTokens x kRows outputs of int8 rows with group scales, each exactly as the scalar loop
+// `acc += scale[g] * dot_int8(group g)` gives.
+template <int kTokens, int kRows>
+TIDAL_INLINE void dot_int8_tile(const float* x, const int8_t* codes, const float* scales,
+                                int64_t cols, int64_t group_size, float* y, int64_t y_stride) {
+  const int64_t num_groups = cols / group_size;
+  float total[kTokens][kRows] = {};
+  for (int64_t g = 0; g < num_groups; ++g) {
+    const int64_t start = g * group_size;
+    const int64_t end = start + group_size;
+    Vec acc[kTokens][kRows] = {};
+    int64_t i = start;
+    for (; i + kLanes <= end; i += kLanes) {
+      Vec wv[kRows];
+      for (int r = 0; r < kRows; ++r) load_int8(wv[r], codes + r * cols + i);
+      for (int t = 0; t < kTokens; ++t) {
+        Vec xv;
+        load(xv, x + t * cols + i);
+        for (int r = 0; r < kRows; ++r) acc[t][r] += xv * wv[r];
+      }
+    }
+    for (int t = 0; t < kTokens; ++t) {
+      for (int r = 0; r < kRows; ++r) {
+        float sum = reduce(acc[t][r]);
+        for (int64_t j = i; j < end; ++j) {
+          sum += x[t * cols + j] * static_cast<float>(codes[r * cols + j]);
+        }
+        total[t][r] += scales[r * num_groups + g] * sum;
+      }
+    }
+  }
+  for (int t = 0; t < kTokens; ++t) {
+    for (int r = 0; r < kRows; ++r) y[t * y_stride + r] = total[t][r];
+  }
+}
+
 }  // namespace
 
 TIDAL_MULTIVERSION float dot(const float* a, const float* b, int64_t count) {
-  float lanes[kLanes] = {};
+  Vec acc = {};
   int64_t i = 0;
   for (; i + kLanes <= count; i += kLanes) {
-    for (int l = 0; l < kLanes; ++l) lanes[l] += a[i + l] * b[i + l];
+    Vec va, vb;
+    load(va, a + i);
+    load(vb, b + i);
+    acc += va * vb;
   }
-  float sum = reduce_lanes(lanes);
+  float sum = reduce(acc);
   for (; i < count; ++i) sum += a[i] * b[i];
   return sum;
 }
 
+TIDAL_MULTIVERSION void dot_tile_gemm(const float* x, int64_t num_tokens, const float* w,
+                                      int64_t num_rows, int64_t cols, float* y, int64_t y_stride) {
+  int64_t r = 0;
+  for (; r + 4 <= num_rows; r += 4) {
+    int64_t t = 0;
+    for (; t + 2 <= num_tokens; t += 2) {
+      dot_tile<2, 4>(x + t * cols, w + r * cols, cols, y + t * y_stride + r, y_stride);
+    }
+    if (t < num_tokens) {
+      dot_tile<1, 4>(x + t * cols, w + r * cols, cols, y + t * y_stride + r, y_stride);
+    }
+  }
+  for (; r < num_rows; ++r) {
+    for (int64_t t = 0; t < num_tokens; ++t) {
+      dot_tile<1, 1>(x + t * cols, w + r * cols, cols, y + t * y_stride + r, y_stride);
+    }
+  }
+}
+
+TIDAL_MULTIVERSION void dot_int8_tile_gemm(const float* x, int64_t num_tokens, const int8_t* codes,
+                                           const float* scales, int64_t num_rows, int64_t cols,
+                                           int64_t group_size, float* y, int64_t y_stride) {
+  const int64_t num_groups = cols / group_size;
+  int64_t r = 0;
+  for (; r + 4 <= num_rows; r += 4) {
+    int64_t t = 0;
+    for (; t + 2 <= num_tokens; t += 2) {
+      dot_int8_tile<2, 4>(x + t * cols, codes + r * cols, scales + r * num_groups, cols, group_size,
+                          y + t * y_stride + r, y_stride);
+    }
+    if (t < num_tokens) {
+      dot_int8_tile<1, 4>(x + t * cols, codes + r * cols, scales + r * num_groups, cols, group_size,
+                          y + t * y_stride + r, y_stride);
+    }
+  }
+  for (; r < num_rows; ++r) {
+    for (int64_t t = 0; t < num_tokens; ++t) {
+      dot_int8_tile<1, 1>(x + t * cols, codes + r * cols, scales + r * num_groups, cols, group_size,
+                          y + t * y_stride + r, y_stride);
+    }
+  }
+}
+
 TIDAL_MULTIVERSION float dot_int8(const float* x, const int8_t* codes, int64_t count) {
-  float lanes[kLanes] = {};
+  Vec acc = {};
   int64_t i = 0;
   for (; i + kLanes <= count; i += kLanes) {
-    for (int l = 0; l < kLanes; ++l) lanes[l] += x[i + l] * static_cast<float>(codes[i + l]);
+    Vec vx, vc;
+    load(vx, x + i);
+    load_int8(vc, codes + i);
+    acc += vx * vc;
   }
-  float sum = reduce_lanes(lanes);
+  float sum = reduce(acc);
   for (; i < count; ++i) sum += x[i] * static_cast<float>(codes[i]);
   return sum;
 }
 
 TIDAL_MULTIVERSION float sum_squares(const float* x, int64_t count) {
-  float lanes[kLanes] = {};
+  Vec acc = {};
   int64_t i = 0;
   for (; i + kLanes <= count; i += kLanes) {
-    for (int l = 0; l < kLanes; ++l) lanes[l] += x[i + l] * x[i + l];
+    Vec v;
+    load(v, x + i);
+    acc += v * v;
   }
-  float sum = reduce_lanes(lanes);
+  float sum = reduce(acc);
   for (; i < count; ++i) sum += x[i] * x[i];
   return sum;
 }

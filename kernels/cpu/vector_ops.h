@@ -1,7 +1,8 @@
-// Inner loops shared by the optimized CPU kernels, written with 16 independent accumulators
+// Inner loops shared by the optimized CPU kernels, each output with 16 independent lane sums
 // so the compiler vectorizes them; on x86-64 each is compiled for AVX-512, AVX2 and baseline
 // and picked at load time (function multiversioning). The accumulation order is the same in
-// every version (no FMA contraction in ISO C++ mode), so results do not depend on the machine.
+// every version (FMA contraction is off for this library), so results do not depend on the
+// machine.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,23 @@ float dot(const float* a, const float* b, int64_t count);
 // sum x[i] * codes[i]
 float dot_int8(const float* x, const int8_t* codes, int64_t count);
 float sum_squares(const float* x, int64_t count);
+// y[t * y_stride + r] = dot(x + t * cols, w + r * cols, cols) for t < num_tokens, r < num_rows,
+// bit for bit what dot() gives, computed in tiles of 2 tokens x 4 rows for register reuse.
+void dot_tile_gemm(const float* x,  // [num_tokens, cols]
+                   int64_t num_tokens,
+                   const float* w,  // [num_rows, cols]
+                   int64_t num_rows, int64_t cols,
+                   float* y,  // [num_tokens, y_stride]
+                   int64_t y_stride);
+// y[t * y_stride + r] = sum over groups g of scales[r * num_groups + g] * dot_int8(x_t group g,
+// codes_r group g) in order of g, bit for bit what that loop gives with dot_int8().
+void dot_int8_tile_gemm(const float* x,  // [num_tokens, cols]
+                        int64_t num_tokens,
+                        const int8_t* codes,  // [num_rows, cols]
+                        const float* scales,  // [num_rows, cols / group_size]
+                        int64_t num_rows, int64_t cols, int64_t group_size,
+                        float* y,  // [num_tokens, y_stride]
+                        int64_t y_stride);
 // y += alpha * x
 void axpy(float* y, float alpha, const float* x, int64_t count);
 // out[i] = codes[i] * scale

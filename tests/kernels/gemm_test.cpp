@@ -4,7 +4,8 @@
 // Cauchy-Schwarz scale of a dot product, so outputs near zero do not inflate it):
 //   int8 per-channel / per-group: 1e-2 (half a step of absmax/127 per weight)
 //   fp8 e4m3 per-channel:         6.5e-2 (3 mantissa bits: 1/16 relative per weight)
-// Shapes cover the fused few-token path (<= 4 tokens) and the tiled Eigen path.
+// Both GEMM paths (batch-invariant dot tiles, Eigen) over shapes covering few and many tokens.
+// The batch-invariant path must give each token the same bits alone as in any batch.
 #include <cmath>
 
 #include <gtest/gtest.h>
@@ -61,11 +62,13 @@ std::vector<float> run_reference(const std::vector<float>& x, const Shape& s, co
 }
 
 std::vector<float> run_optimized(ThreadPool& pool, const std::vector<float>& x, const Shape& s,
-                                 const LinearView& w) {
+                                 const LinearView& w, cpu::GemmPath path) {
   std::vector<float> y(s.num_tokens * s.rows);
-  cpu::linear(pool, x.data(), s.num_tokens, w, y.data());
+  cpu::linear(pool, x.data(), s.num_tokens, w, y.data(), path);
   return y;
 }
+
+constexpr cpu::GemmPath kPaths[] = {cpu::GemmPath::batch_invariant, cpu::GemmPath::eigen};
 
 TEST(Gemm, F32OptimizedMatchesReference) {
   std::mt19937_64 rng(71);
@@ -74,10 +77,12 @@ TEST(Gemm, F32OptimizedMatchesReference) {
     const std::vector<float> x = testing::random_values(rng, s.num_tokens * s.cols);
     const LinearWeight w =
         make_f32_linear(testing::random_values(rng, s.rows * s.cols), s.rows, s.cols);
-    EXPECT_LT(
-        testing::relative_error(run_optimized(pool, x, s, w.view()), run_reference(x, s, w.view())),
-        kSameWeightsTolerance)
-        << s.num_tokens << "x" << s.rows << "x" << s.cols;
+    for (cpu::GemmPath path : kPaths) {
+      EXPECT_LT(testing::relative_error(run_optimized(pool, x, s, w.view(), path),
+                                        run_reference(x, s, w.view())),
+                kSameWeightsTolerance)
+          << cpu::gemm_path_name(path) << " " << s.num_tokens << "x" << s.rows << "x" << s.cols;
+    }
   }
 }
 
@@ -91,9 +96,12 @@ TEST(Gemm, Int8OptimizedMatchesReferenceAndFp32) {
       const LinearWeight f32 = make_f32_linear(values, s.rows, s.cols);
       const LinearWeight q = quantize_int8(values.data(), s.rows, s.cols, group);
       const std::vector<float> expected = run_reference(x, s, q.view());
-      EXPECT_LT(testing::relative_error(run_optimized(pool, x, s, q.view()), expected),
-                kSameWeightsTolerance)
-          << "group " << group << " " << s.num_tokens << "x" << s.rows << "x" << s.cols;
+      for (cpu::GemmPath path : kPaths) {
+        EXPECT_LT(testing::relative_error(run_optimized(pool, x, s, q.view(), path), expected),
+                  kSameWeightsTolerance)
+            << cpu::gemm_path_name(path) << " group " << group << " " << s.num_tokens << "x"
+            << s.rows << "x" << s.cols;
+      }
       EXPECT_LT(norm_scaled_error(expected, run_reference(x, s, f32.view()), x, values, s),
                 kInt8Tolerance);
     }
@@ -108,8 +116,11 @@ TEST(Gemm, Fp8OptimizedMatchesReferenceAndFp32) {
     const std::vector<float> values = testing::random_values(rng, s.rows * s.cols);
     const LinearWeight q = quantize_fp8_e4m3(values.data(), s.rows, s.cols);
     const std::vector<float> expected = run_reference(x, s, q.view());
-    EXPECT_LT(testing::relative_error(run_optimized(pool, x, s, q.view()), expected),
-              kSameWeightsTolerance);
+    for (cpu::GemmPath path : kPaths) {
+      EXPECT_LT(testing::relative_error(run_optimized(pool, x, s, q.view(), path), expected),
+                kSameWeightsTolerance)
+          << cpu::gemm_path_name(path);
+    }
     if (s.cols >= 32) {
       const LinearWeight f32 = make_f32_linear(values, s.rows, s.cols);
       EXPECT_LT(testing::relative_error(expected, run_reference(x, s, f32.view())), kFp8Tolerance);
@@ -128,9 +139,38 @@ TEST(Gemm, SameBytesAtEveryThreadCount) {
     const LinearWeight q8 = quantize_int8(values.data(), s.rows, s.cols, 128);
     const LinearWeight f8 = quantize_fp8_e4m3(values.data(), s.rows, s.cols);
     const LinearWeight f32 = make_f32_linear(values, s.rows, s.cols);
-    EXPECT_EQ(run_optimized(pool1, x, s, f32.view()), run_optimized(pool3, x, s, f32.view()));
-    EXPECT_EQ(run_optimized(pool1, x, s, q8.view()), run_optimized(pool3, x, s, q8.view()));
-    EXPECT_EQ(run_optimized(pool1, x, s, f8.view()), run_optimized(pool3, x, s, f8.view()));
+    for (cpu::GemmPath path : kPaths) {
+      for (const LinearWeight* w : {&f32, &q8, &f8}) {
+        EXPECT_EQ(run_optimized(pool1, x, s, w->view(), path),
+                  run_optimized(pool3, x, s, w->view(), path))
+            << cpu::gemm_path_name(path) << " " << weight_format_name(w->format);
+      }
+    }
+  }
+}
+
+TEST(Gemm, BatchInvariantPathGivesEachTokenTheSameBitsAsAlone) {
+  std::mt19937_64 rng(75);
+  ThreadPool pool(3);
+  for (int64_t group : {0, 32}) {
+    const Shape s{70, 131, 160};
+    const std::vector<float> x = testing::random_values(rng, s.num_tokens * s.cols);
+    const std::vector<float> values = testing::random_values(rng, s.rows * s.cols);
+    const LinearWeight f32 = make_f32_linear(values, s.rows, s.cols);
+    const LinearWeight q8 = quantize_int8(values.data(), s.rows, s.cols, group);
+    const LinearWeight f8 = quantize_fp8_e4m3(values.data(), s.rows, s.cols);
+    for (const LinearWeight* w : {&f32, &q8, &f8}) {
+      const std::vector<float> batched =
+          run_optimized(pool, x, s, w->view(), cpu::GemmPath::batch_invariant);
+      for (int64_t t : {0, 1, 37, 69}) {
+        const Shape one{1, s.rows, s.cols};
+        const std::vector<float> row(x.begin() + t * s.cols, x.begin() + (t + 1) * s.cols);
+        EXPECT_EQ(
+            run_optimized(pool, row, one, w->view(), cpu::GemmPath::batch_invariant),
+            std::vector<float>(batched.begin() + t * s.rows, batched.begin() + (t + 1) * s.rows))
+            << weight_format_name(w->format) << " token " << t;
+      }
+    }
   }
 }
 
