@@ -1,9 +1,13 @@
 #include "engine/kv/block_hash.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <fstream>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "traces/input_error.h"
 #include "traces/request.h"
@@ -126,6 +130,39 @@ TEST(BlockHash, PrivateExtensionIsChainedAndDeterministic) {
   ASSERT_EQ(h1.size(), 10u);
   extend_private_block_hashes(a.id, 0, 4, h1);  // never shrinks
   EXPECT_EQ(h1.size(), 10u);
+}
+
+// The real Mooncake conversation trace: for the first 2,000 requests, each compared with the 50
+// before it, the engine hashes agree on exactly min(32 m, full blocks of either prompt) leading
+// blocks, where m is the number of equal leading hash_ids.
+TEST(BlockHash, MooncakeTracePrefixesSurviveTheMapping) {
+  std::ifstream in(std::string(TIDAL_SHARED_DIR) + "/traces/mooncake/conversation_trace.jsonl");
+  ASSERT_TRUE(in) << "missing " << TIDAL_SHARED_DIR << "/traces/mooncake/conversation_trace.jsonl";
+  std::vector<Request> requests;
+  std::vector<std::vector<uint64_t>> hashes;
+  std::string line;
+  while (requests.size() < 2000 && std::getline(in, line)) {
+    const auto row = nlohmann::json::parse(line);
+    Request r = mooncake_request(static_cast<int64_t>(requests.size()),
+                                 row.at("input_length").get<int64_t>(),
+                                 row.at("hash_ids").get<std::vector<uint64_t>>());
+    hashes.push_back(engine_block_hashes(r, 16));
+    EXPECT_EQ(hashes.back(), engine_block_hashes(r, 16));
+    EXPECT_EQ(static_cast<int64_t>(hashes.back().size()), r.prompt_tokens / 16);
+    requests.push_back(std::move(r));
+  }
+  ASSERT_EQ(requests.size(), 2000u);
+  int64_t num_sharing_pairs = 0;
+  for (size_t j = 0; j < requests.size(); ++j) {
+    for (size_t i = j > 50 ? j - 50 : 0; i < j; ++i) {
+      const int64_t m = common_prefix(requests[i].prefix_blocks, requests[j].prefix_blocks);
+      const int64_t expected =
+          std::min({32 * m, requests[i].prompt_tokens / 16, requests[j].prompt_tokens / 16});
+      ASSERT_EQ(common_prefix(hashes[i], hashes[j]), expected) << i << " vs " << j;
+      num_sharing_pairs += expected > 0 ? 1 : 0;
+    }
+  }
+  EXPECT_GT(num_sharing_pairs, 1000);
 }
 
 TEST(BlockHash, MissingSourceBlockSizeIsAnInputError) {
