@@ -15,11 +15,12 @@ namespace tidal::traces {
 template <typename T>
 class ArrivalClock {
  public:
-  // `field` names the column in errors; `seconds_per_unit` converts raw differences;
+  // `field` names the column in errors; `units_per_second` converts raw differences (dividing, so
+  // 3536999 ms gives exactly 3536.999 s);
   // `sorted` makes any step back in time an error (formats that promise sorted rows),
   // otherwise only times before the first row (time 0) are.
-  ArrivalClock(std::string field, double seconds_per_unit, bool sorted)
-      : field_(std::move(field)), seconds_per_unit_(seconds_per_unit), sorted_(sorted) {}
+  ArrivalClock(std::string field, double units_per_second, bool sorted)
+      : field_(std::move(field)), units_per_second_(units_per_second), sorted_(sorted) {}
 
   // Seconds since the first row's time. Changes nothing when it throws.
   double arrival_s(T raw) {
@@ -46,10 +47,10 @@ class ArrivalClock {
   }
 
  private:
-  double seconds(T difference) const { return static_cast<double>(difference) * seconds_per_unit_; }
+  double seconds(T difference) const { return static_cast<double>(difference) / units_per_second_; }
 
   std::string field_;
-  double seconds_per_unit_;
+  double units_per_second_;
   bool sorted_;
   std::optional<T> origin_;
   T last_{};

@@ -59,7 +59,7 @@ class AzureParser final : public CsvRowParser {
   int time_column_ = -1;
   int prompt_column_ = -1;
   int output_column_ = -1;
-  ArrivalClock<int64_t> clock_{"TIMESTAMP", 1e-9, /*sorted=*/true};
+  ArrivalClock<int64_t> clock_{"TIMESTAMP", 1e9, /*sorted=*/true};
 };
 
 // BurstGPT: Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type.

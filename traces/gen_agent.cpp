@@ -2,7 +2,7 @@
 // stages of fan-out (parallel workers that read the previous call's output) and fan-in (an
 // aggregator that reads every worker's output). Ids follow a Boost.Graph topological order,
 // so every dep names an earlier request.
-#include <numeric>
+#include <algorithm>
 
 #include <fmt/format.h>
 #include <boost/graph/adjacency_list.hpp>
@@ -116,6 +116,7 @@ std::vector<Request> generate_agent(SpecObject& spec, const CommonSettings& sett
         request.prompt_tokens += job.output_tokens[dep];
       }
       request.prompt_tokens = std::min(request.prompt_tokens, kMaxTokens);
+      std::sort(request.deps.begin(), request.deps.end());
     }
     check_request_budget(spec, static_cast<double>(requests.size()));
   }

@@ -79,7 +79,7 @@ class MooncakeParser final : public RowParser {
   }
 
   std::string key_scratch_;
-  ArrivalClock<int64_t> clock_{"timestamp", 1e-3, /*sorted=*/true};
+  ArrivalClock<int64_t> clock_{"timestamp", 1e3, /*sorted=*/true};
 };
 
 // tidal JSONL: one object per request with the keys of Request (docs/traces.md). Defaults

@@ -53,7 +53,7 @@ WindowRateStats window_rate_stats(const std::vector<double>& sorted_arrivals, do
   auto rate_at_percentile = [&](double p) {
     const auto n = static_cast<double>(stats.num_windows);
     const auto rank =
-        std::clamp<int64_t>(static_cast<int64_t>(std::ceil(p / 100.0 * n)), 1, stats.num_windows);
+        std::clamp<int64_t>(static_cast<int64_t>(std::ceil(p * n / 100.0)), 1, stats.num_windows);
     const int64_t index = rank - 1 - num_empty;
     return index < 0 ? 0.0 : static_cast<double>(counts[static_cast<size_t>(index)]) / window_s;
   };

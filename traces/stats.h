@@ -77,7 +77,7 @@ std::string format_stats(const TraceStats& stats);
 template <typename T>
 T nearest_rank(const std::vector<T>& sorted, double p) {
   const auto n = static_cast<double>(sorted.size());
-  auto rank = static_cast<size_t>(std::ceil(p / 100.0 * n));
+  auto rank = static_cast<size_t>(std::ceil(p * n / 100.0));
   rank = std::clamp<size_t>(rank, 1, sorted.size());
   return sorted[rank - 1];
 }
