@@ -33,14 +33,14 @@ std::vector<std::string> preset_names() {
 std::optional<ModelConfig> find_preset(const std::string& name) {
   if (name == "tiny") return dense(512, 64, 128, 2, 4, 2, 16);
   if (name == "tiny-llama3") {
-    ModelConfig c = dense(512, 64, 160, 3, 8, 2, 8);
+    ModelConfig c = dense(512, 64, 192, 3, 8, 2, 8);
     c.rope_theta = 500000.0;
     c.rope_scaling = kernels::Llama3RopeScaling{8.0, 1.0, 4.0, 256};
     c.tie_word_embeddings = true;
     return c;
   }
   if (name == "tiny-moe") {
-    ModelConfig c = dense(512, 64, 96, 2, 4, 2, 16);
+    ModelConfig c = dense(512, 64, 128, 2, 4, 2, 16);
     c.num_local_experts = 4;
     c.num_experts_per_tok = 2;
     return c;
