@@ -295,6 +295,21 @@ void validate_profile(const Profile& profile, const std::string& where) {
     check_axis(a.decode_context_tokens, where, "attention.decode.context_tokens");
     check_values(a.decode_seconds, a.decode_batch_sizes.size() * a.decode_context_tokens.size(),
                  where, "attention.decode.seconds");
+  } else {
+    const AttentionTables& a = profile.attention;
+    if (!a.prefill_chunk_tokens.empty() || !a.prefill_context_tokens.empty() ||
+        !a.prefill_seconds.empty() || !a.decode_batch_sizes.empty() ||
+        !a.decode_context_tokens.empty() || !a.decode_seconds.empty()) {
+      throw_json_error(where, "attention", "roofline attention has no tables");
+    }
+  }
+  if (profile.allreduce.source == TimeSource::roofline &&
+      (!profile.allreduce.bytes.empty() || !profile.allreduce.seconds.empty())) {
+    throw_json_error(where, "allreduce", "a roofline section has no table");
+  }
+  if (profile.cpu_overhead.source == TimeSource::roofline &&
+      (!profile.cpu_overhead.num_seqs.empty() || !profile.cpu_overhead.seconds.empty())) {
+    throw_json_error(where, "cpu_overhead", "a roofline section has no table");
   }
   if (profile.allreduce.source == TimeSource::measured) {
     check_axis(profile.allreduce.bytes, where, "allreduce.bytes");
