@@ -113,6 +113,19 @@ TEST(ProfileJson, WrongTypesAndShapes) {
       "kv_dtype: unknown dtype \"fp9\"; expected one of fp32, bf16, fp16, fp8, int8, int4, fp4");
 }
 
+TEST(ProfileJson, RooflineSectionsCarryNoTables) {
+  Profile p = sample_profile();
+  p.cpu_overhead.num_seqs = {8};
+  p.cpu_overhead.seconds = {1e-3};
+  try {
+    save_profile(p, temp_path("roofline_table.json"));
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              temp_path("roofline_table.json") + ": cpu_overhead: a roofline section has no table");
+  }
+}
+
 TEST(ProfileJson, MissingFileAndBadJson) {
   EXPECT_THROW(load_profile(temp_path("does_not_exist.json")), InputError);
   const std::string path = temp_path("broken.json");
