@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "traces/field_parse.h"
+#include "traces/limits.h"
 #include "traces/row_error.h"
 
 namespace tidal::traces {
@@ -41,14 +42,26 @@ void append_utf8(std::string& out, uint32_t code_point) {
 
 }  // namespace
 
-void JsonCursor::skip_blanks() {
-  while (pos_ < end_ && is_blank(*pos_)) ++pos_;
+void JsonCursor::throw_truncated(std::string_view field) {
+  throw RowError(field, std::string(kTruncated));
 }
 
-char JsonCursor::peek_char(std::string_view field) {
-  skip_blanks();
-  if (pos_ == end_) throw RowError(field, std::string(kTruncated));
-  return *pos_;
+bool JsonCursor::try_read_small_unsigned(uint64_t& value) {
+  constexpr int kMaxDigits = 18;  // below 10^18: fits int64 and uint64
+  const char* start = pos_;
+  uint64_t result = 0;
+  int num_digits = 0;
+  while (pos_ < end_ && num_digits <= kMaxDigits && static_cast<unsigned>(*pos_ - '0') < 10) {
+    result = result * 10 + static_cast<uint64_t>(*pos_ - '0');
+    ++pos_;
+    ++num_digits;
+  }
+  if (num_digits == 0 || num_digits > kMaxDigits || (pos_ < end_ && is_number_char(*pos_))) {
+    pos_ = start;
+    return false;
+  }
+  value = result;
+  return true;
 }
 
 void JsonCursor::begin_object() {
@@ -122,14 +135,23 @@ std::string_view JsonCursor::number_token(std::string_view field) {
 }
 
 int64_t JsonCursor::read_int64(std::string_view field) {
+  uint64_t value = 0;
+  if (peek_char(field) != '-' && try_read_small_unsigned(value)) return static_cast<int64_t>(value);
   return parse_int64(number_token(field), field);
 }
 
 uint64_t JsonCursor::read_uint64(std::string_view field) {
+  uint64_t value = 0;
+  if (peek_char(field) != '-' && try_read_small_unsigned(value)) return value;
   return parse_uint64(number_token(field), field);
 }
 
 int64_t JsonCursor::read_token_count(std::string_view field) {
+  uint64_t value = 0;
+  if (peek_char(field) != '-' && try_read_small_unsigned(value) &&
+      value <= static_cast<uint64_t>(kMaxTokens)) {
+    return static_cast<int64_t>(value);
+  }
   return parse_token_count(number_token(field), field);
 }
 
@@ -248,11 +270,13 @@ void JsonCursor::read_integer_array(std::vector<T>& out, std::string_view field)
     return;
   }
   while (true) {
-    const std::string_view token = number_token(field);
-    if constexpr (std::is_same_v<T, uint64_t>) {
-      out.push_back(parse_uint64(token, field));
+    uint64_t value = 0;
+    if (peek_char(field) != '-' && try_read_small_unsigned(value)) {
+      out.push_back(static_cast<T>(value));
+    } else if constexpr (std::is_same_v<T, uint64_t>) {
+      out.push_back(parse_uint64(number_token(field), field));
     } else {
-      out.push_back(parse_int64(token, field));
+      out.push_back(parse_int64(number_token(field), field));
     }
     const char c = peek_char(field);
     ++pos_;

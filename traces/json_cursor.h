@@ -34,8 +34,19 @@ class JsonCursor {
   void skip_value(std::string_view field);
 
  private:
-  void skip_blanks();
-  char peek_char(std::string_view field);  // the next non-blank char; RowError at line end
+  void skip_blanks() {
+    while (pos_ < end_ && (*pos_ == ' ' || *pos_ == '\t' || *pos_ == '\r' || *pos_ == '\n')) ++pos_;
+  }
+  // The next non-blank char; RowError at line end.
+  char peek_char(std::string_view field) {
+    skip_blanks();
+    if (pos_ == end_) throw_truncated(field);
+    return *pos_;
+  }
+  [[noreturn]] static void throw_truncated(std::string_view field);
+  // Reads up to 18 plain decimal digits that end the number (fast path); false, with the
+  // position unchanged, for anything else (signs, fractions, exponents, long numbers).
+  bool try_read_small_unsigned(uint64_t& value);
   std::string_view number_token(std::string_view field);
   // Decodes the string starting at the opening quote into `out`.
   void read_string_body(std::string& out, std::string_view field);

@@ -26,6 +26,8 @@ std::unique_ptr<LineSource> LineSource::open_file(const std::string& path) {
     throw InputError(path + ": cannot open: " + std::strerror(errno));
   }
   source->buffer_.resize(kChunkBytes);
+  const auto size = std::filesystem::file_size(path, ec);
+  source->total_bytes_ = ec ? 0 : static_cast<int64_t>(size);
   return source;
 }
 
@@ -34,6 +36,7 @@ std::unique_ptr<LineSource> LineSource::from_text(std::string text) {
   source->buffer_ = std::move(text);
   source->end_ = source->buffer_.size();
   source->at_eof_ = true;
+  source->total_bytes_ = static_cast<int64_t>(source->end_);
   return source;
 }
 
@@ -80,6 +83,7 @@ bool LineSource::next_line(std::string_view& line) {
     scanned = begin_ + scanned_from_begin;
   }
   ++line_number_;
+  bytes_returned_ += static_cast<int64_t>(line.size()) + 1;
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   if (line_number_ == 1 && line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);
   return true;

@@ -23,6 +23,10 @@ class LineSource {
   bool next_line(std::string_view& line);
   // 1-based number of the line last returned.
   int64_t line_number() const { return line_number_; }
+  // Bytes of the lines returned so far (with their line breaks), and of the whole input
+  // (0 when the size is unknown, e.g. a pipe).
+  int64_t bytes_returned() const { return bytes_returned_; }
+  int64_t total_bytes() const { return total_bytes_; }
 
  private:
   LineSource() = default;
@@ -36,6 +40,8 @@ class LineSource {
   size_t begin_ = 0;
   size_t end_ = 0;
   int64_t line_number_ = 0;
+  int64_t bytes_returned_ = 0;
+  int64_t total_bytes_ = 0;
 };
 
 }  // namespace tidal::traces

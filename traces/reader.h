@@ -41,6 +41,9 @@ class TraceReader {
   bool next(Request& out);
   const ReadReport& report() const;
   TraceFormat format() const;
+  // Share of the input's bytes read so far, in [0, 1] (0 when the size is unknown): for
+  // progress display and for sizing the output.
+  double fraction_read() const;
 
  private:
   struct Impl;
