@@ -1,0 +1,81 @@
+// The network between client regions, edge sites and GPU regions: a graph with one-way link
+// latencies, and the shortest-path latency from every region to every other (Dijkstra from
+// each region, Boost.Graph). Links are symmetric. A request from client region c served in
+// region s waits latency(c, s) on the way in and again for each token on the way back, so TTFT
+// and E2E grow by the round trip (docs/fleet.md, "Network").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tidal::fleet {
+
+enum class RegionKind : uint8_t {
+  client,  // requests originate here; hosts no replicas
+  edge,    // an edge site: may host replicas, may relay traffic
+  gpu,     // a GPU region: hosts replicas, may relay traffic
+};
+std::string_view region_kind_name(RegionKind kind);
+
+struct RegionSpec {
+  std::string name;
+  RegionKind kind = RegionKind::gpu;
+};
+
+struct LinkSpec {
+  std::string from;
+  std::string to;
+  double latency_ms = 0.0;  // one way
+};
+
+struct NetworkSpec {
+  std::vector<RegionSpec> regions;  // names unique
+  std::vector<LinkSpec> links;      // endpoints name regions; no self links, no duplicates
+};
+
+// Parses {"regions": [{"name", "kind"}], "links": [{"from", "to", "latency_ms"}]}. Unknown
+// keys, unknown or duplicate region names, self links, duplicate links, negative latencies, and
+// a network without a client region or without a hosting (edge or gpu) region are InputErrors
+// naming `where` and the JSON path.
+NetworkSpec parse_network_spec(const nlohmann::json& json, const std::string& where,
+                               const std::string& path);
+
+class NetworkGraph {
+ public:
+  // `spec` as parse_network_spec returns it (std::logic_error on dangling link names).
+  explicit NetworkGraph(NetworkSpec spec);
+
+  int32_t num_regions() const { return static_cast<int32_t>(spec_.regions.size()); }
+  const RegionSpec& region(int32_t index) const { return spec_.regions[index]; }
+  std::optional<int32_t> find_region(std::string_view name) const;
+
+  // One-way latency of the shortest path in seconds; empty when `to` is unreachable.
+  std::optional<double> latency_s(int32_t from, int32_t to) const;
+  // Regions along the shortest path, `from` first and `to` last; empty when unreachable.
+  std::vector<int32_t> path(int32_t from, int32_t to) const;
+  // Hosting regions (edge and gpu) reachable from `from`, nearest first, ties in spec order.
+  std::vector<int32_t> nearest_sites(int32_t from) const;
+
+  // The index of region `name`, which must be a hosting region (for a pool's placement) or,
+  // with `client` true, a client region. InputError "<where>: <path>: unknown region "x";
+  // regions: a, b" or "... region "x" is a client region; pools need an edge or gpu region".
+  int32_t require_region(std::string_view name, bool client, const std::string& where,
+                         const std::string& path) const;
+  // Every client region must reach at least one of `pool_sites`; InputError naming the first
+  // client region that reaches none.
+  void require_clients_served(const std::vector<int32_t>& pool_sites, const std::string& where,
+                              const std::string& path) const;
+
+ private:
+  NetworkSpec spec_;
+  std::vector<std::vector<double>> distance_ms_;  // [num_regions][num_regions], +inf unreachable
+  std::vector<std::vector<int32_t>>
+      predecessor_;  // [num_regions][num_regions] on the shortest path
+};
+
+}  // namespace tidal::fleet
