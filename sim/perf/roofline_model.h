@@ -36,8 +36,10 @@ struct RooflineOptions {
   int64_t max_precomputed_seqs = 2048;
 };
 
-// Throws InputError (via plan_memory's checks, with json_path "deployment") when tp does not
-// divide the model's heads.
+// Throws InputError from check_deployment (json_path "deployment", e.g. "deployment.tp: 3 does
+// not divide num_heads 32 of llama-3-8b") and for non-positive efficiencies
+// ("roofline_options.<name>: ..."). Call check_deployment/plan_memory first with the user's JSON
+// path to report errors against the input file. Memory fit is not checked here.
 std::unique_ptr<StepTimeModel> make_roofline_model(const ModelSpec& model, const GpuSpec& gpu,
                                                    const Deployment& deployment,
                                                    const RooflineOptions& options = {});
