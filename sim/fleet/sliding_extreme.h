@@ -32,8 +32,9 @@ class SlidingExtreme {
     samples_.push_back(Sample{time_ns, kOpen, value});
   }
 
-  // The extreme over [now_ns - window_ns, now_ns]; at least one sample must exist, and now_ns
-  // must not precede the last sample.
+  // The extreme over [now_ns - window_ns, now_ns]; at least one sample must exist, now_ns must
+  // not precede the last sample, and the window start (now_ns - window_ns) must not decrease
+  // from one query to the next (a fixed window does that): what left the window is forgotten.
   int64_t query(int64_t now_ns, int64_t window_ns) {
     const int64_t window_start = now_ns - window_ns;
     // A sample that ended at or before the window start no longer counts (the newest sample
