@@ -6,5 +6,7 @@
 namespace tidal::cli {
 
 void add_trace_command(CLI::App& app);
+void add_model_command(CLI::App& app);
+void add_simulate_command(CLI::App& app);
 
 }  // namespace tidal::cli

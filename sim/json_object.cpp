@@ -20,6 +20,12 @@ const char* type_name(const nlohmann::json& v) {
   return "an object";
 }
 
+// "a string \"x\"", "an integer 3", "null": what a value is, for messages.
+std::string got(const nlohmann::json& v) {
+  if (v.is_null()) return "null";
+  return fmt::format("{} {}", type_name(v), describe_json(v));
+}
+
 }  // namespace
 
 void throw_at(const std::string& file, const std::string& path, const std::string& what) {
@@ -37,9 +43,7 @@ std::string describe_json(const nlohmann::json& value) {
 JsonObject::JsonObject(const nlohmann::json& value, std::string path, std::string file)
     : value_(value), path_(std::move(path)), file_(std::move(file)) {
   if (!value_.is_object()) {
-    throw_at(
-        file_, path_,
-        fmt::format("expected an object, got {} {}", type_name(value_), describe_json(value_)));
+    throw_at(file_, path_, fmt::format("expected an object, got {}", got(value_)));
   }
 }
 
@@ -64,15 +68,17 @@ const nlohmann::json* JsonObject::child(std::string_view key) {
 }
 
 double JsonObject::number(std::string_view key, double default_value) {
-  const std::optional<double> v = optional_number(key);
-  return v ? *v : default_value;
+  const nlohmann::json* v = child(key);
+  if (v == nullptr) return default_value;
+  if (v->is_null()) fail(key, "expected a number, got null");
+  return *optional_number(key);
 }
 
 std::optional<double> JsonObject::optional_number(std::string_view key) {
   const nlohmann::json* v = child(key);
-  if (v == nullptr) return std::nullopt;
+  if (v == nullptr || v->is_null()) return std::nullopt;
   if (!v->is_number()) {
-    fail(key, fmt::format("expected a number, got {} {}", type_name(*v), describe_json(*v)));
+    fail(key, fmt::format("expected a number, got {}", got(*v)));
   }
   const double d = v->get<double>();
   if (!std::isfinite(d)) fail(key, "expected a finite number");
@@ -87,14 +93,14 @@ int64_t JsonObject::integer(std::string_view key, int64_t default_value) {
     return static_cast<int64_t>(v->get<uint64_t>());
   }
   if (v->is_number_integer()) return v->get<int64_t>();
-  fail(key, fmt::format("expected an integer, got {} {}", type_name(*v), describe_json(*v)));
+  fail(key, fmt::format("expected an integer, got {}", got(*v)));
 }
 
 bool JsonObject::boolean(std::string_view key, bool default_value) {
   const nlohmann::json* v = child(key);
   if (v == nullptr) return default_value;
   if (!v->is_boolean()) {
-    fail(key, fmt::format("expected true or false, got {} {}", type_name(*v), describe_json(*v)));
+    fail(key, fmt::format("expected true or false, got {}", got(*v)));
   }
   return v->get<bool>();
 }
@@ -103,9 +109,15 @@ std::string JsonObject::string(std::string_view key, const std::string& default_
   const nlohmann::json* v = child(key);
   if (v == nullptr) return default_value;
   if (!v->is_string()) {
-    fail(key, fmt::format("expected a string, got {} {}", type_name(*v), describe_json(*v)));
+    fail(key, fmt::format("expected a string, got {}", got(*v)));
   }
   return v->get<std::string>();
+}
+
+std::optional<std::string> JsonObject::optional_string(std::string_view key) {
+  const nlohmann::json* v = child(key);
+  if (v == nullptr || v->is_null()) return std::nullopt;
+  return string(key, "");
 }
 
 std::string JsonObject::required_string(std::string_view key) {

@@ -26,7 +26,9 @@ class JsonObject {
 
   // Typed getters; the default applies only when the key is absent (null is a type error).
   double number(std::string_view key, double default_value);
+  // Keys without a default value: absent or null both mean "not given".
   std::optional<double> optional_number(std::string_view key);
+  std::optional<std::string> optional_string(std::string_view key);
   int64_t integer(std::string_view key, int64_t default_value);
   bool boolean(std::string_view key, bool default_value);
   std::string string(std::string_view key, const std::string& default_value);

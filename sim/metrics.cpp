@@ -7,7 +7,7 @@ namespace tidal::sim {
 namespace {
 
 double seconds(int64_t ns) {
-  return static_cast<double>(ns) * 1e-9;
+  return static_cast<double>(ns) / 1e9;
 }
 
 std::optional<double> per_million(double dollars, int64_t tokens) {

@@ -131,7 +131,7 @@ nlohmann::ordered_json summary_json(const Scenario& scenario, const RunResult& r
                {"resolved", resolved_json(scenario, result)},
                {"metrics", metrics_json(metrics)},
                {"costs", costs_json(metrics)},
-               {"run", ojson{{"end_s", static_cast<double>(result.end_ns) * 1e-9},
+               {"run", ojson{{"end_s", static_cast<double>(result.end_ns) / 1e9},
                              {"num_events", result.num_events},
                              {"num_steps", result.num_steps},
                              {"num_trace_slices", result.slices.size()},

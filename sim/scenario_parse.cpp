@@ -34,10 +34,9 @@ TraceSource parse_trace(const nlohmann::json& value, const std::string& path,
   trace.path = obj.required_string("path");
   if (trace.path.empty()) obj.fail("path", "must not be empty");
   trace.resolved_path = resolve_path(trace.path, base_dir);
-  if (obj.has("format")) {
-    const std::string name = obj.string("format", "");
+  if (const std::optional<std::string> name = obj.optional_string("format")) {
     try {
-      trace.format = traces::parse_format_name(name);
+      trace.format = traces::parse_format_name(*name);
     } catch (const InputError& e) {
       obj.fail("format", e.what());
     }
@@ -61,7 +60,7 @@ WorkloadSpec parse_workload(const nlohmann::json& value, size_t index, const std
     if (!generator->is_object()) obj.fail("generator", "expected a generator spec object");
     w.generator = *generator;
   }
-  if (obj.has("tenant")) w.tenant = obj.string("tenant", "");
+  w.tenant = obj.optional_string("tenant");
   w.slo_class = obj.string("slo_class", "default");
   if (w.slo_class.empty()) obj.fail("slo_class", "must not be empty");
   w.slo = parse_slo(obj);

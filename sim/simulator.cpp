@@ -24,6 +24,7 @@ class Simulator {
   void on_arrivals(int64_t now);
   void on_wake(int32_t replica, int64_t now);
   void on_step_end(int32_t replica, int64_t now);
+  void arrive(int64_t request, int64_t now);
   void route(int64_t request, int64_t now);
   void reject(int64_t request, int64_t now, std::string reason);
   void finish(int64_t request, int64_t now);
@@ -113,6 +114,7 @@ RunResult Simulator::run() {
   // Requests still pending here could never be scheduled (e.g. deps that never finished).
   for (int64_t i = 0; i < n; ++i) {
     if (result_.records[static_cast<size_t>(i)].status == RequestStatus::pending) {
+      if (waiting_on_deps_[static_cast<size_t>(i)]) arrive(i, now);
       reject(i, now, "unfinished when the simulation ended");
     }
   }
@@ -136,6 +138,7 @@ void Simulator::on_arrivals(int64_t now) {
     const auto i = static_cast<int64_t>(next_arrival_++);
     const auto k = static_cast<size_t>(i);
     if (failed_dep_[k] >= 0) {
+      arrive(i, now);
       reject(i, now, fmt::format("dependency {} was rejected", failed_dep_[k]));
     } else if (num_unfinished_deps_[k] > 0) {
       waiting_on_deps_[k] = 1;
@@ -149,10 +152,15 @@ void Simulator::on_arrivals(int64_t now) {
   }
 }
 
-void Simulator::route(int64_t request, int64_t now) {
-  RequestRecord& rec = result_.records[static_cast<size_t>(request)];
-  rec.arrival_ns = now;
+// The request is done waiting (for its arrival time and its deps): it counts as arrived now.
+void Simulator::arrive(int64_t request, int64_t now) {
+  result_.records[static_cast<size_t>(request)].arrival_ns = now;
   timeline_.add_arrival();
+}
+
+void Simulator::route(int64_t request, int64_t now) {
+  arrive(request, now);
+  RequestRecord& rec = result_.records[static_cast<size_t>(request)];
   const Request& req = result_.table.requests[static_cast<size_t>(request)];
   const int32_t target = router_->route(req, cluster_.loads());
   if (target < 0) {
@@ -185,6 +193,7 @@ void Simulator::reject(int64_t request, int64_t now, std::string reason) {
     failed_dep_[dk] = request;
     if (waiting_on_deps_[dk]) {
       waiting_on_deps_[dk] = 0;
+      arrive(d, now);
       reject(d, now, fmt::format("dependency {} was rejected", request));
     }
   }
@@ -267,7 +276,7 @@ void Simulator::on_step_end(int32_t index, int64_t now) {
         rec.first_token_ns = now;
       } else {
         const int64_t gap = now - rec.last_token_ns;
-        result_.itl.add(static_cast<double>(gap) * 1e-9);
+        result_.itl.add(static_cast<double>(gap) / 1e9);
         rec.max_itl_ns = std::max(rec.max_itl_ns, gap);
       }
       for (int32_t t = 1; t < ev.num_new_output_tokens; ++t) result_.itl.add(0.0);

@@ -1,0 +1,39 @@
+// `tidal simulate [scenario.json] [--out DIR] [--seed N] [--quiet]`: wiring of sim/ to the
+// command line.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+#include "sim/simulate_command.h"
+
+namespace tidal::cli {
+
+void add_simulate_command(CLI::App& app) {
+  struct Args {
+    std::string scenario;
+    std::string out;
+    uint64_t seed = 0;
+    bool quiet = false;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand(
+      "simulate", "Simulate a scenario (default: the built-in one-hour mix on 4 x H100)");
+  cmd->add_option("scenario", args->scenario, "scenario JSON file (docs/scenario.md)");
+  cmd->add_option("--out", args->out, "run output folder (default: out/<scenario name>)");
+  CLI::Option* seed = cmd->add_option("--seed", args->seed, "override the scenario's seed");
+  cmd->add_flag("--quiet", args->quiet, "no progress bar");
+  cmd->callback([args, seed] {
+    sim::SimulateOptions options;
+    if (!args->scenario.empty()) options.scenario_path = args->scenario;
+    if (!args->out.empty()) options.out_dir = args->out;
+    if (seed->count() > 0) options.seed = args->seed;
+    options.show_progress = !args->quiet;
+    const std::string text = sim::run_simulate_command(options);
+    std::fputs(text.c_str(), stdout);
+  });
+}
+
+}  // namespace tidal::cli

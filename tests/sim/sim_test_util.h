@@ -1,0 +1,60 @@
+// Helpers shared by the simulator suites: scenarios from JSON text, temporary trace files.
+#pragma once
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/scenario.h"
+#include "traces/request.h"
+#include "traces/writer.h"
+
+namespace tidal::sim::testing {
+
+inline Scenario scenario_from(const nlohmann::json& j, const std::string& base_dir = "") {
+  return parse_scenario(j, "scenario.json", base_dir);
+}
+
+// A folder under the system temp dir, emptied on construction and removed on destruction.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& name)
+      : path_(std::filesystem::temp_directory_path() / ("tidal_sim_" + name)) {
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  const std::filesystem::path& path() const { return path_; }
+
+  // Writes `requests` as tidal JSONL into the folder; returns the file name.
+  std::string write_trace(const std::string& name, const std::vector<Request>& requests) const {
+    std::ofstream out(path_ / name);
+    traces::write_jsonl(requests, out);
+    return name;
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline Request make_request(int64_t id, double arrival_s, int64_t prompt, int64_t output) {
+  Request r;
+  r.id = id;
+  r.arrival_s = arrival_s;
+  r.prompt_tokens = prompt;
+  r.output_tokens = output;
+  return r;
+}
+
+// One pool of `num_replicas` Llama-3-8B on H100, with scheduler overrides.
+inline nlohmann::json h100_pool(int num_replicas, const nlohmann::json& scheduler = {}) {
+  nlohmann::json pool = {
+      {"model", "llama-3-8b"}, {"gpu", "H100-SXM"}, {"num_replicas", num_replicas}};
+  if (!scheduler.is_null()) pool["scheduler"] = scheduler;
+  return pool;
+}
+
+}  // namespace tidal::sim::testing

@@ -1,0 +1,196 @@
+// Conservation and ordering invariants of whole runs, over every batching policy and both
+// preemption modes.
+#include "sim/simulator.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/metrics.h"
+#include "sim_test_util.h"
+
+namespace tidal::sim {
+namespace {
+
+using testing::h100_pool;
+using testing::make_request;
+using testing::scenario_from;
+using testing::TempDir;
+
+nlohmann::json poisson(double rate, double duration_s, double prompt_median, double output_median) {
+  return {{"kind", "poisson"},
+          {"rate", rate},
+          {"duration_s", duration_s},
+          {"prompt",
+           {{"dist", "lognormal"}, {"median", prompt_median}, {"sigma", 0.8}, {"max", 12000}}},
+          {"output",
+           {{"dist", "lognormal"}, {"median", output_median}, {"sigma", 0.8}, {"max", 2000}}}};
+}
+
+// Every request is finished exactly once or rejected with a reason; blocks all return;
+// per-request times are ordered; the timeline counts every arrival and completion once.
+void check_conservation(const RunResult& r) {
+  const size_t n = r.table.requests.size();
+  int64_t num_finished = 0;
+  int64_t num_rejected = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const RequestRecord& rec = r.records[i];
+    const Request& req = r.table.requests[i];
+    ASSERT_NE(rec.status, RequestStatus::pending) << "request " << i;
+    if (rec.status == RequestStatus::rejected) {
+      ++num_rejected;
+      EXPECT_FALSE(rec.reason.empty()) << "request " << i;
+      EXPECT_EQ(rec.finish_ns, -1);
+      continue;
+    }
+    ++num_finished;
+    EXPECT_TRUE(rec.reason.empty());
+    EXPECT_EQ(rec.num_output_tokens_done, req.output_tokens) << "request " << i;
+    EXPECT_GE(rec.arrival_ns, r.table.arrival_ns[i]);
+    EXPECT_LE(rec.arrival_ns, rec.first_scheduled_ns);
+    EXPECT_LT(rec.first_scheduled_ns, rec.first_token_ns);
+    EXPECT_LE(rec.first_token_ns, rec.finish_ns);
+    EXPECT_EQ(rec.last_token_ns, rec.finish_ns);
+    const RequestLatency lat = request_latency(rec);
+    EXPECT_GE(*lat.e2e_s, *lat.ttft_s);
+    EXPECT_GE(*lat.ttft_s, *lat.queue_delay_s);
+    EXPECT_GE(*lat.queue_delay_s, 0.0);
+    EXPECT_GE(rec.replica, 0);
+  }
+  EXPECT_EQ(num_finished + num_rejected, static_cast<int64_t>(n));
+  int64_t finished_by_schedulers = 0;
+  for (const ReplicaSummary& rep : r.replicas) {
+    EXPECT_EQ(rep.num_used_blocks_at_end, 0) << "KV blocks leaked";
+    finished_by_schedulers += rep.scheduler.num_finished;
+  }
+  EXPECT_EQ(finished_by_schedulers, num_finished);
+  int64_t arrivals = 0, finished = 0, rejected = 0;
+  for (const TimelineRow& row : r.timeline) {
+    arrivals += row.num_arrivals;
+    finished += row.num_finished;
+    rejected += row.num_rejected;
+  }
+  EXPECT_EQ(arrivals, static_cast<int64_t>(n));
+  EXPECT_EQ(finished, num_finished);
+  EXPECT_EQ(rejected, num_rejected);
+  ASSERT_FALSE(r.timeline.empty());
+  EXPECT_EQ(r.timeline.back().end_ns, r.end_ns);
+}
+
+struct PolicyCase {
+  std::string policy;
+  std::string preemption;
+};
+
+class Conservation : public ::testing::TestWithParam<PolicyCase> {};
+
+TEST_P(Conservation, UnderKvPressure) {
+  const PolicyCase& c = GetParam();
+  nlohmann::json pool = h100_pool(2, {{"policy", c.policy},
+                                      {"preemption", c.preemption},
+                                      {"max_num_batched_tokens", 8192},
+                                      {"static_batch_size", 8},
+                                      {"static_batch_timeout_s", 0.2}});
+  // About 20k tokens of KV per replica: long requests preempt each other.
+  pool["gpu_memory_utilization"] = 0.25;
+  pool["swap_space_gib"] = 1.0;
+  const nlohmann::json j = {{"seed", 3},
+                            {"workloads", {{{"generator", poisson(6.0, 30.0, 1500, 300)}}}},
+                            {"fleet", {{"pools", {pool}}}}};
+  const Scenario s = scenario_from(j);
+  const RunResult r = run_scenario(s);
+  check_conservation(r);
+  EXPECT_GT(r.table.requests.size(), 120u);
+  int64_t num_preemptions = 0;
+  for (const RequestRecord& rec : r.records) num_preemptions += rec.num_preemptions;
+  if (c.policy != "static") {
+    EXPECT_GT(num_preemptions, 0) << "the load should exhaust KV";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Policies, Conservation,
+    ::testing::Values(PolicyCase{"continuous", "recompute"}, PolicyCase{"continuous", "swap"},
+                      PolicyCase{"chunked_prefill", "recompute"},
+                      PolicyCase{"chunked_prefill", "swap"}, PolicyCase{"static", "recompute"}),
+    [](const auto& info) { return info.param.policy + "_" + info.param.preemption; });
+
+TEST(Simulator, RejectsWithTheSchedulersReason) {
+  TempDir dir("sim_reject");
+  dir.write_trace("t.jsonl", {make_request(0, 0.0, 100, 10), make_request(1, 0.1, 9000, 10),
+                              make_request(2, 0.2, 100, 0), make_request(3, 0.3, 200, 5)});
+  const nlohmann::json j = {{"workloads", {{{"trace", {{"path", "t.jsonl"}}}}}},
+                            {"fleet", {{"pools", {h100_pool(1)}}}}};
+  const RunResult r = run_scenario(scenario_from(j, dir.path().string()));
+  check_conservation(r);
+  EXPECT_EQ(r.records[0].status, RequestStatus::finished);
+  EXPECT_EQ(r.records[1].status, RequestStatus::rejected);
+  EXPECT_EQ(r.records[1].reason, "exceeds_max_model_len");
+  EXPECT_EQ(r.records[2].reason, "no_output_tokens");
+  EXPECT_EQ(r.records[3].status, RequestStatus::finished);
+}
+
+TEST(Simulator, DependentsWaitForTheirDepsAndInheritRejections) {
+  TempDir dir("sim_deps");
+  std::vector<Request> t = {make_request(0, 0.0, 500, 50), make_request(1, 0.0, 300, 20),
+                            make_request(2, 0.0, 9000, 10), make_request(3, 0.1, 100, 10)};
+  t[1].deps = {0};
+  t[3].deps = {2};  // 2 is rejected (too long), so 3 is too
+  dir.write_trace("t.jsonl", t);
+  const nlohmann::json j = {{"workloads", {{{"trace", {{"path", "t.jsonl"}}}}}},
+                            {"fleet", {{"pools", {h100_pool(2)}}}}};
+  const RunResult r = run_scenario(scenario_from(j, dir.path().string()));
+  check_conservation(r);
+  EXPECT_EQ(r.records[1].status, RequestStatus::finished);
+  EXPECT_EQ(r.records[1].arrival_ns, r.records[0].finish_ns);  // released when 0 finished
+  EXPECT_GE(r.records[1].first_scheduled_ns, r.records[0].finish_ns);
+  EXPECT_EQ(r.records[3].status, RequestStatus::rejected);
+  EXPECT_EQ(r.records[3].reason, "dependency 2 was rejected");
+}
+
+TEST(Simulator, StaticBatchingWakesAtItsTimeout) {
+  TempDir dir("sim_static");
+  dir.write_trace("t.jsonl", {make_request(0, 0.0, 100, 5), make_request(1, 0.05, 100, 5)});
+  const nlohmann::json j = {{"workloads", {{{"trace", {{"path", "t.jsonl"}}}}}},
+                            {"fleet",
+                             {{"pools",
+                               {h100_pool(1, {{"policy", "static"},
+                                              {"static_batch_size", 4},
+                                              {"static_batch_timeout_s", 0.5}})}}}}};
+  const RunResult r = run_scenario(scenario_from(j, dir.path().string()));
+  check_conservation(r);
+  // The batch never fills: it starts when the oldest request has waited the timeout.
+  EXPECT_EQ(r.records[0].first_scheduled_ns, 500'000'000);
+  EXPECT_EQ(r.records[1].first_scheduled_ns, 500'000'000);
+}
+
+TEST(Simulator, IdleReplicasSleepUntilArrivals) {
+  TempDir dir("sim_idle");
+  dir.write_trace("t.jsonl", {make_request(0, 0.0, 100, 3), make_request(1, 1000.0, 100, 3)});
+  const nlohmann::json j = {{"workloads", {{{"trace", {{"path", "t.jsonl"}}}}}},
+                            {"fleet", {{"pools", {h100_pool(4)}}}}};
+  const RunResult r = run_scenario(scenario_from(j, dir.path().string()));
+  check_conservation(r);
+  // 2 arrival events + per request one wake and 3 steps (prefill + 2 decodes).
+  EXPECT_EQ(r.num_steps, 6);
+  EXPECT_EQ(r.num_events, 2 + 2 * (1 + 3));
+  EXPECT_EQ(r.records[1].first_scheduled_ns, 1000'000'000'000);
+}
+
+TEST(Simulator, SameInputsGiveTheSameRun) {
+  const nlohmann::json j = {{"seed", 11},
+                            {"workloads", {{{"generator", poisson(8.0, 20.0, 800, 200)}}}},
+                            {"fleet", {{"pools", {h100_pool(3)}}}},
+                            {"router", {{"policy", "round_robin"}}}};
+  const Scenario s = scenario_from(j);
+  const RunResult a = run_scenario(s);
+  const RunResult b = run_scenario(s);
+  ASSERT_EQ(a.records.size(), b.records.size());
+  for (size_t i = 0; i < a.records.size(); ++i) {
+    EXPECT_EQ(a.records[i].first_token_ns, b.records[i].first_token_ns);
+    EXPECT_EQ(a.records[i].finish_ns, b.records[i].finish_ns);
+    EXPECT_EQ(a.records[i].replica, static_cast<int32_t>(i % 3));  // round robin
+  }
+  EXPECT_EQ(a.num_events, b.num_events);
+}
+
+}  // namespace
+}  // namespace tidal::sim
