@@ -1,0 +1,18 @@
+// Copies whole KV blocks between two arenas of the same shape (layers, block size, heads,
+// head dim, dtype), e.g. the device arena and the host swap arena. A block id indexes the same
+// block in every layer, so one block copy moves K and V of every layer (and the int8 scales).
+#pragma once
+
+#include <span>
+
+#include "engine/kv/block_manager.h"
+#include "kernels/kv_cache.h"
+
+namespace tidal::engine {
+
+// dst block copy.dst_block <- src block copy.src_block for each copy, in order.
+// std::invalid_argument when the arenas' shapes differ or a block id is out of range.
+void copy_kv_blocks(const kernels::KvCacheView& src, const kernels::KvCacheView& dst,
+                    std::span<const kv::BlockCopy> copies);
+
+}  // namespace tidal::engine

@@ -1,0 +1,95 @@
+// What an engine run records per request and how its metrics are derived. The definitions are
+// the simulator's (DESIGN.md "Metrics", docs/run-output.md), so reports read engine and
+// simulator runs alike: TTFT = first token - arrival, TPOT = (finish - first token) /
+// (output tokens - 1), E2E = finish - arrival, queue delay = first scheduled - arrival, ITL =
+// every gap between consecutive output tokens (tokens of one step come out together: the first
+// closes the gap, the others add gaps of 0). Percentiles are nearest-rank: for n sorted samples
+// the p-th is x[ceil(p / 100 * n)].
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/engine.h"
+#include "traces/request.h"
+
+namespace tidal::engine {
+
+enum class RequestStatus : uint8_t { pending, finished, rejected };
+const char* request_status_name(RequestStatus status);
+
+struct RequestRecord {
+  // Times in run nanoseconds (0 = replay start); -1 until the event happens.
+  int64_t arrival_ns = 0;  // scaled trace arrival (after its last dependency finished)
+  int64_t first_scheduled_ns = -1;
+  int64_t first_token_ns = -1;
+  int64_t last_token_ns = -1;
+  int64_t finish_ns = -1;
+  int64_t rejected_ns = -1;  // when it was refused (rejected only)
+  int64_t num_output_tokens_done = 0;
+  int64_t num_prefix_hit_tokens = 0;
+  int64_t max_itl_ns = 0;
+  int32_t replica = -1;  // 0 once handed to the engine; -1 when refused before (duplicate id,
+                         // failed dependency)
+  int32_t num_preemptions = 0;
+  RequestStatus status = RequestStatus::pending;
+  std::string reason;  // why it was rejected
+};
+
+struct RequestLatency {
+  std::optional<double> ttft_s, tpot_s, e2e_s, queue_delay_s;
+};
+RequestLatency request_latency(const RequestRecord& record);
+
+struct LatencySummary {
+  int64_t count = 0;
+  double mean = 0.0, p50 = 0.0, p90 = 0.0, p99 = 0.0, max = 0.0;  // 0 when count == 0
+};
+LatencySummary summarize(std::vector<double> samples);
+
+// Engine state after a step, for the timeline.
+struct StateSample {
+  int64_t time_ns = 0;
+  int64_t num_waiting = 0;  // waiting + swapped out
+  int64_t num_running = 0;
+  double kv_usage = 0.0;
+};
+
+// One timeline.csv row (the simulator's columns; one replica, always warm, no dollars).
+struct TimelineRow {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  int64_t num_arrivals = 0;
+  int64_t num_finished = 0;
+  int64_t num_rejected = 0;
+  int64_t num_output_tokens = 0;
+  int64_t queue_depth = 0;   // at the last step ending in or before the interval's end
+  int64_t num_running = 0;   // same
+  double kv_usage = 0.0;     // same
+  double utilization = 0.0;  // share of the interval spent executing steps
+};
+
+struct RunMetrics {
+  double duration_s = 0.0;  // from 0 to the run's end
+  int64_t num_requests = 0, num_finished = 0, num_rejected = 0;
+  int64_t num_input_tokens = 0, num_output_tokens = 0;  // of finished requests
+  int64_t num_preemptions = 0, num_prefix_hit_tokens = 0;
+  LatencySummary ttft, tpot, itl, e2e, queue_delay;  // finished requests
+  double request_throughput_rps = 0.0, input_tokens_per_s = 0.0, output_tokens_per_s = 0.0;
+  double utilization = 0.0;                                 // busy share of the run
+  std::vector<std::pair<std::string, int64_t>> rejections;  // reason -> count, by reason
+};
+
+RunMetrics compute_metrics(const std::vector<RequestRecord>& records,
+                           const std::vector<Request>& requests, std::vector<double> itl_s,
+                           int64_t busy_ns, int64_t end_ns);
+
+std::vector<TimelineRow> compute_timeline(const std::vector<RequestRecord>& records,
+                                          const std::vector<StepRecord>& steps,
+                                          const std::vector<StateSample>& states,
+                                          int64_t interval_ns, int64_t end_ns);
+
+}  // namespace tidal::engine

@@ -1,0 +1,51 @@
+// The engine's run folder: the files `tidal simulate` writes, with the same columns and number
+// formats (docs/run-output.md), so reports and the validation loop read engine and simulator
+// runs alike, plus the engine's own steps.csv (steps_csv.h):
+//   requests.csv  one row per request (one replica 0 in pool "engine"; no SLO classes, so
+//                 slo_met is 1 exactly for finished requests)
+//   timeline.csv  per interval; replicas_warm is 1, dollars are 0 (no price on a CPU run)
+//   trace.json    Chrome / Perfetto trace events, one slice per step
+//   summary.json  inputs echoed, memory footprint, metrics (the simulator's keys), speculative
+//                 decoding figures, run figures
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/engine.h"
+#include "engine/run_metrics.h"
+#include "engine/trace_replay.h"
+
+namespace tidal::engine {
+
+// Seconds from nanoseconds with exactly six decimals (the simulator's format).
+std::string format_seconds(int64_t ns);
+
+// `workload` names the replayed trace in requests.csv's workload column.
+void write_requests_csv(const EngineRun& run, const std::string& workload, std::ostream& out);
+void write_timeline_csv(const std::vector<TimelineRow>& rows, std::ostream& out);
+// At most `max_slices` step slices (the first ones); the rest are counted as dropped.
+void write_chrome_trace(const EngineRun& run, int64_t max_slices, std::ostream& out);
+
+// The engine's config as JSON (echoed in summary.json).
+nlohmann::ordered_json engine_config_json(const EngineConfig& config);
+
+// `inputs`: what the run was asked to do (model, trace, options), echoed verbatim.
+nlohmann::ordered_json summary_json(const nlohmann::ordered_json& inputs, const Engine& engine,
+                                    const EngineRun& run, const RunMetrics& metrics);
+
+struct RunFolderOptions {
+  std::string workload = "trace";
+  int64_t trace_max_slices = 100'000;
+};
+
+// Creates `dir` and writes summary.json, requests.csv, timeline.csv, trace.json and steps.csv.
+// InputError when the folder or a file cannot be written.
+void write_run_folder(const std::string& dir, const nlohmann::ordered_json& inputs,
+                      const Engine& engine, const EngineRun& run, const ReplayOptions& replay,
+                      const RunFolderOptions& options);
+
+}  // namespace tidal::engine

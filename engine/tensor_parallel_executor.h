@@ -1,0 +1,102 @@
+// Runs the paged forward pass on `tp` tensor-parallel ranks (Megatron split via the models'
+// sharding helpers). Rank 0 runs on the calling thread, ranks 1..tp-1 each on a worker thread of
+// their own; each rank owns its weight shard, its CPU backend (with its own kernel threads), its
+// slice of the KV arena (its kv heads, every block) and, for swapping, a host arena of the same
+// layout. Ranks meet in a SharedMemoryGroup: two all-reduces per layer.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <thread>
+#include <vector>
+
+#include "engine/kv/block_manager.h"
+#include "kernels/cpu/cpu_backend.h"
+#include "kernels/kv_cache.h"
+#include "models/communicator.h"
+#include "models/model_weights.h"
+#include "models/paged_forward.h"
+#include "models/quantize_weights.h"
+
+namespace tidal::engine {
+
+class SharedMemoryGroup;
+
+struct ExecutorConfig {
+  int32_t tp = 1;
+  int32_t num_threads = 1;  // kernel threads per rank
+  models::QuantSpec quant;
+  kernels::KvDType kv_dtype = kernels::KvDType::bf16;
+  int32_t block_size = 16;
+  int64_t num_gpu_blocks = 1;
+  int64_t num_cpu_blocks = 0;  // 0: no host arena
+};
+
+class TensorParallelExecutor {
+ public:
+  // `full`: unsharded fp32 weights (consumed). Shards them, quantizes each shard, allocates the
+  // arenas and starts the workers. InputError for an impossible tp or quantization.
+  TensorParallelExecutor(models::ModelWeights full, const ExecutorConfig& config);
+  ~TensorParallelExecutor();
+  TensorParallelExecutor(const TensorParallelExecutor&) = delete;
+  TensorParallelExecutor& operator=(const TensorParallelExecutor&) = delete;
+
+  int world_size() const { return static_cast<int>(ranks_.size()); }
+  const ExecutorConfig& config() const { return config_; }
+  const models::ModelConfig& model_config() const { return ranks_[0]->weights.config; }
+  const models::ModelWeights& rank_weights(int rank) const { return ranks_.at(rank)->weights; }
+  const kernels::KvCacheSpec& device_kv_spec() const { return ranks_[0]->device_arena.spec(); }
+  kernels::KvCacheView device_kv_view(int rank) const {
+    return ranks_.at(rank)->device_arena.view();
+  }
+  size_t device_arena_bytes() const { return ranks_[0]->device_arena.bytes(); }  // per rank
+  size_t host_arena_bytes() const;                                               // per rank
+
+  // Runs the batch on every rank. Returns rank 0's logits ([num_seqs, vocab], or
+  // [total_new_tokens, vocab] with all_logits); every rank computes identical bytes.
+  std::vector<float> forward(const models::ForwardBatch& batch);
+
+  // Block copies on every rank's arenas, in order: device -> host (swap out), host -> device
+  // (swap in), device -> device (copy-on-write).
+  void swap_out(std::span<const kv::BlockCopy> copies);
+  void swap_in(std::span<const kv::BlockCopy> copies);
+  void copy_device_blocks(std::span<const kv::BlockCopy> copies);
+
+ private:
+  struct Rank {
+    models::ModelWeights weights;
+    kernels::cpu::CpuBackend backend;
+    kernels::KvArena device_arena;
+    std::unique_ptr<kernels::KvArena> host_arena;  // null without swapping
+    std::unique_ptr<models::PagedModel> model;
+    std::vector<float> logits;  // the last forward's output
+    Rank(models::ModelWeights w, int num_threads, const kernels::KvCacheSpec& device_spec);
+  };
+
+  // Calls fn(rank) on every rank concurrently (rank 0 here); rethrows the lowest rank's error.
+  void run_on_all_ranks(const std::function<void(int rank)>& fn);
+  void worker_loop(int rank);
+
+  ExecutorConfig config_;
+  std::unique_ptr<SharedMemoryGroup> group_;
+  models::SingleRankCommunicator single_rank_;  // tp == 1
+  std::vector<std::unique_ptr<Rank>> ranks_;    // [tp]
+
+  std::vector<std::thread> workers_;  // [tp - 1], worker i runs rank i + 1
+  std::mutex mutex_;
+  std::condition_variable job_ready_;
+  std::condition_variable job_done_;
+  const std::function<void(int)>* job_ = nullptr;
+  int64_t generation_ = 0;
+  int num_pending_ = 0;
+  bool stopping_ = false;
+  std::vector<std::exception_ptr> errors_;  // [tp] of the current job
+};
+
+}  // namespace tidal::engine
