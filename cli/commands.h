@@ -8,5 +8,7 @@ namespace tidal::cli {
 void add_trace_command(CLI::App& app);
 void add_model_command(CLI::App& app);
 void add_simulate_command(CLI::App& app);
+void add_dash_command(CLI::App& app);
+void add_engine_command(CLI::App& app);
 
 }  // namespace tidal::cli

@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
   tidal::cli::add_trace_command(app);
   tidal::cli::add_model_command(app);
   tidal::cli::add_simulate_command(app);
+  tidal::cli::add_dash_command(app);
+  tidal::cli::add_engine_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

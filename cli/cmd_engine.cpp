@@ -1,0 +1,109 @@
+// `tidal engine run`: wiring of the engine/ library to the command line.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+#include "engine/engine_config.h"
+#include "engine/engine_run.h"
+#include "models/quantize_weights.h"
+
+namespace tidal::cli {
+namespace {
+
+struct EngineCliArgs {
+  engine::EngineRunArgs run;
+  std::string quant = "none";
+  std::string kv_dtype = "bf16";
+  std::string spec = "none";
+  double kv_memory_mib = 256.0;
+  bool no_prefix_caching = false;
+};
+
+void add_run(CLI::App& engine_app) {
+  auto args = std::make_shared<EngineCliArgs>();
+  engine::EngineRunArgs& run = args->run;
+  engine::EngineConfig& config = run.config;
+  CLI::App* cmd = engine_app.add_subcommand(
+      "run", "Replay a trace on the CPU engine in real time and write a run folder");
+  cmd->add_option("--model", run.model,
+                  "checkpoint folder, config.json or preset (tiny, small-100m, ...); a config "
+                  "gets seeded random weights")
+      ->required();
+  cmd->add_option("--trace", run.trace, "trace file (format detected from its first line)")
+      ->required();
+  cmd->add_option("--out", run.out_dir, "run folder to write")->required();
+  cmd->add_option("--format", run.trace_format, "trace format, overriding detection");
+  cmd->add_option("--policy", config.scheduler.policy,
+                  "batching policy: static, continuous or chunked_prefill (default continuous)");
+  cmd->add_option("--admission", config.scheduler.admission,
+                  "admission: max_utilization or guaranteed_no_evict");
+  cmd->add_option("--preemption", config.scheduler.preemption,
+                  "preemption: recompute or swap (swap needs --swap-blocks)");
+  cmd->add_option("--max-num-seqs", config.scheduler.max_num_seqs, "sequences per step");
+  cmd->add_option("--max-batched-tokens", config.scheduler.max_num_batched_tokens,
+                  "token budget per step");
+  cmd->add_option("--max-model-len", config.scheduler.max_model_len,
+                  "longest prompt + output (capped at the model's context)");
+  cmd->add_option("--tp", config.tp, "tensor-parallel ranks (worker threads), default 1");
+  cmd->add_option("--threads", config.num_threads, "kernel threads per rank, default 1");
+  cmd->add_option("--quant", args->quant,
+                  "weight quantization: none, int8, int8:g32|g64|g128, fp8 (default none)");
+  cmd->add_option("--kv-dtype", args->kv_dtype, "KV cache dtype: f32, bf16, int8 (default bf16)");
+  cmd->add_option("--block-size", config.block_size, "tokens per KV block (default 16)");
+  cmd->add_option("--kv-blocks", config.num_gpu_blocks,
+                  "KV arena blocks (default: as many as --kv-memory holds)");
+  cmd->add_option("--kv-memory", args->kv_memory_mib, "KV arena MiB per rank (default 256)");
+  cmd->add_option("--swap-blocks", config.num_cpu_blocks, "host swap arena blocks (default 0)");
+  cmd->add_flag("--no-prefix-caching", args->no_prefix_caching, "disable prefix caching");
+  cmd->add_option("--spec", args->spec,
+                  "speculative decoding: none, ngram:K, draft:LAYERS:K (target truncated) or "
+                  "draft:MODEL:K");
+  cmd->add_option("--temperature", config.sampling.temperature,
+                  "sampling temperature (default 0: greedy)");
+  cmd->add_option("--top-k", config.sampling.top_k, "top-k cut (default 0: none)");
+  cmd->add_option("--top-p", config.sampling.top_p, "nucleus cut (default 1: none)");
+  cmd->add_option("--seed", config.seed, "sampling seed (default 0)");
+  cmd->add_option("--model-seed", run.model_seed, "seed of random weights (default 0)");
+  cmd->add_option("--time-scale", run.replay.time_scale,
+                  "multiply arrival times (default 1; 0: all arrive at once)");
+  cmd->add_option("--length-scale", run.replay.length_scale,
+                  "multiply prompt and output lengths (default 1)");
+  cmd->add_option("--max-requests", run.replay.max_requests,
+                  "replay only the first N requests (default: all)");
+  cmd->callback([args] {
+    engine::EngineRunArgs& a = args->run;
+    a.config.quant = models::parse_quant_spec(args->quant, "--quant");
+    a.config.kv_dtype = engine::parse_kv_dtype(args->kv_dtype, "--kv-dtype");
+    a.config.spec = engine::parse_spec_config(args->spec, "--spec");
+    a.config.kv_cache_bytes = static_cast<int64_t>(args->kv_memory_mib * 1024.0 * 1024.0);
+    a.config.enable_prefix_caching = !args->no_prefix_caching;
+    const engine::EngineRunSummary s = engine::run_engine(a);
+    std::printf(
+        "engine run: %lld requests, %lld finished, %lld rejected, %lld output tokens, %lld steps "
+        "in %.2f s\n",
+        static_cast<long long>(s.num_requests), static_cast<long long>(s.num_finished),
+        static_cast<long long>(s.num_rejected), static_cast<long long>(s.num_output_tokens),
+        static_cast<long long>(s.num_steps), s.wall_s);
+    std::printf("model: %s; weights %zu bytes per rank; KV %zu bytes per token per rank\n",
+                s.model_source.c_str(), s.memory.weight_bytes_per_rank,
+                s.memory.kv_bytes_per_token_per_rank);
+    if (s.spec.num_verifications > 0) {
+      std::printf("speculative: acceptance rate %.3f, mean accepted length %.3f\n",
+                  s.spec.acceptance_rate(), s.spec.mean_accepted_length());
+    }
+    std::printf("wrote %s\n", a.out_dir.c_str());
+  });
+}
+
+}  // namespace
+
+void add_engine_command(CLI::App& app) {
+  CLI::App* engine_app = app.add_subcommand("engine", "Run LLM inference on the real engine");
+  engine_app->require_subcommand(1);
+  add_run(*engine_app);
+}
+
+}  // namespace tidal::cli

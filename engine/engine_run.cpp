@@ -1,0 +1,57 @@
+#include "engine/engine_run.h"
+
+#include <filesystem>
+#include <utility>
+
+#include "engine/model_loading.h"
+#include "engine/run_writer.h"
+#include "traces/format.h"
+#include "traces/reader.h"
+
+namespace tidal::engine {
+
+EngineRunSummary run_engine(const EngineRunArgs& args) {
+  traces::ReadOptions read_options;
+  if (!args.trace_format.empty())
+    read_options.format = traces::parse_format_name(args.trace_format);
+  std::vector<Request> requests =
+      prepare_requests(traces::read_trace(args.trace, read_options), args.replay);
+
+  LoadedModel target = load_model(args.model, args.model_seed, "--model");
+  std::optional<LoadedModel> draft = load_draft_model(args.config.spec, args.model_seed);
+  const std::string model_source = target.source;
+  Engine engine(
+      std::move(target.weights), args.config,
+      draft ? std::optional<models::ModelWeights>(std::move(draft->weights)) : std::nullopt);
+  SteadyClock clock;
+  const EngineRun run = replay(engine, std::move(requests), args.replay, clock);
+
+  nlohmann::ordered_json inputs{{"model", args.model},
+                                {"model_source", model_source},
+                                {"trace", args.trace},
+                                {"time_scale", args.replay.time_scale},
+                                {"length_scale", args.replay.length_scale},
+                                {"max_requests", args.replay.max_requests},
+                                {"prompt_seed", args.replay.prompt_seed}};
+  if (draft) inputs["draft_model_source"] = draft->source;
+  RunFolderOptions folder;
+  folder.workload = std::filesystem::path(args.trace).stem().string();
+  folder.trace_max_slices = args.trace_max_slices;
+  write_run_folder(args.out_dir, inputs, engine, run, args.replay, folder);
+
+  EngineRunSummary summary;
+  summary.num_requests = static_cast<int64_t>(run.requests.size());
+  for (const RequestRecord& r : run.records) {
+    summary.num_finished += r.status == RequestStatus::finished;
+    summary.num_rejected += r.status == RequestStatus::rejected;
+    summary.num_output_tokens += r.num_output_tokens_done;
+  }
+  summary.num_steps = static_cast<int64_t>(run.steps.size());
+  summary.wall_s = run.wall_s;
+  summary.model_source = model_source;
+  summary.spec = engine.spec_stats();
+  summary.memory = engine.memory();
+  return summary;
+}
+
+}  // namespace tidal::engine
