@@ -62,6 +62,9 @@ Simulator::Simulator(const Scenario& scenario, RequestTable table, ProgressSink*
   result_.records.resize(n);
   for (size_t i = 0; i < n; ++i) result_.records[i].arrival_ns = result_.table.arrival_ns[i];
   queue_.reserve(static_cast<size_t>(cluster_.num_replicas()) * 2 + 2);
+  int64_t num_output_tokens = 0;
+  for (const Request& r : result_.table.requests) num_output_tokens += r.output_tokens;
+  result_.itl.reserve(static_cast<size_t>(std::min(num_output_tokens, SampleSet::kExactLimit + 1)));
   build_dependents();
 }
 
