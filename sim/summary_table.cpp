@@ -17,7 +17,8 @@ std::string fleet_text(const Scenario& scenario) {
   std::string text;
   for (const PoolSpec& p : scenario.pools) {
     if (!text.empty()) text += " + ";
-    text += fmt::format("{} x {} on {}x {}", p.num_replicas, p.model, p.deployment.tp, p.gpu);
+    text += fmt::format("{} x {} (tp {} on {}, ${:.2f}/GPU-h)", p.num_replicas, p.model,
+                        p.deployment.tp, p.gpu, p.resolved_price_per_gpu_hour);
   }
   return text;
 }
