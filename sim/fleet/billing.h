@@ -64,8 +64,6 @@ class BillingLedger {
   // lease ends at end_ns); reservations accrue evenly.
   std::vector<MicroDollars> interval_costs(int64_t interval_ns) const;
 
-  int64_t end_ns() const { return end_ns_; }
-
  private:
   struct Lease {
     int32_t pool = 0;

@@ -30,7 +30,6 @@ class ScalingGovernor {
 
   // The new target after seeing `raw_desired` at `now_ns` (never decreasing between calls).
   int32_t update(int64_t now_ns, int64_t raw_desired);
-  int32_t target() const { return target_; }
 
  private:
   GovernorLimits limits_;

@@ -43,8 +43,6 @@ class SlidingExtreme {
     return samples_.front().value;
   }
 
-  bool empty() const { return samples_.empty(); }
-
  private:
   static constexpr int64_t kOpen = std::numeric_limits<int64_t>::max();
   struct Sample {
