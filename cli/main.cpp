@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", version_text());
   app.require_subcommand(1);
   tidal::cli::add_trace_command(app);
+  tidal::cli::add_report_command(app);
   tidal::cli::add_model_command(app);
   tidal::cli::add_simulate_command(app);
   tidal::cli::add_dash_command(app);

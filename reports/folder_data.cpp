@@ -1,0 +1,109 @@
+#include "reports/folder_data.h"
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "reports/json_fields.h"
+#include "traces/input_error.h"
+
+namespace tidal::reports {
+namespace {
+
+std::optional<double> optional_number(const JsonView& v, std::string_view key) {
+  return v.has(key) ? std::optional(v.number(key)) : std::nullopt;
+}
+
+std::string expect_kind(const JsonView& doc, const std::string& kind) {
+  const std::string found = doc.string("kind");
+  if (found != kind) doc.fail("kind", fmt::format("expected \"{}\", got \"{}\"", kind, found));
+  return found;
+}
+
+}  // namespace
+
+bool is_validation_folder(const std::string& dir) {
+  return std::filesystem::is_regular_file(std::filesystem::path(dir) / "validation.json");
+}
+
+ValidationData load_validation(const std::string& dir) {
+  const std::filesystem::path root(dir);
+  const std::string path = (root / "validation.json").string();
+  const nlohmann::json json = read_json_file(path);
+  const JsonView doc(json, path);
+  expect_kind(doc, "tidal-validation");
+  ValidationData v;
+  v.dir = dir;
+  v.title = doc.has("title") ? doc.string("title") : std::string("Simulator fidelity");
+  v.predicted = load_run((root / doc.string("predicted_run")).string());
+  v.measured = load_run((root / doc.string("measured_run")).string());
+  v.predicted.label = "predicted";
+  v.measured.label = "measured";
+  const JsonView metrics = doc.at("metrics");
+  for (size_t i = 0; i < metrics.size(); ++i) {
+    const JsonView m = metrics.at(i);
+    ValidationMetric row;
+    row.metric = m.string("metric");
+    row.unit = m.string("unit");
+    row.predicted = m.number("predicted");
+    row.measured = m.number("measured");
+    row.error = m.number("error");
+    row.tolerance = optional_number(m, "tolerance");
+    row.pass = m.boolean("pass");
+    v.metrics.push_back(std::move(row));
+  }
+  return v;
+}
+
+bool is_plan_folder(const std::string& dir) {
+  return std::filesystem::is_regular_file(std::filesystem::path(dir) / "plan.json");
+}
+
+PlanData load_plan(const std::string& dir) {
+  const std::string path = (std::filesystem::path(dir) / "plan.json").string();
+  const nlohmann::json json = read_json_file(path);
+  const JsonView doc(json, path);
+  expect_kind(doc, "tidal-plan");
+  PlanData plan;
+  plan.dir = dir;
+  plan.scenario = doc.string("scenario");
+  plan.mode = doc.string("mode");
+  plan.objective = doc.string("objective");
+  plan.latency_metric = doc.string("latency_metric");
+  const JsonView slo = doc.at("slo");
+  for (size_t i = 0; i < slo.size(); ++i) {
+    const nlohmann::json& s = slo.at(i).value();
+    if (!s.is_string()) slo.at(i).fail("", "expected a string");
+    plan.slo.push_back(s.get<std::string>());
+  }
+  const JsonView dims = doc.at("dimensions");
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const nlohmann::json& d = dims.at(i).value();
+    if (!d.is_string()) dims.at(i).fail("", "expected a string");
+    plan.dimensions.push_back(d.get<std::string>());
+  }
+  if (doc.has("cheapest")) plan.cheapest = doc.string("cheapest");
+  const JsonView candidates = doc.at("candidates");
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const JsonView c = candidates.at(i);
+    PlanCandidate p;
+    p.id = c.string("id");
+    p.index = c.integer("index");
+    p.config = nlohmann::ordered_json(c.at("config").value());
+    p.status = c.string("status");
+    if (p.status != "feasible" && p.status != "slo_missed" && p.status != "invalid") {
+      c.fail("status", fmt::format("unknown status \"{}\"", p.status));
+    }
+    p.reason = c.string("reason");
+    p.cost = optional_number(c, plan.objective);
+    p.p99_latency_s = optional_number(c, plan.latency_metric);
+    p.slo_attainment = optional_number(c, "slo_attainment");
+    p.rate_scale = optional_number(c, "rate_scale");
+    if (c.has("num_gpus")) p.num_gpus = c.integer("num_gpus");
+    p.on_frontier = c.boolean("on_frontier");
+    plan.candidates.push_back(std::move(p));
+  }
+  return plan;
+}
+
+}  // namespace tidal::reports

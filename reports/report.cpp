@@ -1,0 +1,140 @@
+#include "reports/report.h"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "reports/folder_data.h"
+#include "reports/folder_sections.h"
+#include "reports/render.h"
+#include "reports/run_data.h"
+#include "reports/sections.h"
+#include "traces/input_error.h"
+
+namespace tidal::reports {
+namespace {
+
+// Scenario names, made unique with the folder name, then with the position.
+void label_runs(std::vector<RunData>& runs) {
+  std::multiset<std::string> names;
+  for (const RunData& r : runs) names.insert(r.label);
+  for (RunData& r : runs) {
+    if (names.count(r.label) > 1) {
+      r.label += " (" + std::filesystem::path(r.dir).lexically_normal().filename().string() + ")";
+    }
+  }
+  std::multiset<std::string> labels;
+  for (const RunData& r : runs) labels.insert(r.label);
+  for (size_t k = 0; k < runs.size(); ++k) {
+    if (labels.count(runs[k].label) > 1) runs[k].label += fmt::format(" #{}", k + 1);
+  }
+}
+
+void add_run_sections(Document& doc, const RunData& run, const std::string& id_suffix,
+                      const std::string& title_suffix) {
+  const RunSection r{run, id_suffix, title_suffix};
+  doc.sections.push_back(overview_section(r));
+  doc.sections.push_back(workload_section(r));
+  doc.sections.push_back(latency_section(r));
+  doc.sections.push_back(fleet_section(r));
+  doc.sections.push_back(cost_section(r));
+  if (auto hol = hol_section(r)) doc.sections.push_back(std::move(*hol));
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw InputError(fmt::format("{}: cannot open for writing", path));
+  out << text;
+  out.flush();
+  if (!out) throw InputError(fmt::format("{}: write failed", path));
+}
+
+}  // namespace
+
+Document build_report(const std::vector<std::string>& folders) {
+  if (folders.empty()) throw InputError("tidal report: no folder given");
+  std::vector<RunData> runs;
+  std::vector<ValidationData> validations;
+  std::vector<PlanData> plans;
+  for (const std::string& dir : folders) {
+    if (is_run_folder(dir)) {
+      runs.push_back(load_run(dir));
+    } else if (is_validation_folder(dir)) {
+      validations.push_back(load_validation(dir));
+    } else if (is_plan_folder(dir)) {
+      plans.push_back(load_plan(dir));
+    } else {
+      throw InputError(fmt::format(
+          "{}: not a run, validation or plan folder (no summary.json, validation.json or "
+          "plan.json)",
+          dir));
+    }
+  }
+  label_runs(runs);
+
+  Document doc;
+  std::string subject;
+  for (const RunData& r : runs) subject += (subject.empty() ? "" : " vs ") + r.label;
+  for (const PlanData& p : plans) subject += (subject.empty() ? "plan " : ", plan ") + p.scenario;
+  if (!validations.empty()) subject += subject.empty() ? "validation" : ", validation";
+  doc.title = "tidal report: " + subject;
+  std::string inputs;
+  for (const std::string& dir : folders) inputs += (inputs.empty() ? "" : ", ") + dir;
+  doc.notes.push_back("Inputs: " + inputs);
+  doc.notes.push_back(
+      "Latencies in ms below one second, else s; costs in US$; $ / 1M tokens = dollars per "
+      "million tokens of that kind served.");
+
+  if (runs.size() > 1) doc.sections.push_back(comparison_section(runs));
+  for (size_t k = 0; k < runs.size(); ++k) {
+    if (runs.size() == 1) {
+      add_run_sections(doc, runs[k], "", "");
+    } else {
+      add_run_sections(doc, runs[k], fmt::format("-{}", k + 1), ": " + runs[k].label);
+    }
+  }
+  for (size_t k = 0; k < validations.size(); ++k) {
+    doc.sections.push_back(
+        fidelity_section(validations[k], validations.size() > 1 ? fmt::format("-{}", k + 1) : ""));
+  }
+  for (size_t k = 0; k < plans.size(); ++k) {
+    doc.sections.push_back(
+        plan_section(plans[k], plans.size() > 1 ? fmt::format("-{}", k + 1) : ""));
+  }
+  return doc;
+}
+
+ReportPaths report_paths(const std::string& html_path) {
+  std::filesystem::path p(html_path);
+  ReportPaths paths;
+  paths.html = html_path;
+  paths.markdown = std::filesystem::path(p).replace_extension(".md").string();
+  paths.json = std::filesystem::path(p).replace_extension(".json").string();
+  if (paths.markdown == html_path || paths.json == html_path) {
+    throw InputError(
+        fmt::format("{}: the HTML report needs an extension other than .md/.json "
+                    "(report.md and report.json are written beside it)",
+                    html_path));
+  }
+  return paths;
+}
+
+ReportPaths write_report(const std::vector<std::string>& folders, const std::string& html_path) {
+  const ReportPaths paths = report_paths(html_path);
+  const Document doc = build_report(folders);
+  const std::filesystem::path parent = std::filesystem::path(html_path).parent_path();
+  if (!parent.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(parent, ec);
+    if (ec)
+      throw InputError(fmt::format("{}: cannot create folder: {}", parent.string(), ec.message()));
+  }
+  write_text(paths.html, render_html(doc));
+  write_text(paths.markdown, render_markdown(doc));
+  write_text(paths.json, render_json(doc).dump(1) + "\n");
+  return paths;
+}
+
+}  // namespace tidal::reports

@@ -1,0 +1,273 @@
+#include "reports/run_data.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "reports/csv_columns.h"
+#include "reports/json_fields.h"
+#include "traces/input_error.h"
+
+namespace tidal::reports {
+namespace {
+
+LatencyFigures read_latency(const JsonView& parent, std::string_view key) {
+  const JsonView v = parent.at(key);
+  LatencyFigures f;
+  f.count = v.integer("count");
+  f.mean_s = v.nullable_number("mean_s");
+  f.p50_s = v.nullable_number("p50_s");
+  f.p90_s = v.nullable_number("p90_s");
+  f.p99_s = v.nullable_number("p99_s");
+  f.max_s = v.nullable_number("max_s");
+  return f;
+}
+
+ClassFigures read_class(const JsonView& v) {
+  ClassFigures c;
+  c.name = v.string("slo_class");
+  const JsonView slo = v.at("slo");
+  c.slo_ttft_s = slo.nullable_number("ttft_s");
+  c.slo_tpot_s = slo.nullable_number("tpot_s");
+  c.slo_e2e_s = slo.nullable_number("e2e_s");
+  c.num_requests = v.integer("num_requests");
+  c.num_finished = v.integer("num_finished");
+  c.num_rejected = v.integer("num_rejected");
+  c.num_slo_met = v.integer("num_slo_met");
+  c.slo_attainment = v.number("slo_attainment");
+  c.goodput_rps = v.number("goodput_rps");
+  c.ttft = read_latency(v, "ttft");
+  c.tpot = read_latency(v, "tpot");
+  c.e2e = read_latency(v, "e2e");
+  return c;
+}
+
+// A pool joins three lists of summary.json by index: the echoed scenario, the resolved figures
+// and the costs.
+PoolFigures read_pool(const JsonView& scenario_pool, const JsonView& resolved_pool,
+                      const JsonView& cost_pool) {
+  PoolFigures p;
+  p.name = scenario_pool.string("name");
+  p.model = scenario_pool.string("model");
+  p.gpu = scenario_pool.string("gpu");
+  p.tp = scenario_pool.integer("tp");
+  p.weight_dtype = scenario_pool.string("weight_dtype");
+  p.kv_dtype = scenario_pool.string("kv_dtype");
+  p.num_replicas = scenario_pool.integer("num_replicas");
+  p.policy = scenario_pool.at("scheduler").string("policy");
+  p.num_gpu_blocks = resolved_pool.integer("num_gpu_blocks");
+  p.num_gpus = cost_pool.integer("num_gpus");
+  p.price_per_gpu_hour = cost_pool.number("price_per_gpu_hour");
+  p.gpu_hours = cost_pool.number("gpu_hours");
+  p.dollars = cost_pool.number("dollars");
+  p.utilization = cost_pool.number("utilization");
+  p.num_steps = cost_pool.integer("num_steps");
+  if (cost_pool.string("pool") != p.name) {
+    cost_pool.fail("pool", fmt::format("\"{}\" does not match scenario.fleet.pools name \"{}\"",
+                                       cost_pool.string("pool"), p.name));
+  }
+  return p;
+}
+
+int32_t intern(std::map<std::string, int32_t>& ids, const std::string& name) {
+  const auto [it, inserted] = ids.emplace(name, static_cast<int32_t>(ids.size()));
+  return it->second;
+}
+
+// Renumbers first-seen ids to the sorted order of the names.
+std::vector<std::string> sorted_names(const std::map<std::string, int32_t>& ids,
+                                      std::vector<int32_t>& index) {
+  std::vector<int32_t> rank(ids.size());  // [num first-seen ids] sorted position
+  std::vector<std::string> names;
+  for (const auto& [name, id] : ids) {
+    rank[static_cast<size_t>(id)] = static_cast<int32_t>(names.size());
+    names.push_back(name);
+  }
+  for (int32_t& i : index) i = rank[static_cast<size_t>(i)];
+  return names;
+}
+
+}  // namespace
+
+RunSummary read_summary(const std::string& path) {
+  const nlohmann::json root = read_json_file(path);
+  const JsonView doc(root, path);
+  RunSummary s;
+  const JsonView scenario = doc.at("scenario");
+  s.scenario_name = scenario.string("name");
+  s.seed = static_cast<uint64_t>(scenario.integer("seed"));
+  const JsonView m = doc.at("metrics");
+  s.duration_s = m.number("duration_s");
+  s.num_requests = m.integer("num_requests");
+  s.num_finished = m.integer("num_finished");
+  s.num_rejected = m.integer("num_rejected");
+  const JsonView rejections = m.at("rejections");
+  if (!rejections.value().is_object()) rejections.fail("", "expected an object");
+  for (const auto& item : rejections.value().items()) {
+    s.rejections.emplace_back(item.key(), rejections.integer(item.key()));
+  }
+  s.num_input_tokens = m.integer("num_input_tokens");
+  s.num_output_tokens = m.integer("num_output_tokens");
+  s.num_preemptions = m.integer("num_preemptions");
+  s.num_prefix_hit_tokens = m.integer("num_prefix_hit_tokens");
+  s.request_throughput_rps = m.number("request_throughput_rps");
+  s.input_tokens_per_s = m.number("input_tokens_per_s");
+  s.output_tokens_per_s = m.number("output_tokens_per_s");
+  s.ttft = read_latency(m, "ttft");
+  s.tpot = read_latency(m, "tpot");
+  s.itl = read_latency(m, "itl");
+  s.e2e = read_latency(m, "e2e");
+  s.queue_delay = read_latency(m, "queue_delay");
+  s.num_slo_met = m.integer("num_slo_met");
+  s.slo_attainment = m.number("slo_attainment");
+  s.goodput_rps = m.number("goodput_rps");
+  const JsonView classes = m.at("slo_classes");
+  for (size_t i = 0; i < classes.size(); ++i) s.classes.push_back(read_class(classes.at(i)));
+  s.utilization = m.number("utilization");
+
+  const JsonView costs = doc.at("costs");
+  s.gpu_hours = costs.number("gpu_hours");
+  s.dollars = costs.number("dollars");
+  s.dollars_per_1m_input_tokens = costs.nullable_number("dollars_per_1m_input_tokens");
+  s.dollars_per_1m_output_tokens = costs.nullable_number("dollars_per_1m_output_tokens");
+  s.dollars_per_1m_tokens = costs.nullable_number("dollars_per_1m_tokens");
+  const JsonView scenario_pools = scenario.at("fleet").at("pools");
+  const JsonView resolved_pools = doc.at("resolved").at("pools");
+  const JsonView cost_pools = costs.at("pools");
+  if (resolved_pools.size() != scenario_pools.size() ||
+      cost_pools.size() != scenario_pools.size()) {
+    cost_pools.fail("", fmt::format("{} pools, scenario.fleet.pools has {}", cost_pools.size(),
+                                    scenario_pools.size()));
+  }
+  for (size_t i = 0; i < scenario_pools.size(); ++i) {
+    s.pools.push_back(read_pool(scenario_pools.at(i), resolved_pools.at(i), cost_pools.at(i)));
+  }
+  if (costs.has("by_state")) {
+    const JsonView by_state = costs.at("by_state");
+    if (!by_state.value().is_object()) by_state.fail("", "expected an object state -> dollars");
+    for (const auto& item : by_state.value().items()) {
+      s.dollars_by_state.emplace_back(item.key(), by_state.number(item.key()));
+    }
+  }
+  if (costs.has("spot_savings_dollars")) {
+    s.spot_savings_dollars = costs.number("spot_savings_dollars");
+  }
+  return s;
+}
+
+RequestRows read_requests(const std::string& path) {
+  const std::vector<ColumnRequest> wanted{
+      {"tenant", CellKind::text},
+      {"slo_class", CellKind::text},
+      {"arrival_s", CellKind::number},
+      {"prompt_tokens", CellKind::number},
+      {"output_tokens", CellKind::number},
+      {"ttft_s", CellKind::optional_number},
+      {"tpot_s", CellKind::optional_number},
+      {"e2e_s", CellKind::optional_number},
+      {"queue_delay_s", CellKind::optional_number},
+      {"slo_met", CellKind::number},
+      {"status", CellKind::text},
+      {"hol_blocking_s", CellKind::optional_number, false},
+  };
+  CsvColumns csv = read_csv_columns(path, wanted);
+  RequestRows rows;
+  std::map<std::string, int32_t> tenant_ids, class_ids;
+  for (const std::string& t : csv.columns[0].texts) rows.tenant.push_back(intern(tenant_ids, t));
+  for (const std::string& c : csv.columns[1].texts) {
+    rows.slo_class.push_back(intern(class_ids, c));
+  }
+  rows.tenant_names = sorted_names(tenant_ids, rows.tenant);
+  rows.class_names = sorted_names(class_ids, rows.slo_class);
+  rows.arrival_s = std::move(csv.columns[2].numbers);
+  rows.prompt_tokens = std::move(csv.columns[3].numbers);
+  rows.output_tokens = std::move(csv.columns[4].numbers);
+  rows.ttft_s = std::move(csv.columns[5].numbers);
+  rows.tpot_s = std::move(csv.columns[6].numbers);
+  rows.e2e_s = std::move(csv.columns[7].numbers);
+  rows.queue_delay_s = std::move(csv.columns[8].numbers);
+  for (size_t i = 0; i < csv.columns[9].numbers.size(); ++i) {
+    const double v = csv.columns[9].numbers[i];
+    if (v != 0.0 && v != 1.0) {
+      throw InputError(fmt::format("{}:{}: slo_met: expected 0 or 1, got {}", path, i + 2, v));
+    }
+    rows.slo_met.push_back(v == 1.0 ? 1 : 0);
+  }
+  for (const std::string& status : csv.columns[10].texts) {
+    rows.finished.push_back(status == "finished" ? 1 : 0);
+  }
+  if (csv.columns[11].present) rows.hol_blocking_s = std::move(csv.columns[11].numbers);
+  return rows;
+}
+
+TimelineRows read_timeline(const std::string& path) {
+  // The header decides which optional state columns to ask for.
+  const CsvColumns header_only = read_csv_columns(path, {});
+  std::vector<ColumnRequest> wanted;
+  const std::vector<std::string> fixed{
+      "start_s",     "end_s",   "arrivals", "finished",    "rejected", "output_tokens",
+      "queue_depth", "running", "kv_usage", "utilization", "dollars",  "cumulative_dollars"};
+  for (const std::string& name : fixed) wanted.push_back({name, CellKind::number, true});
+  std::vector<std::string> state_columns, dollar_columns;
+  for (const std::string& name : header_only.header) {
+    if (name.starts_with("replicas_")) state_columns.push_back(name);
+    if (name.starts_with("dollars_")) dollar_columns.push_back(name);
+  }
+  if (state_columns.empty()) {
+    throw InputError(fmt::format("{}:1: no replicas_<state> column in the header", path));
+  }
+  for (const std::string& name : state_columns) wanted.push_back({name, CellKind::number, true});
+  for (const std::string& name : dollar_columns) wanted.push_back({name, CellKind::number, true});
+  wanted.push_back({"cold_starts", CellKind::number, false});
+  CsvColumns csv = read_csv_columns(path, wanted);
+
+  TimelineRows rows;
+  std::vector<double>* targets[] = {&rows.start_s,     &rows.end_s,    &rows.arrivals,
+                                    &rows.finished,    &rows.rejected, &rows.output_tokens,
+                                    &rows.queue_depth, &rows.running,  &rows.kv_usage,
+                                    &rows.utilization, &rows.dollars,  &rows.cumulative_dollars};
+  size_t c = 0;
+  for (std::vector<double>* target : targets) *target = std::move(csv.columns[c++].numbers);
+  for (const std::string& name : state_columns) {
+    rows.replicas_by_state.push_back({name.substr(9), std::move(csv.columns[c++].numbers)});
+  }
+  for (const std::string& name : dollar_columns) {
+    rows.dollars_by_state.push_back({name.substr(8), std::move(csv.columns[c++].numbers)});
+  }
+  if (csv.columns[c].present) rows.cold_starts = std::move(csv.columns[c].numbers);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (!(rows.end_s[i] > rows.start_s[i])) {
+      throw InputError(fmt::format("{}:{}: end_s: {} is not after start_s {}", path, i + 2,
+                                   rows.end_s[i], rows.start_s[i]));
+    }
+  }
+  return rows;
+}
+
+bool is_run_folder(const std::string& dir) {
+  return std::filesystem::is_regular_file(std::filesystem::path(dir) / "summary.json");
+}
+
+RunData load_run(const std::string& dir) {
+  const std::filesystem::path root(dir);
+  if (!std::filesystem::is_directory(root)) {
+    throw InputError(fmt::format("{}: not a folder", dir));
+  }
+  RunData run;
+  run.dir = dir;
+  run.summary = read_summary((root / "summary.json").string());
+  run.requests = read_requests((root / "requests.csv").string());
+  run.timeline = read_timeline((root / "timeline.csv").string());
+  run.label = run.summary.scenario_name;
+  if (static_cast<int64_t>(run.requests.size()) != run.summary.num_requests) {
+    throw InputError(fmt::format("{}: {} rows, but summary.json metrics.num_requests is {}",
+                                 (root / "requests.csv").string(), run.requests.size(),
+                                 run.summary.num_requests));
+  }
+  return run;
+}
+
+}  // namespace tidal::reports

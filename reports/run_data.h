@@ -1,0 +1,136 @@
+// One run folder (docs/run-output.md) read into memory: the figures of summary.json, the rows
+// of requests.csv and timeline.csv. Reading is strict: a missing file, column or field is an
+// InputError naming the file and the column or JSON path. Fields the simulator only writes for
+// some runs (docs/report.md, "Optional inputs") are read when present.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tidal::reports {
+
+// A latency distribution as summary.json gives it; the optionals are empty when count == 0.
+struct LatencyFigures {
+  int64_t count = 0;
+  std::optional<double> mean_s, p50_s, p90_s, p99_s, max_s;
+};
+
+struct ClassFigures {
+  std::string name;
+  std::optional<double> slo_ttft_s, slo_tpot_s, slo_e2e_s;
+  int64_t num_requests = 0;
+  int64_t num_finished = 0;
+  int64_t num_rejected = 0;
+  int64_t num_slo_met = 0;
+  double slo_attainment = 0.0;
+  double goodput_rps = 0.0;
+  LatencyFigures ttft, tpot, e2e;
+};
+
+struct PoolFigures {
+  std::string name, model, gpu, weight_dtype, kv_dtype, policy;
+  int64_t tp = 1;
+  int64_t num_replicas = 0;
+  int64_t num_gpus = 0;
+  int64_t num_gpu_blocks = 0;  // KV blocks per replica
+  double price_per_gpu_hour = 0.0;
+  double gpu_hours = 0.0;
+  double dollars = 0.0;
+  double utilization = 0.0;
+  int64_t num_steps = 0;
+};
+
+struct RunSummary {
+  std::string scenario_name;
+  uint64_t seed = 0;
+  double duration_s = 0.0;
+  int64_t num_requests = 0;
+  int64_t num_finished = 0;
+  int64_t num_rejected = 0;
+  int64_t num_input_tokens = 0;
+  int64_t num_output_tokens = 0;
+  int64_t num_preemptions = 0;
+  int64_t num_prefix_hit_tokens = 0;
+  double request_throughput_rps = 0.0;
+  double input_tokens_per_s = 0.0;
+  double output_tokens_per_s = 0.0;
+  LatencyFigures ttft, tpot, itl, e2e, queue_delay;
+  int64_t num_slo_met = 0;
+  double slo_attainment = 0.0;
+  double goodput_rps = 0.0;
+  std::vector<ClassFigures> classes;  // summary order (sorted by name)
+  double utilization = 0.0;
+  double gpu_hours = 0.0;
+  double dollars = 0.0;
+  std::optional<double> dollars_per_1m_input_tokens;
+  std::optional<double> dollars_per_1m_output_tokens;
+  std::optional<double> dollars_per_1m_tokens;
+  std::vector<PoolFigures> pools;
+  std::vector<std::pair<std::string, int64_t>> rejections;  // reason -> count
+  // Optional (present in runs with a billing ledger).
+  std::vector<std::pair<std::string, double>> dollars_by_state;  // costs.by_state
+  std::optional<double> spot_savings_dollars;                    // costs.spot_savings_dollars
+};
+
+// requests.csv. Latencies are NaN where the file leaves them empty (rejected requests, TPOT of
+// one-token outputs).
+struct RequestRows {
+  std::vector<std::string> tenant_names;  // sorted, distinct
+  std::vector<std::string> class_names;   // sorted, distinct
+  std::vector<int32_t> tenant;            // [num_requests] index into tenant_names
+  std::vector<int32_t> slo_class;         // [num_requests] index into class_names
+  std::vector<double> arrival_s;          // [num_requests]
+  std::vector<double> prompt_tokens;      // [num_requests]
+  std::vector<double> output_tokens;      // [num_requests]
+  std::vector<double> ttft_s;             // [num_requests]
+  std::vector<double> tpot_s;             // [num_requests]
+  std::vector<double> e2e_s;              // [num_requests]
+  std::vector<double> queue_delay_s;      // [num_requests]
+  std::vector<uint8_t> finished;          // [num_requests] status == finished
+  std::vector<uint8_t> slo_met;           // [num_requests]
+  std::vector<double> hol_blocking_s;     // [num_requests] when the column exists, else empty
+
+  size_t size() const { return arrival_s.size(); }
+};
+
+struct NamedSeries {
+  std::string name;
+  std::vector<double> values;  // [num_intervals]
+};
+
+// timeline.csv, one entry per interval.
+struct TimelineRows {
+  std::vector<double> start_s, end_s;      // [num_intervals]
+  std::vector<double> arrivals, finished;  // [num_intervals] counts in the interval
+  std::vector<double> rejected, output_tokens;
+  std::vector<double> queue_depth, running;  // [num_intervals] sampled at the interval's end
+  std::vector<double> kv_usage, utilization;
+  std::vector<double> dollars, cumulative_dollars;
+  std::vector<NamedSeries> replicas_by_state;  // columns replicas_<state>, file order
+  std::vector<NamedSeries> dollars_by_state;   // optional columns dollars_<state>
+  std::vector<double> cold_starts;             // optional column cold_starts, else empty
+
+  size_t size() const { return start_s.size(); }
+};
+
+struct RunData {
+  std::string dir;
+  std::string label;  // the scenario name, or "name (folder)" when names repeat
+  RunSummary summary;
+  RequestRows requests;
+  TimelineRows timeline;
+};
+
+RunSummary read_summary(const std::string& path);
+RequestRows read_requests(const std::string& path);
+TimelineRows read_timeline(const std::string& path);
+// Reads dir/summary.json, dir/requests.csv and dir/timeline.csv.
+RunData load_run(const std::string& dir);
+
+// True when `dir` holds a summary.json (a run folder).
+bool is_run_folder(const std::string& dir);
+
+}  // namespace tidal::reports

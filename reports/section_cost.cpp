@@ -1,0 +1,147 @@
+// Cost: totals, $ per 1M input/output tokens, tokens per dollar, the busy/idle split, cost by
+// lifecycle state and by pool, spend over time, and spot savings when the run has them.
+#include "reports/cells.h"
+#include "reports/chart_block.h"
+#include "reports/format.h"
+#include "reports/sections.h"
+
+namespace tidal::reports {
+namespace {
+
+struct StateCost {
+  std::string source;  // where the split comes from, for the table title
+  std::vector<std::pair<std::string, double>> dollars;
+};
+
+// Exact figures when the run has them (summary.json costs.by_state, else timeline.csv
+// dollars_<state> columns); otherwise each interval's dollars split over the billed states by
+// the replica counts at its end (docs/report.md, "Cost").
+StateCost cost_by_state(const RunData& run) {
+  if (!run.summary.dollars_by_state.empty()) {
+    return {"summary.json costs.by_state", run.summary.dollars_by_state};
+  }
+  const TimelineRows& t = run.timeline;
+  StateCost cost;
+  if (!t.dollars_by_state.empty()) {
+    cost.source = "timeline.csv dollars_<state> columns";
+    for (const NamedSeries& s : t.dollars_by_state) {
+      double sum = 0.0;
+      for (double v : s.values) sum += v;
+      cost.dollars.emplace_back(s.name, sum);
+    }
+    return cost;
+  }
+  cost.source = "estimated from replica counts at interval ends";
+  for (const NamedSeries& s : t.replicas_by_state) {
+    if (s.name != "stopped") cost.dollars.emplace_back(s.name, 0.0);
+  }
+  double unattributed = 0.0;
+  for (size_t i = 0; i < t.size(); ++i) {
+    double billed = 0.0;
+    for (const NamedSeries& s : t.replicas_by_state) {
+      if (s.name != "stopped") billed += s.values[i];
+    }
+    if (billed <= 0.0) {
+      unattributed += t.dollars[i];
+      continue;
+    }
+    size_t k = 0;
+    for (const NamedSeries& s : t.replicas_by_state) {
+      if (s.name == "stopped") continue;
+      cost.dollars[k++].second += t.dollars[i] * s.values[i] / billed;
+    }
+  }
+  if (unattributed > 0.0) cost.dollars.emplace_back("unattributed", unattributed);
+  return cost;
+}
+
+}  // namespace
+
+Section cost_section(const RunSection& r) {
+  const RunSummary& s = r.run.summary;
+  const TimelineRows& t = r.run.timeline;
+  Section section{"cost" + r.id_suffix, "Cost" + r.title_suffix, {}};
+
+  double timeline_dollars = 0.0, busy_dollars = 0.0;
+  for (size_t i = 0; i < t.size(); ++i) {
+    timeline_dollars += t.dollars[i];
+    busy_dollars += t.dollars[i] * t.utilization[i];
+  }
+  const std::optional<double> idle = idle_share(t);
+  section.blocks.push_back(KeyFigures{{
+      {"total cost", dollars_cell(s.dollars)},
+      {"cost per day (this rate)", dollars_cell(dollars_per_day(s))},
+      {"GPU-hours", significant_cell(s.gpu_hours)},
+      {"$ / 1M input tokens", dollars_cell(s.dollars_per_1m_input_tokens)},
+      {"$ / 1M output tokens", dollars_cell(s.dollars_per_1m_output_tokens)},
+      {"$ / 1M tokens", dollars_cell(s.dollars_per_1m_tokens)},
+      {"tokens per $", significant_cell(tokens_per_dollar(s))},
+      {"output tokens per $", significant_cell(output_tokens_per_dollar(s))},
+      {"idle share of spend", percent_cell(idle)},
+  }});
+  if (s.spot_savings_dollars) {
+    section.blocks.push_back(KeyFigures{{{"spot savings", dollars_cell(s.spot_savings_dollars)}}});
+  }
+  section.blocks.push_back(Paragraph{
+      "Idle share = spend on provisioned GPU time not running a batch step: the sum over "
+      "timeline intervals of dollars x (1 - utilization), over total dollars. Cost per day "
+      "extrapolates the run's average spend rate to 24 h."});
+
+  const StateCost by_state = cost_by_state(r.run);
+  double state_total = 0.0;
+  for (const auto& [state, dollars] : by_state.dollars) state_total += dollars;
+  Table states{"cost-by-state" + r.id_suffix,
+               "Cost by lifecycle state (" + by_state.source + ")",
+               {"state", "dollars", "share"},
+               {}};
+  for (const auto& [state, dollars] : by_state.dollars) {
+    states.rows.push_back({text_cell(state), dollars_cell(dollars),
+                           percent_cell(state_total > 0 ? dollars / state_total : 0.0)});
+  }
+  states.rows.push_back(
+      {text_cell("busy (running steps)"), dollars_cell(busy_dollars),
+       percent_cell(timeline_dollars > 0 ? busy_dollars / timeline_dollars : 0.0)});
+  states.rows.push_back({text_cell("idle (provisioned, no step)"),
+                         dollars_cell(timeline_dollars - busy_dollars), percent_cell(idle)});
+  section.blocks.push_back(std::move(states));
+
+  Table pools{
+      "cost-by-pool" + r.id_suffix,
+      "Cost by pool",
+      {"pool", "GPU", "GPUs", "$ / GPU-hour", "GPU-hours", "dollars", "share", "utilization"},
+      {}};
+  for (const PoolFigures& p : s.pools) {
+    pools.rows.push_back(
+        {text_cell(p.name), text_cell(p.gpu), count_cell(p.num_gpus),
+         dollars_cell(p.price_per_gpu_hour), significant_cell(p.gpu_hours), dollars_cell(p.dollars),
+         percent_cell(s.dollars > 0 ? p.dollars / s.dollars : 0.0), percent_cell(p.utilization)});
+  }
+  section.blocks.push_back(std::move(pools));
+
+  const TimeAxis time = time_axis_for(s.duration_s);
+  XYChart cumulative{"Cumulative cost", time.axis(), {"dollars", AxisUnit::dollars}};
+  XYChart rate{"Spend rate", time.axis(), {"$ per hour", AxisUnit::dollars}};
+  Series cum{"cumulative $", {}, {}, SeriesStyle::line};
+  Series per_hour{"$ per hour", {}, {}, SeriesStyle::step};
+  if (t.size() > 0) {
+    cum.x.push_back(t.start_s[0] / time.divisor);
+    cum.y.push_back(t.cumulative_dollars[0] - t.dollars[0]);
+  }
+  for (size_t i = 0; i < t.size(); ++i) {
+    cum.x.push_back(t.end_s[i] / time.divisor);
+    cum.y.push_back(t.cumulative_dollars[i]);
+    per_hour.x.push_back(t.start_s[i] / time.divisor);
+    per_hour.y.push_back(t.dollars[i] / (t.end_s[i] - t.start_s[i]) * 3600.0);
+  }
+  if (t.size() > 0) {
+    per_hour.x.push_back(t.end_s.back() / time.divisor);
+    per_hour.y.push_back(per_hour.y.back());
+  }
+  cumulative.series.push_back(std::move(cum));
+  rate.series.push_back(std::move(per_hour));
+  section.blocks.push_back(xy_chart_block("cumulative-cost" + r.id_suffix, cumulative));
+  section.blocks.push_back(xy_chart_block("spend-rate" + r.id_suffix, rate));
+  return section;
+}
+
+}  // namespace tidal::reports

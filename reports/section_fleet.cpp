@@ -1,0 +1,107 @@
+// The fleet over time: pools, replicas by lifecycle state, queue depth and running batch,
+// KV-cache use and utilization, cold starts — whatever timeline.csv holds.
+#include <algorithm>
+
+#include "reports/cells.h"
+#include "reports/chart_block.h"
+#include "reports/format.h"
+#include "reports/sections.h"
+
+namespace tidal::reports {
+namespace {
+
+// A step series over the timeline: value i holds over [start_i, end_i).
+Series timeline_series(const std::string& name, const TimelineRows& t,
+                       const std::vector<double>& values, double divisor, SeriesStyle style) {
+  Series s{name, {}, {}, style};
+  for (size_t i = 0; i < t.size(); ++i) {
+    s.x.push_back(t.start_s[i] / divisor);
+    s.y.push_back(values[i]);
+  }
+  if (t.size() > 0) {
+    s.x.push_back(t.end_s.back() / divisor);
+    s.y.push_back(values.back());
+  }
+  return s;
+}
+
+bool all_zero(const std::vector<double>& values) {
+  return std::all_of(values.begin(), values.end(), [](double v) { return v == 0.0; });
+}
+
+}  // namespace
+
+Section fleet_section(const RunSection& r) {
+  const RunSummary& s = r.run.summary;
+  const TimelineRows& t = r.run.timeline;
+  Section section{"fleet" + r.id_suffix, "Fleet over time" + r.title_suffix, {}};
+
+  Table pools{"pools" + r.id_suffix,
+              "Pools",
+              {"pool", "model", "GPU", "TP", "weights", "KV cache", "batching", "replicas", "GPUs",
+               "KV blocks per replica", "utilization", "steps"},
+              {}};
+  for (const PoolFigures& p : s.pools) {
+    pools.rows.push_back({text_cell(p.name), text_cell(p.model), text_cell(p.gpu), count_cell(p.tp),
+                          text_cell(p.weight_dtype), text_cell(p.kv_dtype), text_cell(p.policy),
+                          count_cell(p.num_replicas), count_cell(p.num_gpus),
+                          count_cell(p.num_gpu_blocks), percent_cell(p.utilization),
+                          count_cell(p.num_steps)});
+  }
+  section.blocks.push_back(std::move(pools));
+  section.blocks.push_back(KeyFigures{{
+      {"utilization", percent_cell(s.utilization)},
+      {"preemptions", count_cell(s.num_preemptions)},
+      {"prefix-cache hit tokens", count_cell(s.num_prefix_hit_tokens)},
+      {"peak queue depth",
+       count_cell(static_cast<int64_t>(
+           t.size() ? *std::max_element(t.queue_depth.begin(), t.queue_depth.end()) : 0.0))},
+      {"peak running",
+       count_cell(static_cast<int64_t>(
+           t.size() ? *std::max_element(t.running.begin(), t.running.end()) : 0.0))},
+  }});
+
+  const TimeAxis time = time_axis_for(s.duration_s);
+  XYChart replicas{"Replicas by lifecycle state", time.axis(), {"replicas"}};
+  std::string states_seen;
+  for (const NamedSeries& state : t.replicas_by_state) {
+    if (all_zero(state.values)) continue;
+    replicas.series.push_back(
+        timeline_series(state.name, t, state.values, time.divisor, SeriesStyle::stacked_area));
+    states_seen += (states_seen.empty() ? "" : ", ") + state.name;
+  }
+  section.blocks.push_back(xy_chart_block("replicas" + r.id_suffix, replicas));
+
+  XYChart load{"Queue depth and running requests", time.axis(), {"requests"}};
+  load.series.push_back(
+      timeline_series("queued", t, t.queue_depth, time.divisor, SeriesStyle::step));
+  load.series.push_back(timeline_series("running", t, t.running, time.divisor, SeriesStyle::step));
+  section.blocks.push_back(xy_chart_block("queue-running" + r.id_suffix, load));
+
+  XYChart use{"KV-cache use and utilization", time.axis(),
+              Axis("share", AxisUnit::percent, false, 0.0, 1.0)};
+  use.series.push_back(
+      timeline_series("KV blocks in use", t, t.kv_usage, time.divisor, SeriesStyle::step));
+  use.series.push_back(
+      timeline_series("busy replica time", t, t.utilization, time.divisor, SeriesStyle::step));
+  section.blocks.push_back(xy_chart_block("kv-utilization" + r.id_suffix, use));
+
+  if (!t.cold_starts.empty()) {
+    XYChart cold{"Cold starts", time.axis(), {"cold starts per interval"}};
+    cold.series.push_back(
+        timeline_series("cold starts", t, t.cold_starts, time.divisor, SeriesStyle::step));
+    section.blocks.push_back(xy_chart_block("cold-starts" + r.id_suffix, cold));
+  }
+  std::string note = "States seen: " + (states_seen.empty() ? std::string("none") : states_seen) +
+                     " (sampled at the end of each interval).";
+  const auto starting = std::find_if(t.replicas_by_state.begin(), t.replicas_by_state.end(),
+                                     [](const NamedSeries& n) { return n.name == "starting"; });
+  if (t.cold_starts.empty() && starting != t.replicas_by_state.end() &&
+      all_zero(starting->values)) {
+    note += " No replica was starting at any interval end: the fleet ran warm throughout.";
+  }
+  section.blocks.push_back(Paragraph{note});
+  return section;
+}
+
+}  // namespace tidal::reports

@@ -1,0 +1,69 @@
+// The headline figures of one run, and head-of-line blocking per tenant when the run has it.
+#include <cmath>
+
+#include "reports/cells.h"
+#include "reports/chart_block.h"
+#include "reports/distribution.h"
+#include "reports/format.h"
+#include "reports/sections.h"
+
+namespace tidal::reports {
+
+Section overview_section(const RunSection& r) {
+  const RunSummary& s = r.run.summary;
+  Section section{"overview" + r.id_suffix, "Overview" + r.title_suffix, {}};
+  section.blocks.push_back(Paragraph{"Run folder " + r.run.dir + ": scenario \"" + s.scenario_name +
+                                     "\", seed " + std::to_string(s.seed) + ", " +
+                                     format_latency(s.duration_s) + " simulated."});
+  section.blocks.push_back(KeyFigures{{
+      {"requests", count_cell(s.num_requests)},
+      {"finished", count_cell(s.num_finished)},
+      {"rejected", count_cell(s.num_rejected)},
+      {"throughput", rate_cell(s.request_throughput_rps, "req/s")},
+      {"output tokens/s", significant_cell(s.output_tokens_per_s)},
+      {"p99 TTFT", latency_cell(s.ttft.p99_s)},
+      {"p99 E2E", latency_cell(s.e2e.p99_s)},
+      {"SLO attainment", percent_cell(s.slo_attainment)},
+      {"total cost", dollars_cell(s.dollars)},
+      {"$ / 1M output tokens", dollars_cell(s.dollars_per_1m_output_tokens)},
+  }});
+  return section;
+}
+
+std::optional<Section> hol_section(const RunSection& r) {
+  const RequestRows& q = r.run.requests;
+  if (q.hol_blocking_s.empty()) return std::nullopt;
+  Section section{"hol" + r.id_suffix, "Head-of-line blocking" + r.title_suffix, {}};
+  section.blocks.push_back(
+      Paragraph{"Time each request's steps were stretched by long prefills scheduled with it "
+                "(requests.csv hol_blocking_s), per tenant; share = blocking over E2E latency."});
+  Table table{"hol-by-tenant" + r.id_suffix,
+              "Head-of-line blocking per tenant",
+              {"tenant", "requests", "mean", "p50", "p99", "share of E2E"},
+              {}};
+  XYChart chart{
+      "Head-of-line blocking CDF", {"blocking per request", AxisUnit::seconds}, share_axis()};
+  for (size_t t = 0; t < q.tenant_names.size(); ++t) {
+    const auto id = static_cast<int32_t>(t);
+    double blocked = 0.0, e2e = 0.0;
+    for (size_t i = 0; i < q.size(); ++i) {
+      if (q.tenant[i] != id || !std::isfinite(q.hol_blocking_s[i])) continue;
+      blocked += q.hol_blocking_s[i];
+      if (std::isfinite(q.e2e_s[i])) e2e += q.e2e_s[i];
+    }
+    const std::vector<double> sorted = sorted_finite_in_group(q.hol_blocking_s, q.tenant, id);
+    const auto n = static_cast<int64_t>(sorted.size());
+    table.rows.push_back(
+        {text_cell(q.tenant_names[t]), count_cell(n),
+         latency_cell(n ? std::optional(blocked / static_cast<double>(n)) : std::nullopt),
+         latency_cell(n ? std::optional(nearest_rank(sorted, 50)) : std::nullopt),
+         latency_cell(n ? std::optional(nearest_rank(sorted, 99)) : std::nullopt),
+         percent_cell(e2e > 0 ? std::optional(blocked / e2e) : std::nullopt)});
+    chart.series.push_back(cdf_series(q.tenant_names[t], sorted));
+  }
+  section.blocks.push_back(std::move(table));
+  section.blocks.push_back(xy_chart_block("hol-cdf" + r.id_suffix, chart));
+  return section;
+}
+
+}  // namespace tidal::reports
