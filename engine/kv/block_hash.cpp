@@ -48,7 +48,8 @@ std::vector<uint64_t> engine_block_hashes(const Request& request, int32_t block_
     for (int64_t s = first_token / source_tokens; s <= last_token / source_tokens; ++s) {
       content = mix64(content ^ request.prefix_blocks[static_cast<size_t>(s)]);
     }
-    parent = chain_hash(parent, content, static_cast<uint64_t>(first_token % source_tokens));
+    parent = chain_hash(parent, content, static_cast<uint64_t>(first_token % source_tokens)) &
+             ~kPrivateHashBit;
     hashes.push_back(parent);
   }
   extend_private_block_hashes(request.id, salt, num_full_blocks, hashes);
@@ -61,7 +62,7 @@ void extend_private_block_hashes(int64_t request_id, uint64_t salt, int64_t num_
   const uint64_t content = private_content(request_id, salt);
   uint64_t parent = hashes.empty() ? kRootHash : hashes.back();
   for (auto i = static_cast<int64_t>(hashes.size()); i < num_blocks; ++i) {
-    parent = chain_hash(parent, content, static_cast<uint64_t>(i));
+    parent = chain_hash(parent, content, static_cast<uint64_t>(i)) | kPrivateHashBit;
     hashes.push_back(parent);
   }
 }

@@ -11,6 +11,15 @@
 
 namespace tidal::kv {
 
+// Hashes with this bit set are private to one request (content no other request can have:
+// blocks the trace's hashes do not cover, and generated tokens). The block manager keeps them
+// out of its shared index; only the request itself can find such blocks again (see
+// BlockManager::acquire_prefix). Hashes from the trace's prefix blocks have the bit clear.
+constexpr uint64_t kPrivateHashBit = uint64_t{1} << 63;
+inline bool is_private_hash(uint64_t hash) {
+  return (hash & kPrivateHashBit) != 0;
+}
+
 // Hash of a block given its parent chain hash and the fields that identify its own content.
 uint64_t chain_hash(uint64_t parent_hash, uint64_t content_hash, uint64_t sub_index);
 
@@ -21,7 +30,7 @@ uint64_t chain_hash(uint64_t parent_hash, uint64_t content_hash, uint64_t sub_in
 // Mooncake: 512 -> 32 engine blocks per source block, sub-index 0..31). So two requests whose
 // first m source blocks are equal share their first floor(m * source / block_size) engine blocks.
 // Blocks the source hashes do not cover (no prefix_blocks, or fewer than the prompt needs) get
-// hashes unique to (`salt`, request.id), so requests never share them by accident. Throws
+// private hashes unique to (`salt`, request.id), so requests never share them. Throws
 // InputError when prefix_blocks is non-empty but prefix_block_tokens is not positive.
 std::vector<uint64_t> engine_block_hashes(const Request& request, int32_t block_size,
                                           uint64_t salt = 0);

@@ -41,11 +41,15 @@ void validate(const BlockManagerConfig& config, std::string_view json_path) {
 }
 
 BlockManager::BlockManager(const BlockManagerConfig& config)
-    : config_(validated(config)), block_of_hash_(config_.num_gpu_blocks) {
+    // The hash index holds at most 2 * num_gpu_blocks entries (live and stale) before it is
+    // compacted, so it stays at most half full.
+    : config_(validated(config)), block_of_hash_(2 * config_.num_gpu_blocks) {
   const auto num_blocks = static_cast<size_t>(config_.num_gpu_blocks);
   blocks_.assign(num_blocks, Block{});
-  for (auto b = static_cast<int32_t>(num_blocks) - 1; b >= 0; --b) link_free_front(b);
-  num_free_blocks_ = config_.num_gpu_blocks;
+  size_t ring_capacity = 2;
+  while (ring_capacity < 2 * num_blocks) ring_capacity *= 2;
+  free_ring_.assign(ring_capacity, FreeEntry{});
+  for (size_t b = 0; b < num_blocks; ++b) push_free(static_cast<int32_t>(b), true);
   free_cpu_blocks_.reserve(static_cast<size_t>(config_.num_cpu_blocks));
   for (auto b = static_cast<int32_t>(config_.num_cpu_blocks) - 1; b >= 0; --b) {
     free_cpu_blocks_.push_back(b);
@@ -62,30 +66,29 @@ bool BlockManager::has_request(int64_t request_id) const {
 
 // ---- prefix caching --------------------------------------------------------------------------
 
-PrefixMatch BlockManager::match_prefix(std::span<const uint64_t> block_hashes) const {
+PrefixMatch BlockManager::match_prefix(std::span<const uint64_t> block_hashes,
+                                       std::span<const int32_t> previous_blocks) const {
   PrefixMatch match;
   if (!config_.enable_prefix_caching) return match;
-  for (const uint64_t h : block_hashes) {
-    const int32_t block = block_of_hash_.find(h);
-    if (block == FlatMap::kAbsent) break;
+  for (size_t i = 0; i < block_hashes.size(); ++i) {
+    const int32_t block = cached_block(block_hashes[i], previous_blocks, i);
+    if (block < 0) break;
     ++match.num_hit_blocks;
     if (gpu(block).ref_count == 0) ++match.num_hit_free_blocks;
   }
   return match;
 }
 
-int64_t BlockManager::acquire_prefix(int64_t request_id, std::span<const uint64_t> block_hashes) {
+int64_t BlockManager::acquire_prefix(int64_t request_id, std::span<const uint64_t> block_hashes,
+                                     std::span<const int32_t> previous_blocks) {
   const int32_t s = new_slot(request_id);
   Slot& slot = slots_[static_cast<size_t>(s)];
   stats_.num_queried_blocks += static_cast<int64_t>(block_hashes.size());
   if (!config_.enable_prefix_caching) return 0;
-  for (const uint64_t h : block_hashes) {
-    const int32_t block = block_of_hash_.find(h);
-    if (block == FlatMap::kAbsent) break;
-    if (gpu(block).ref_count == 0) {
-      unlink_free(block);
-      --num_free_blocks_;
-    }
+  for (size_t i = 0; i < block_hashes.size(); ++i) {
+    const int32_t block = cached_block(block_hashes[i], previous_blocks, i);
+    if (block < 0) break;
+    if (gpu(block).ref_count == 0) take_from_free_list(block);
     ++gpu(block).ref_count;
     slot.blocks.push_back(block);
   }
@@ -107,11 +110,15 @@ void BlockManager::cache_blocks(int64_t request_id, std::span<const uint64_t> bl
   for (int64_t i = slot.num_cached_blocks; i < num_full_blocks; ++i) {
     const int32_t block = slot.blocks[static_cast<size_t>(i)];
     const uint64_t h = block_hashes[static_cast<size_t>(i)];
-    if (gpu(block).has_hash) continue;                         // came from a prefix hit or fork
-    if (block_of_hash_.find(h) != FlatMap::kAbsent) continue;  // same content cached elsewhere
-    block_of_hash_.insert(h, block);
+    if (gpu(block).has_hash) continue;  // came from a prefix hit or fork
+    if (!is_private_hash(h)) {
+      if (indexed_block(h) >= 0) continue;  // same content cached in another block
+      if (block_of_hash_.size() >= 2 * config_.num_gpu_blocks) compact_hash_index();
+      block_of_hash_.insert(h, block);
+    }
     gpu(block).hash = h;
     gpu(block).has_hash = true;
+    ++num_hashed_blocks_;
   }
   slot.num_cached_blocks = std::max(slot.num_cached_blocks, num_full_blocks);
 }
@@ -311,51 +318,89 @@ void BlockManager::release_slot(int32_t s) {
 }
 
 int32_t BlockManager::take_free_block() {
-  require(free_head_ != -1, "no free block");
-  const int32_t block = free_head_;
-  unlink_free(block);
+  require(num_free_blocks_ > 0, "no free block");
+  const uint64_t mask = free_ring_.size() - 1;
+  FreeEntry entry;
+  do {  // skip entries invalidated by prefix hits or re-queued blocks
+    entry = free_ring_[free_ring_head_];
+    free_ring_head_ = (free_ring_head_ + 1) & mask;
+    --num_free_entries_;
+  } while (gpu(entry.block).free_stamp != entry.stamp);
+  Block& block = gpu(entry.block);
+  block.free_stamp = 0;
   --num_free_blocks_;
-  if (gpu(block).has_hash) {
-    block_of_hash_.erase(gpu(block).hash);
-    gpu(block).has_hash = false;
+  if (block.has_hash) {  // its index entry goes stale; cached_block() ignores it
+    block.has_hash = false;
+    --num_hashed_blocks_;
     ++stats_.num_evictions;
   }
-  return block;
+  return entry.block;
 }
 
 void BlockManager::release_block(int32_t block) {
   int32_t& ref = gpu(block).ref_count;
   require(ref > 0, "release of a free block");
-  if (--ref > 0) return;
-  ++num_free_blocks_;
-  if (gpu(block).has_hash) {
-    link_free_back(block);
+  if (--ref == 0) push_free(block, gpu(block).has_hash);
+}
+
+int32_t BlockManager::cached_block(uint64_t hash, std::span<const int32_t> previous_blocks,
+                                   size_t i) const {
+  if (!is_private_hash(hash)) return indexed_block(hash);
+  if (i >= previous_blocks.size()) return -1;
+  const int32_t block = previous_blocks[i];
+  if (block < 0 || block >= config_.num_gpu_blocks) return -1;
+  const Block& b = gpu(block);
+  return b.has_hash && b.hash == hash ? block : -1;
+}
+
+int32_t BlockManager::indexed_block(uint64_t hash) const {
+  const int32_t block = block_of_hash_.find(hash);
+  if (block == FlatMap::kAbsent) return -1;
+  const Block& b = gpu(block);
+  return b.has_hash && b.hash == hash ? block : -1;
+}
+
+void BlockManager::take_from_free_list(int32_t block) {
+  gpu(block).free_stamp = 0;  // its ring entry goes stale
+  --num_free_blocks_;
+}
+
+void BlockManager::push_free(int32_t block, bool back) {
+  if (num_free_entries_ == free_ring_.size()) compact_free_ring();
+  const uint64_t mask = free_ring_.size() - 1;
+  const uint64_t stamp = next_free_stamp_++;
+  gpu(block).free_stamp = stamp;
+  if (back) {
+    free_ring_[(free_ring_head_ + num_free_entries_) & mask] = {block, stamp};
   } else {
-    link_free_front(block);
+    free_ring_head_ = (free_ring_head_ - 1) & mask;
+    free_ring_[free_ring_head_] = {block, stamp};
   }
+  ++num_free_entries_;
+  ++num_free_blocks_;
 }
 
-void BlockManager::unlink_free(int32_t block) {
-  const int32_t prev = gpu(block).free_prev;
-  const int32_t next = gpu(block).free_next;
-  (prev == -1 ? free_head_ : gpu(prev).free_next) = next;
-  (next == -1 ? free_tail_ : gpu(next).free_prev) = prev;
-  gpu(block).free_prev = -1;
-  gpu(block).free_next = -1;
+void BlockManager::compact_free_ring() {
+  // Live entries number at most num_gpu_blocks, half the ring: keep them, in order, at the front.
+  const uint64_t mask = free_ring_.size() - 1;
+  uint64_t num_live = 0;
+  for (uint64_t i = 0; i < num_free_entries_; ++i) {
+    const FreeEntry entry = free_ring_[(free_ring_head_ + i) & mask];
+    if (gpu(entry.block).free_stamp == entry.stamp) scratch_ring_.push_back(entry);
+  }
+  for (const FreeEntry& entry : scratch_ring_) free_ring_[num_live++] = entry;
+  scratch_ring_.clear();
+  free_ring_head_ = 0;
+  num_free_entries_ = num_live;
 }
 
-void BlockManager::link_free_front(int32_t block) {
-  gpu(block).free_prev = -1;
-  gpu(block).free_next = free_head_;
-  (free_head_ == -1 ? free_tail_ : gpu(free_head_).free_prev) = block;
-  free_head_ = block;
-}
-
-void BlockManager::link_free_back(int32_t block) {
-  gpu(block).free_next = -1;
-  gpu(block).free_prev = free_tail_;
-  (free_tail_ == -1 ? free_head_ : gpu(free_tail_).free_next) = block;
-  free_tail_ = block;
+void BlockManager::compact_hash_index() {
+  block_of_hash_.clear();
+  for (size_t b = 0; b < blocks_.size(); ++b) {
+    if (blocks_[b].has_hash && !is_private_hash(blocks_[b].hash)) {
+      block_of_hash_.insert(blocks_[b].hash, static_cast<int32_t>(b));
+    }
+  }
 }
 
 }  // namespace tidal::kv

@@ -12,6 +12,12 @@
 // Every block is either on the free list or referenced: num_free_blocks() + num_used_blocks()
 // == num_gpu_blocks() at all times. Calls with an unknown request id, or that would break an
 // invariant, are programming errors and throw std::logic_error.
+//
+// Layout for speed (the simulator calls this millions of times): the free list is a ring of
+// (block, stamp) entries, removal from its middle only invalidates the entry (pops skip
+// entries whose stamp is no longer the block's), and the hash index drops an evicted block's
+// entry lazily (lookups check the block's own hash); both are compacted when stale entries
+// pile up. Each touch of a block is then one cache line of the block array.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/kv/block_hash.h"
 #include "engine/kv/flat_map.h"
 
 namespace tidal::kv {
@@ -69,7 +76,7 @@ class BlockManager {
   int64_t num_gpu_blocks() const { return config_.num_gpu_blocks; }
   int64_t num_free_blocks() const { return num_free_blocks_; }  // includes cached free blocks
   int64_t num_used_blocks() const { return config_.num_gpu_blocks - num_free_blocks_; }
-  int64_t num_cached_blocks() const { return block_of_hash_.size(); }  // blocks with a hash
+  int64_t num_cached_blocks() const { return num_hashed_blocks_; }  // blocks with a hash
   int64_t num_cpu_blocks() const { return config_.num_cpu_blocks; }
   int64_t num_free_cpu_blocks() const { return static_cast<int64_t>(free_cpu_blocks_.size()); }
   double usage() const;  // used / total GPU blocks, in [0, 1]
@@ -84,16 +91,23 @@ class BlockManager {
   int64_t num_requests() const { return slot_of_request_.size(); }
 
   // ---- prefix caching ----------------------------------------------------------------------
-  // The leading run of `block_hashes` that is cached. Pure query: no state changes, no stats.
-  // Always empty with prefix caching disabled.
-  PrefixMatch match_prefix(std::span<const uint64_t> block_hashes) const;
-  // Starts a new request's block table with the leading cached run of `block_hashes`, taking a
-  // reference on each hit block (pulling free ones out of the free list). Counts all offered
+  // A block matches hash h when it still holds the content h names. Shared hashes (from trace
+  // prefix blocks) are looked up in the index; private hashes (is_private_hash) are never
+  // indexed: block i can only match through `previous_blocks[i]`, the table the request held
+  // before it was preempted, if that block has not been reused since.
+  //
+  // The leading run of matching blocks. Pure query: no state changes, no stats. Always empty
+  // with prefix caching disabled.
+  PrefixMatch match_prefix(std::span<const uint64_t> block_hashes,
+                           std::span<const int32_t> previous_blocks = {}) const;
+  // Starts a new request's block table with the leading matching run (as match_prefix), taking
+  // a reference on each hit block (pulling free ones out of the free list). Counts all offered
   // hashes as queried. Returns the number of hit blocks. The request must not exist yet.
-  int64_t acquire_prefix(int64_t request_id, std::span<const uint64_t> block_hashes);
-  // Registers the hashes of the request's first `num_full_blocks` blocks (full of computed
-  // tokens) so later requests can hit them; blocks registered before are skipped, and a hash
-  // already held by another block is left with that block. No-op without prefix caching.
+  int64_t acquire_prefix(int64_t request_id, std::span<const uint64_t> block_hashes,
+                         std::span<const int32_t> previous_blocks = {});
+  // Records the hashes of the request's first `num_full_blocks` blocks (full of computed
+  // tokens) so later lookups can match them; blocks recorded before are skipped, and a shared
+  // hash already held by another block is left with that block. No-op without prefix caching.
   void cache_blocks(int64_t request_id, std::span<const uint64_t> block_hashes,
                     int64_t num_full_blocks);
 
@@ -162,27 +176,38 @@ class BlockManager {
   bool last_block_shared(const Slot& slot) const;  // a write would need copy-on-write
   int32_t take_free_block();                       // front of the free list; evicts its hash
   void release_block(int32_t block);
-  void unlink_free(int32_t block);
-  void link_free_front(int32_t block);
-  void link_free_back(int32_t block);
+  // The block holding the content `hash` names (see match_prefix), or -1.
+  int32_t cached_block(uint64_t hash, std::span<const int32_t> previous_blocks, size_t i) const;
+  int32_t indexed_block(uint64_t hash) const;  // shared hashes only
+  void take_from_free_list(int32_t block);     // a prefix hit on a free block
+  void push_free(int32_t block, bool back);
+  void compact_free_ring();
+  void compact_hash_index();
 
   // One GPU block's bookkeeping, kept together so a block costs one cache line.
   struct Block {
-    uint64_t hash = 0;       // chained content hash, meaningful when has_hash
-    int32_t ref_count = 0;   // tables holding the block
-    int32_t free_prev = -1;  // free-list links; -1 ends the list
-    int32_t free_next = -1;
-    bool has_hash = false;  // registered in block_of_hash_
+    uint64_t hash = 0;        // chained content hash, meaningful when has_hash
+    uint64_t free_stamp = 0;  // stamp of its live free-ring entry; 0 when not free
+    int32_t ref_count = 0;    // tables holding the block
+    bool has_hash = false;    // holds the content `hash` names (shared ones are indexed)
+  };
+  struct FreeEntry {
+    int32_t block = -1;
+    uint64_t stamp = 0;  // live when equal to the block's free_stamp
   };
   Block& gpu(int32_t block) { return blocks_[static_cast<size_t>(block)]; }
   const Block& gpu(int32_t block) const { return blocks_[static_cast<size_t>(block)]; }
 
   BlockManagerConfig config_;
-  std::vector<Block> blocks_;  // [num_gpu_blocks]
-  int32_t free_head_ = -1;
-  int32_t free_tail_ = -1;
+  std::vector<Block> blocks_;         // [num_gpu_blocks]
+  std::vector<FreeEntry> free_ring_;  // [capacity >= 2 * num_gpu_blocks], power of two
+  uint64_t free_ring_head_ = 0;       // index of the front entry
+  uint64_t num_free_entries_ = 0;     // live and stale entries in the ring
+  uint64_t next_free_stamp_ = 1;
+  std::vector<FreeEntry> scratch_ring_;  // compaction buffer, reused
   int64_t num_free_blocks_ = 0;
-  FlatMap block_of_hash_;  // chained hash -> GPU block id (cached blocks only)
+  FlatMap block_of_hash_;          // chained hash -> GPU block id; may hold stale entries
+  int64_t num_hashed_blocks_ = 0;  // blocks with has_hash
 
   std::vector<int32_t> free_cpu_blocks_;  // [<= num_cpu_blocks] stack of free CPU block ids
 

@@ -8,19 +8,20 @@ namespace tidal::kv {
 
 std::string BlockManager::check_invariants() const {
   const auto num_blocks = static_cast<size_t>(config_.num_gpu_blocks);
-  // Free list: walk it forwards, checking links and that members are unreferenced.
+  // Free ring: every live entry is an unreferenced block, listed once.
   std::vector<uint8_t> on_free_list(num_blocks, 0);  // [num_gpu_blocks]
   int64_t num_listed = 0;
-  int32_t prev = -1;
-  for (int32_t b = free_head_; b != -1; b = gpu(b).free_next) {
-    if (on_free_list[static_cast<size_t>(b)]) return "free list has a cycle";
-    on_free_list[static_cast<size_t>(b)] = 1;
-    if (gpu(b).free_prev != prev) return "free list back link broken";
-    if (gpu(b).ref_count != 0) return "referenced block on the free list";
-    prev = b;
+  const uint64_t mask = free_ring_.size() - 1;
+  if (num_free_entries_ > free_ring_.size()) return "free ring overfull";
+  for (uint64_t i = 0; i < num_free_entries_; ++i) {
+    const FreeEntry entry = free_ring_[(free_ring_head_ + i) & mask];
+    if (entry.block < 0 || entry.block >= config_.num_gpu_blocks) return "free ring entry bad";
+    if (gpu(entry.block).free_stamp != entry.stamp) continue;  // stale
+    if (on_free_list[static_cast<size_t>(entry.block)]) return "block listed twice as free";
+    on_free_list[static_cast<size_t>(entry.block)] = 1;
+    if (gpu(entry.block).ref_count != 0) return "referenced block on the free list";
     ++num_listed;
   }
-  if (prev != free_tail_) return "free list tail wrong";
   if (num_listed != num_free_blocks_) return "free list length != num_free_blocks";
 
   // Reference counts equal the number of GPU tables holding each block.
@@ -60,12 +61,15 @@ std::string BlockManager::check_invariants() const {
     if (blocks_[b].ref_count > 0) ++num_referenced;
     if (blocks_[b].has_hash) {
       ++num_hashed;
-      if (block_of_hash_.find(blocks_[b].hash) != static_cast<int32_t>(b))
+      if (!is_private_hash(blocks_[b].hash) &&
+          indexed_block(blocks_[b].hash) != static_cast<int32_t>(b)) {
         return "hash index stale";
+      }
     }
   }
   if (num_referenced + num_free_blocks_ != config_.num_gpu_blocks) return "free + used != total";
-  if (num_hashed != block_of_hash_.size()) return "hash index has extra entries";
+  if (num_hashed != num_hashed_blocks_) return "num_cached_blocks wrong";
+  if (block_of_hash_.size() > 2 * config_.num_gpu_blocks) return "hash index not compacted";
 
   for (const int32_t b : free_cpu_blocks_) {
     if (b < 0 || b >= config_.num_cpu_blocks || cpu_used[static_cast<size_t>(b)]) {

@@ -28,6 +28,12 @@ class FlatMap {
 
   int64_t size() const { return size_; }
 
+  // Removes every entry, keeping the capacity.
+  void clear() {
+    for (Bucket& b : buckets_) b.value = kAbsent;
+    size_ = 0;
+  }
+
   // The value stored under `key`, or kAbsent.
   int32_t find(uint64_t key) const {
     for (uint64_t i = mix64(key) & mask_;; i = (i + 1) & mask_) {

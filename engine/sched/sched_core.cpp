@@ -115,7 +115,7 @@ bool SchedulerCore::admit_next(bool allow_partial) {
     kv::extend_private_block_hashes(st.request_id, 0, num_hashable_blocks, st.block_hashes);
     hashes =
         std::span<const uint64_t>(st.block_hashes).first(static_cast<size_t>(num_hashable_blocks));
-    match = kv_.match_prefix(hashes);
+    match = kv_.match_prefix(hashes, st.previous_blocks);
   }
   const int64_t num_hit_tokens = match.num_hit_blocks * block_size;
   const int64_t num_new_tokens = tokens_for(st.num_tokens() - num_hit_tokens, allow_partial);
@@ -126,8 +126,9 @@ bool SchedulerCore::admit_next(bool allow_partial) {
                              st.num_lifetime_blocks - num_step_blocks, num_reserved_blocks_};
   if (!admission_->admits(query)) return false;
   if (prefix_caching_) {
-    require(kv_.acquire_prefix(st.request_id, hashes) == match.num_hit_blocks,
+    require(kv_.acquire_prefix(st.request_id, hashes, st.previous_blocks) == match.num_hit_blocks,
             "prefix hit changed between match and acquire");
+    st.previous_blocks.clear();
   }
   require(kv_.allocate_slots(st.request_id, num_hit_tokens + num_new_tokens),
           "allocation failed after admission");
@@ -178,6 +179,10 @@ void SchedulerCore::preempt(int32_t slot) {
     swapped_.insert(pos, slot);
     ++stats_.num_swap_preemptions;
   } else {
+    if (prefix_caching_) {
+      const auto table = kv_.block_table(st.request_id);
+      st.previous_blocks.assign(table.begin(), table.end());
+    }
     kv_.free(st.request_id);
     st.num_computed_tokens = 0;
     st.status = SeqStatus::waiting;

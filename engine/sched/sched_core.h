@@ -49,7 +49,10 @@ struct SeqState {
   bool ever_scheduled = false;
   int64_t added_ns = 0;                // when add_request saw it
   std::vector<uint64_t> block_hashes;  // [>= full blocks computed] chained prefix hashes
-  Request request;                     // as added
+  // Its block table when last preempted by recompute: its private blocks can only be found
+  // again through it (kv::BlockManager::match_prefix).
+  std::vector<int32_t> previous_blocks;
+  Request request;  // as added
 
   int64_t num_tokens() const { return num_prompt_tokens + num_output_tokens; }
   bool decoding() const { return num_computed_tokens + 1 >= num_tokens(); }

@@ -169,6 +169,7 @@ void SchedulerCore::release(int32_t slot) {
   SeqState& st = state(slot);
   slot_of_request_.erase(static_cast<uint64_t>(st.request_id));
   st.block_hashes.clear();
+  st.previous_blocks.clear();
   free_slots_.push_back(slot);
 }
 

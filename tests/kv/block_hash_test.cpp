@@ -55,6 +55,7 @@ TEST(BlockHash, MooncakeMappingPreservesPrefixes) {
   // Sharing the first source block only.
   const Request c = mooncake_request(3, 2048, {5, 1, 2, 3});
   EXPECT_EQ(common_prefix(ha, engine_block_hashes(c, 16)), 512 / 16);
+  for (const uint64_t h : ha) EXPECT_FALSE(is_private_hash(h));  // trace-covered: shared
   // Sub-blocks of one source block are all distinct.
   for (size_t i = 1; i < 32; ++i) EXPECT_NE(ha[i], ha[i - 1]);
 }
@@ -116,6 +117,7 @@ TEST(BlockHash, PartialCoverageEndsInPrivateBlocks) {
   const auto hb = engine_block_hashes(b, 16);
   ASSERT_EQ(ha.size(), 64u);
   EXPECT_EQ(common_prefix(ha, hb), 32);
+  for (size_t i = 0; i < 64; ++i) EXPECT_EQ(is_private_hash(ha[i]), i >= 32) << i;
 }
 
 TEST(BlockHash, PrivateExtensionIsChainedAndDeterministic) {

@@ -146,6 +146,30 @@ TEST(BlockManager, EvictsLeastRecentlyFreedFirstAndTailBlocksBeforeHeads) {
   EXPECT_EQ(kv.check_invariants(), "");
 }
 
+TEST(BlockManager, PrivateBlocksAreFoundOnlyThroughThePreviousTable) {
+  BlockManager kv(pool(8));
+  Request r;
+  r.id = 1;
+  r.prompt_tokens = 48;  // no trace hashes: three private blocks
+  const auto hashes = engine_block_hashes(r, 16);
+  ASSERT_EQ(hashes.size(), 3u);
+  for (const uint64_t h : hashes) EXPECT_TRUE(is_private_hash(h));
+  prefill(kv, 1, hashes, 48);
+  const std::vector<int32_t> previous(kv.block_table(1).begin(), kv.block_table(1).end());
+  kv.free(1);
+  EXPECT_EQ(kv.num_cached_blocks(), 3);
+  EXPECT_EQ(kv.match_prefix(hashes).num_hit_blocks, 0);  // not in the shared index
+  EXPECT_EQ(kv.match_prefix(hashes, previous).num_hit_blocks, 3);
+  // Free blocks are reused unhashed first, then least recently freed; request 1 released its
+  // blocks last block first, so reusing one cached block evicts its block 2.
+  ASSERT_TRUE(kv.allocate_slots(2, 16 * 6));  // takes the 5 unhashed blocks and one cached
+  EXPECT_EQ(kv.match_prefix(hashes, previous).num_hit_blocks, 2);
+  EXPECT_EQ(kv.acquire_prefix(1, hashes, previous), 2);
+  EXPECT_EQ(kv.block_table(1)[0], previous[0]);
+  EXPECT_EQ(kv.block_table(1)[1], previous[1]);
+  EXPECT_EQ(kv.check_invariants(), "");
+}
+
 TEST(BlockManager, UnhashedFreeBlocksAreReusedBeforeCachedOnes) {
   BlockManager kv(pool(4));
   std::vector<uint64_t> tokens(32, 3);
