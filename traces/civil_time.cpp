@@ -63,8 +63,9 @@ int64_t parse_civil_time_ns(std::string_view text, std::string_view field) {
   const int64_t minute = read_digits(text, 14, 2);
   const int64_t second = read_digits(text, 17, 2);
   if (year < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0) fail();
-  if (year < 1900 || year > 2200) {
-    throw RowError(field, "year outside 1900-2200: " + quote_for_message(text));
+  // 1970-2200 keeps every difference of two times within int64 nanoseconds.
+  if (year < 1970 || year > 2200) {
+    throw RowError(field, "year outside 1970-2200: " + quote_for_message(text));
   }
   if (month < 1 || month > 12 || day < 1 || day > days_in_month(year, month) || hour > 23 ||
       minute > 59 || second > 59) {

@@ -74,7 +74,7 @@ void split_csv(std::string_view line, std::vector<std::string_view>& fields, std
 }
 
 void CsvColumns::read_header(std::string_view line) {
-  std::vector<std::string_view> fields;
+  std::vector<std::string_view> fields;  // [num_columns]
   std::string scratch;
   split_csv(line, fields, scratch);
   names_.clear();

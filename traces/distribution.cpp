@@ -82,7 +82,7 @@ Distribution Distribution::parse(const nlohmann::json& json, const std::string& 
                 fmt::format("zipf supports at most {} values (max - min + 1)", kMaxZipfSupport));
     }
     const double exponent = spec.number("exponent", 1.0, 0.0, 10.0, true);
-    auto cumulative = std::make_shared<std::vector<double>>();
+    auto cumulative = std::make_shared<std::vector<double>>();  // [max - min + 1]
     cumulative->reserve(static_cast<size_t>(high - low + 1));
     double total = 0.0;
     for (int64_t rank = 1; rank <= high - low + 1; ++rank) {
@@ -111,14 +111,14 @@ Distribution Distribution::parse(const nlohmann::json& json, const std::string& 
     if (field != "prompt" && field != "output") {
       spec.fail("field", "must be \"prompt\" or \"output\", got \"" + field + "\"");
     }
-    std::vector<Request> requests;
+    std::vector<Request> requests;  // [num_rows] of the trace file
     try {
       requests = read_trace(resolve_spec_path(*file, context.base_dir), options);
     } catch (const InputError& error) {
       spec.fail("file", error.what());
     }
     if (requests.empty()) spec.fail("file", "the trace holds no requests");
-    auto values = std::make_shared<std::vector<double>>();
+    auto values = std::make_shared<std::vector<double>>();  // [num_rows]
     values->reserve(requests.size());
     for (const Request& request : requests) {
       values->push_back(

@@ -79,7 +79,7 @@ std::vector<Request> generate_agent(SpecObject& spec, const CommonSettings& sett
   const double horizon_s = settings.process_horizon_s();
   if (settings.duration_s) check_request_budget(spec, params.job_rate * horizon_s);
   Rng arrival_rng(stream_seed(settings.seed, Stream::arrivals));
-  std::vector<Request> requests;
+  std::vector<Request> requests;  // [num_requests] jobs one after another
   double arrival_s = 0.0;
   for (uint64_t job_index = 0;; ++job_index) {
     if (settings.num_requests && static_cast<int64_t>(requests.size()) >= *settings.num_requests) {

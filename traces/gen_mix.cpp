@@ -59,7 +59,7 @@ std::vector<Request> load_file_workload(SpecObject& spec, const std::string& bas
   const std::optional<std::string> region = spec.optional_string("region");
   spec.reject_unknown_keys();
 
-  std::vector<Request> requests;
+  std::vector<Request> requests;  // [num_rows]
   try {
     requests = read_trace(resolve_spec_path(*path, base_dir), options);
   } catch (const InputError& error) {
@@ -112,7 +112,7 @@ std::vector<Request> generate_mix(SpecObject& spec, uint64_t seed, const std::st
       spec.optional_integer("num_requests", 1, kMaxGeneratedRequests);
   spec.reject_unknown_keys();
 
-  std::vector<Request> merged;
+  std::vector<Request> merged;  // [sum of the workloads' requests]
   for (size_t index = 0; index < workloads->size(); ++index) {
     nlohmann::json workload = (*workloads)[index];
     const std::string path = fmt::format("{}.workloads[{}]", spec.path(), index);

@@ -83,7 +83,7 @@ std::vector<Request> generate_open_loop(SpecObject& spec, const std::string& kin
   Rng arrival_rng(stream_seed(settings.seed, Stream::arrivals));
   Rng prompt_rng(stream_seed(settings.seed, Stream::prompts));
   Rng output_rng(stream_seed(settings.seed, Stream::outputs));
-  std::vector<Request> requests;
+  std::vector<Request> requests;  // [num_requests]
   while (true) {
     if (settings.num_requests && static_cast<int64_t>(requests.size()) == *settings.num_requests) {
       break;
@@ -109,7 +109,7 @@ std::vector<Request> generate_batch(SpecObject& spec, const CommonSettings& sett
   Rng arrival_rng(stream_seed(settings.seed, Stream::arrivals));
   Rng prompt_rng(stream_seed(settings.seed, Stream::prompts));
   Rng output_rng(stream_seed(settings.seed, Stream::outputs));
-  std::vector<Request> requests;
+  std::vector<Request> requests;  // [num_requests]
   requests.reserve(static_cast<size_t>(num_requests));
   for (int64_t wave = 0; wave < num_waves; ++wave) {
     // The first num_requests % num_waves waves take one request more.

@@ -73,7 +73,7 @@ std::vector<Request> generate_sessions(SpecObject& spec, const CommonSettings& s
   if (settings.duration_s) check_request_budget(spec, params.session_rate * horizon_s);
   Rng start_rng(stream_seed(settings.seed, Stream::arrivals));
   const uint64_t workload_key = stream_seed(settings.seed, Stream::blocks);
-  std::vector<Request> requests;
+  std::vector<Request> requests;  // [num_requests] session by session
   // Arrivals not yet known to be among the first num_requests (count mode only): once that
   // many arrivals precede the next session's start, no later session can change the first ones.
   std::priority_queue<double, std::vector<double>, std::greater<>> pending_arrivals;

@@ -102,7 +102,7 @@ std::vector<Request> generate(const nlohmann::json& spec_json, uint64_t seed,
   if (*kind == "mix") return generate_mix(spec, seed, base_dir);
   if (*kind == "file") return load_file_workload(spec, base_dir);
   const CommonSettings settings = read_common_settings(spec, *kind, seed, base_dir);
-  std::vector<Request> requests;
+  std::vector<Request> requests;  // [num_requests]
   if (*kind == "poisson" || *kind == "gamma" || *kind == "bursty" || *kind == "diurnal") {
     requests = generate_open_loop(spec, *kind, settings);
   } else if (*kind == "batch") {

@@ -120,7 +120,7 @@ namespace {
 constexpr size_t kRowsBeforeReserve = 1024;
 
 std::vector<Request> read_all(TraceReader& reader, ReadReport* report) {
-  std::vector<Request> requests;
+  std::vector<Request> requests;  // [num_rows]
   Request request;
   while (reader.next(request)) {
     requests.push_back(std::move(request));

@@ -14,7 +14,7 @@ void assign(nlohmann::json& spec, const std::string& dotted_key, const std::stri
   nlohmann::json* node = &spec;
   std::string key;
   std::istringstream parts(dotted_key);
-  std::vector<std::string> path;
+  std::vector<std::string> path;  // [num_key_parts]
   while (std::getline(parts, key, '.')) {
     if (key.empty()) throw InputError("generator argument '" + dotted_key + "': empty key part");
     path.push_back(key);
