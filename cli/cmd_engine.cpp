@@ -43,6 +43,8 @@ void add_run(CLI::App& engine_app) {
   cmd->add_option("--preemption", config.scheduler.preemption,
                   "preemption: recompute or swap (swap needs --swap-blocks)");
   cmd->add_option("--max-num-seqs", config.scheduler.max_num_seqs, "sequences per step");
+  cmd->add_option("--static-batch-size", config.scheduler.static_batch_size,
+                  "static batching: requests per batch");
   cmd->add_option("--max-batched-tokens", config.scheduler.max_num_batched_tokens,
                   "token budget per step");
   cmd->add_option("--max-model-len", config.scheduler.max_model_len,

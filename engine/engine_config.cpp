@@ -117,6 +117,8 @@ sched::SchedulerConfig effective_scheduler_config(const EngineConfig& config,
                                                   const models::ModelConfig& model) {
   sched::SchedulerConfig s = config.scheduler;
   s.max_model_len = std::min(s.max_model_len, model.max_position_embeddings);
+  // Only static batching reads the batch size; elsewhere it must merely not exceed the limit.
+  if (s.policy != "static") s.static_batch_size = std::min(s.static_batch_size, s.max_num_seqs);
   s.num_speculative_tokens =
       config.spec.method == SpecMethod::none ? 0 : config.spec.num_spec_tokens;
   return s;

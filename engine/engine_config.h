@@ -48,7 +48,8 @@ struct EngineConfig {
   int64_t num_cpu_blocks = 0;                 // host swap arena blocks (swap preemption)
   bool enable_prefix_caching = true;
   // Batching, admission, preemption and limits; max_model_len is lowered to the model's
-  // max_position_embeddings, and num_speculative_tokens is set from `spec`.
+  // max_position_embeddings, num_speculative_tokens is set from `spec`, and for policies other
+  // than static (which ignore it) static_batch_size is lowered to max_num_seqs.
   sched::SchedulerConfig scheduler;
   SpecConfig spec;
   kernels::SamplingParams sampling{0.0f, 0, 1.0f};  // temperature 0: greedy
