@@ -69,8 +69,8 @@ TIDAL_INLINE void dot_tile(const float* x, const float* w, int64_t cols, float* 
   }
 }
 
-// kTokens x kRows outputs of int8 rows with group scales, each exactly as the scalar loop
-// `acc += scale[g] * dot_int8(group g)` gives.
+// kTokens x kRows outputs of int8 rows with group scales: per group a dot as dot() computes
+// it, then total += scale * group dot in group order.
 template <int kTokens, int kRows>
 TIDAL_INLINE void dot_int8_tile(const float* x, const int8_t* codes, const float* scales,
                                 int64_t cols, int64_t group_size, float* y, int64_t y_stride) {
@@ -162,20 +162,6 @@ TIDAL_MULTIVERSION void dot_int8_tile_gemm(const float* x, int64_t num_tokens, c
                           y + t * y_stride + r, y_stride);
     }
   }
-}
-
-TIDAL_MULTIVERSION float dot_int8(const float* x, const int8_t* codes, int64_t count) {
-  Vec acc = {};
-  int64_t i = 0;
-  for (; i + kLanes <= count; i += kLanes) {
-    Vec vx, vc;
-    load(vx, x + i);
-    load_int8(vc, codes + i);
-    acc += vx * vc;
-  }
-  float sum = reduce(acc);
-  for (; i < count; ++i) sum += x[i] * static_cast<float>(codes[i]);
-  return sum;
 }
 
 TIDAL_MULTIVERSION float sum_squares(const float* x, int64_t count) {

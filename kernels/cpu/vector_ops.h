@@ -10,8 +10,6 @@
 namespace tidal::kernels::cpu {
 
 float dot(const float* a, const float* b, int64_t count);
-// sum x[i] * codes[i]
-float dot_int8(const float* x, const int8_t* codes, int64_t count);
 float sum_squares(const float* x, int64_t count);
 // y[t * y_stride + r] = dot(x + t * cols, w + r * cols, cols) for t < num_tokens, r < num_rows,
 // bit for bit what dot() gives, computed in tiles of 2 tokens x 4 rows for register reuse.
@@ -21,8 +19,9 @@ void dot_tile_gemm(const float* x,  // [num_tokens, cols]
                    int64_t num_rows, int64_t cols,
                    float* y,  // [num_tokens, y_stride]
                    int64_t y_stride);
-// y[t * y_stride + r] = sum over groups g of scales[r * num_groups + g] * dot_int8(x_t group g,
-// codes_r group g) in order of g, bit for bit what that loop gives with dot_int8().
+// y[t * y_stride + r] = sum over groups g, in order, of scales[r * num_groups + g] times the
+// dot product of the token's and the row's group g (each group dot as dot() computes it, with
+// the int8 codes converted to float).
 void dot_int8_tile_gemm(const float* x,  // [num_tokens, cols]
                         int64_t num_tokens,
                         const int8_t* codes,  // [num_rows, cols]
