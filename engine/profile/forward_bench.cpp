@@ -1,0 +1,121 @@
+#include "engine/profile/forward_bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "engine/profile/piecewise_fit.h"
+#include "engine/profile/timing_backend.h"
+#include "models/communicator.h"
+
+namespace tidal::profile {
+namespace {
+
+// Stands in for the rank's peers: same rank and world size as the shard, no reduction (the
+// collective is timed separately, so the numbers this forward computes are not the model's).
+class SkippedAllReduce final : public models::Communicator {
+ public:
+  SkippedAllReduce(int rank, int world_size) : rank_(rank), world_size_(world_size) {}
+  int rank() const override { return rank_; }
+  int world_size() const override { return world_size_; }
+  void all_reduce_sum(float*, size_t) override {}
+
+ private:
+  int rank_;
+  int world_size_;
+};
+
+kernels::KvCacheSpec arena_spec(const models::ModelWeights& weights, kernels::KvDType dtype,
+                                int32_t block_size, int64_t num_blocks) {
+  kernels::KvCacheSpec spec;
+  spec.num_layers = weights.config.num_layers;
+  spec.num_blocks = num_blocks;
+  spec.block_size = block_size;
+  spec.num_kv_heads = weights.shard.num_kv_heads;
+  spec.head_dim = weights.config.head_dim;
+  spec.dtype = dtype;
+  return spec;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+ForwardBench::ForwardBench(const models::ModelWeights& rank_weights, int num_threads,
+                           kernels::KvDType kv_dtype, int32_t block_size, int64_t num_blocks)
+    : weights_(rank_weights),
+      cpu_(num_threads),
+      timing_(std::make_unique<TimingBackend>(cpu_, rank_weights.config)),
+      comm_(std::make_unique<SkippedAllReduce>(rank_weights.shard.rank,
+                                               rank_weights.shard.world_size)),
+      arena_(arena_spec(rank_weights, kv_dtype, block_size, num_blocks)),
+      model_(std::make_unique<models::PagedModel>(weights_, *timing_, *comm_)) {}
+
+ForwardBench::~ForwardBench() = default;
+
+models::ForwardBatch ForwardBench::make_batch(std::span<const perf::SeqWork> batch) const {
+  const kernels::KvCacheSpec& spec = arena_.spec();
+  const int64_t vocab = weights_.config.vocab_size;
+  models::ForwardBatch forward;
+  int64_t next_block = 0;
+  for (size_t s = 0; s < batch.size(); ++s) {
+    const perf::SeqWork& work = batch[s];
+    models::SequenceInput seq;
+    const int64_t num_positions = work.num_context_tokens + work.num_new_tokens;
+    const int64_t num_blocks = (num_positions + spec.block_size - 1) / spec.block_size;
+    for (int64_t b = 0; b < num_blocks; ++b) {
+      seq.block_table.push_back(static_cast<int32_t>(next_block % spec.num_blocks));
+      ++next_block;
+    }
+    for (int64_t i = 0; i < work.num_new_tokens; ++i) {
+      const int64_t position = work.num_context_tokens + i;
+      seq.token_ids.push_back(
+          static_cast<int32_t>((position * 7919 + static_cast<int64_t>(s) * 31) % vocab));
+      seq.positions.push_back(static_cast<int32_t>(position));
+      seq.slot_mapping.push_back(
+          int64_t{seq.block_table[static_cast<size_t>(position / spec.block_size)]} *
+              spec.block_size +
+          position % spec.block_size);
+    }
+    forward.sequences.push_back(std::move(seq));
+  }
+  return forward;
+}
+
+ForwardTimes ForwardBench::run(std::span<const perf::SeqWork> batch, int min_repeats,
+                               int max_repeats, double target_seconds) {
+  const models::ForwardBatch forward = make_batch(batch);
+  const kernels::KvCacheView kv = arena_.view();
+  std::vector<std::vector<double>> per_class(perf::kNumOpClasses);  // [class][repeat]
+  std::vector<double> walls;                                        // [repeat]
+  std::vector<double> unattributed;                                 // [repeat]
+  auto once = [&] {
+    const auto start = std::chrono::steady_clock::now();
+    model_->forward(forward, kv);
+    return seconds_since(start);
+  };
+  const double warm_up = once();
+  const int num_repeats =
+      std::clamp(static_cast<int>(std::ceil(target_seconds / std::max(warm_up, 1e-9))), min_repeats,
+                 max_repeats);
+  for (int r = 0; r < num_repeats; ++r) {
+    walls.push_back(once());
+    unattributed.push_back(walls.back() - static_cast<double>(timing_->total_nanoseconds()) * 1e-9);
+    for (int c = 0; c < perf::kNumOpClasses; ++c) {
+      per_class[static_cast<size_t>(c)].push_back(
+          static_cast<double>(timing_->nanoseconds(static_cast<perf::OpClass>(c))) * 1e-9);
+    }
+  }
+  ForwardTimes times;
+  for (int c = 0; c < perf::kNumOpClasses; ++c) {
+    times.seconds[static_cast<size_t>(c)] = median(per_class[static_cast<size_t>(c)]);
+  }
+  times.forward_seconds = median(walls);
+  times.unattributed_seconds = std::max(0.0, median(unattributed));
+  times.num_repeats = num_repeats;
+  return times;
+}
+
+}  // namespace tidal::profile

@@ -1,0 +1,310 @@
+#include "engine/profile/profiler.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "engine/model_loading.h"
+#include "engine/profile/allreduce_bench.h"
+#include "engine/profile/cpu_target.h"
+#include "engine/profile/forward_bench.h"
+#include "engine/profile/piecewise_fit.h"
+#include "engine/profile/step_overhead.h"
+#include "kernels/sampling.h"
+#include "models/quantize_weights.h"
+#include "models/tensor_parallel.h"
+#include "sim/perf/profiled_model.h"
+
+namespace tidal::profile {
+namespace {
+
+using perf::OpClass;
+using Clock = std::chrono::steady_clock;
+
+constexpr int64_t kArenaBytesBudget = int64_t{256} << 20;  // KV arena of the forward bench
+constexpr int64_t kOverheadPromptTokens = 32;
+constexpr int64_t kOverheadOutputTokens = 16;
+constexpr int kAllReduceRepeats = 21;
+
+// 1, 2, 3, 4, 6, 8, 12, 16, ... up to `limit` (inclusive when it is such a number).
+std::vector<int64_t> token_grid(int64_t limit) {
+  std::vector<int64_t> grid;
+  for (int64_t p = 1; p <= limit; p *= 2) {
+    grid.push_back(p);
+    if (p >= 2 && p + p / 2 <= limit) grid.push_back(p + p / 2);
+  }
+  std::sort(grid.begin(), grid.end());
+  return grid;
+}
+
+std::vector<int64_t> powers_of_two(int64_t limit) {
+  std::vector<int64_t> grid;
+  for (int64_t p = 1; p <= limit; p *= 2) grid.push_back(p);
+  return grid;
+}
+
+// {first, 4 * first, 16 * first, ...} up to `limit`.
+std::vector<int64_t> context_grid(int64_t first, int64_t limit) {
+  std::vector<int64_t> grid;
+  for (int64_t c = first; c <= limit; c *= 4) grid.push_back(c);
+  return grid;
+}
+
+std::string utc_date() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+double elapsed_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// A fitted 1-D table over integer sizes.
+perf::OperatorTable fitted_table(const std::vector<int64_t>& xs, const std::vector<double>& ys,
+                                 perf::OpScope scope, double tolerance) {
+  const std::vector<double> x(xs.begin(), xs.end());
+  const PiecewiseLinear fit = fit_piecewise_linear(x, ys, tolerance);
+  perf::OperatorTable table;
+  table.scope = scope;
+  table.source = perf::TimeSource::measured;
+  for (size_t k = 0; k < fit.knots.size(); ++k) {
+    table.num_tokens.push_back(static_cast<int64_t>(fit.knots[k]));
+    table.seconds.push_back(fit.values[k]);
+  }
+  return table;
+}
+
+// Operator classes a model's forward runs per token (residual adds are fused into the norms
+// by the forward pass and measure 0).
+std::vector<OpClass> token_classes(const models::ModelConfig& config) {
+  std::vector<OpClass> classes{OpClass::embedding, OpClass::norm,   OpClass::qkv_proj,
+                               OpClass::rope,      OpClass::o_proj, OpClass::residual_add};
+  if (config.is_moe()) {
+    classes.insert(classes.end(), {OpClass::moe_router, OpClass::moe_experts});
+  } else {
+    classes.insert(classes.end(), {OpClass::mlp_up_gate, OpClass::mlp_act, OpClass::mlp_down});
+  }
+  return classes;
+}
+
+// Seconds of sampling one token for each of num_seqs sequences (the engine samples on the host
+// from each sequence's logits row).
+double time_sampling(int64_t num_seqs, int64_t vocab, const kernels::SamplingParams& params,
+                     int repeats) {
+  std::vector<float> logits(static_cast<size_t>(num_seqs * vocab));  // [num_seqs, vocab]
+  for (size_t i = 0; i < logits.size(); ++i) {
+    logits[i] = static_cast<float>((i * 2654435761u) % 1000) * 1e-3f;
+  }
+  kernels::SamplingRng rng(1);
+  std::vector<double> seconds;
+  int64_t checksum = 0;
+  for (int r = 0; r <= repeats; ++r) {
+    const auto start = Clock::now();
+    for (int64_t s = 0; s < num_seqs; ++s) {
+      checksum += kernels::sample(logits.data() + s * vocab, vocab, params, rng);
+    }
+    if (r > 0) seconds.push_back(elapsed_since(start));
+  }
+  return checksum >= 0 ? median(seconds) : 0.0;
+}
+
+}  // namespace
+
+std::string build_commit() {
+  return TIDAL_GIT_COMMIT;
+}
+
+perf::Profile run_profile(const ProfileOptions& options, const ProgressFn& progress,
+                          std::vector<MeasuredSeries>* measured) {
+  const Clock::time_point start = Clock::now();
+  auto keep = [&](std::string name, const auto& xs, const std::vector<double>& ys) {
+    if (measured != nullptr) {
+      measured->push_back({std::move(name), std::vector<double>(xs.begin(), xs.end()), ys});
+    }
+  };
+  const engine::EngineConfig& ec = options.engine;
+  engine::LoadedModel loaded = engine::load_model(options.model, options.model_seed, "--model");
+  const models::ModelConfig config = loaded.weights.config;
+  engine::validate(ec, config);
+  models::ModelWeights rank0 =
+      ec.tp > 1 ? models::shard_weights(loaded.weights, 0, ec.tp) : loaded.weights;
+  models::quantize_weights(rank0, ec.quant);
+
+  const int64_t max_position = config.max_position_embeddings;
+  const int64_t max_tokens = std::max<int64_t>(1, std::min(options.max_num_tokens, max_position));
+  const int64_t kv_bytes_per_token = 2 * config.num_layers * rank0.shard.num_kv_heads *
+                                     config.head_dim *
+                                     static_cast<int64_t>(kernels::kv_element_bytes(ec.kv_dtype));
+  const int64_t num_blocks = std::max<int64_t>(
+      (max_position + ec.block_size - 1) / ec.block_size + 1,
+      kArenaBytesBudget / std::max<int64_t>(1, kv_bytes_per_token * ec.block_size));
+  ForwardBench bench(rank0, ec.num_threads, ec.kv_dtype, ec.block_size, num_blocks);
+  const double layers = static_cast<double>(config.num_layers);
+  auto run = [&](std::span<const perf::SeqWork> batch) {
+    return bench.run(batch, options.min_repeats, options.max_repeats, options.target_point_seconds);
+  };
+
+  perf::Profile profile;
+  profile.provenance.backend = "tidal-cpu";
+  profile.provenance.device = cpu_model_name();
+  profile.provenance.date = utc_date();
+  profile.provenance.commit = build_commit();
+  profile.model = {options.model,
+                   config.hidden_size,
+                   config.num_heads,
+                   config.num_kv_heads,
+                   config.intermediate_size,
+                   config.vocab_size,
+                   true};
+  profile.tp = ec.tp;
+  profile.weight_dtype = weight_dtype_for(ec.quant);
+  profile.kv_dtype = kv_dtype_for(ec.kv_dtype);
+
+  // Per-token operators: one sequence of T new tokens at context 0.
+  const std::vector<OpClass> classes = token_classes(config);
+  std::vector<int64_t> tokens;                // [num_points]
+  std::map<OpClass, std::vector<double>> op;  // [class][num_points] seconds per layer or step
+  for (int64_t t : token_grid(max_tokens)) {
+    const perf::SeqWork seq{t, 0};
+    const ForwardTimes times = run({&seq, 1});
+    tokens.push_back(t);
+    for (OpClass c : classes) {
+      // The embedding row also carries the forward's own per-token work outside the operators
+      // (flattening the batch, allocating activations): the profile has no other per-token slot.
+      op[c].push_back(c == OpClass::embedding ? times[c] + times.unattributed_seconds
+                                              : times[c] / layers);
+    }
+    if (times.forward_seconds > options.max_point_seconds) break;
+  }
+  progress(fmt::format("profile: operators over num_tokens 1..{} ({} points) [{:.1f} s]",
+                       tokens.back(), tokens.size(), elapsed_since(start)));
+  for (OpClass c : classes) {
+    keep(fmt::format("operators.{}", perf::op_class_name(c)), tokens, op[c]);
+    profile.operators[c] = fitted_table(
+        tokens, op[c], c == OpClass::embedding ? perf::OpScope::step : perf::OpScope::layer,
+        options.max_relative_fit_error);
+  }
+
+  // Decode attention over (batch, context); LM head and sampling over the batch size.
+  const std::vector<int64_t> decode_contexts =
+      context_grid(16, std::max<int64_t>(16, max_position / 2));
+  std::vector<int64_t> batches;          // [num_rows]
+  std::vector<double> decode_seconds;    // [num_rows, num_contexts]
+  std::vector<double> head_seconds;      // [num_rows]
+  std::vector<double> sampling_seconds;  // [num_rows]
+  for (int64_t b : powers_of_two(options.max_batch_size)) {
+    double slowest = 0.0;
+    for (int64_t ctx : decode_contexts) {
+      const std::vector<perf::SeqWork> batch(static_cast<size_t>(b), perf::SeqWork{1, ctx});
+      const ForwardTimes times = run(batch);
+      decode_seconds.push_back(times[OpClass::attention_prefill] / layers);
+      if (ctx == decode_contexts.front()) head_seconds.push_back(times[OpClass::lm_head]);
+      slowest = std::max(slowest, times.forward_seconds);
+    }
+    batches.push_back(b);
+    sampling_seconds.push_back(
+        time_sampling(b, config.vocab_size, ec.sampling, options.min_repeats));
+    if (slowest > options.max_point_seconds) break;
+  }
+  progress(fmt::format("profile: decode attention over batch 1..{} x context {}..{} [{:.1f} s]",
+                       batches.back(), decode_contexts.front(), decode_contexts.back(),
+                       elapsed_since(start)));
+  keep("operators.lm_head", batches, head_seconds);
+  keep("operators.sampling", batches, sampling_seconds);
+  profile.operators[OpClass::lm_head] =
+      fitted_table(batches, head_seconds, perf::OpScope::step, options.max_relative_fit_error);
+  profile.operators[OpClass::sampling] =
+      fitted_table(batches, sampling_seconds, perf::OpScope::step, options.max_relative_fit_error);
+
+  // Prefill attention over (chunk, context): one sequence's chunk on top of its context.
+  std::vector<int64_t> prefill_contexts{0};
+  for (int64_t c : context_grid(16, max_position / 2)) prefill_contexts.push_back(c);
+  const int64_t max_chunk = std::min(max_tokens, max_position - prefill_contexts.back());
+  std::vector<int64_t> chunks;          // [num_rows]
+  std::vector<double> prefill_seconds;  // [num_rows, num_contexts]
+  for (int64_t chunk : powers_of_two(max_chunk)) {
+    double slowest = 0.0;
+    for (int64_t ctx : prefill_contexts) {
+      const perf::SeqWork seq{chunk, ctx};
+      const ForwardTimes times = run({&seq, 1});
+      prefill_seconds.push_back(times[OpClass::attention_prefill] / layers);
+      slowest = std::max(slowest, times.forward_seconds);
+    }
+    chunks.push_back(chunk);
+    if (slowest > options.max_point_seconds) break;
+  }
+  progress(fmt::format("profile: prefill attention over chunk 1..{} x context 0..{} [{:.1f} s]",
+                       chunks.back(), prefill_contexts.back(), elapsed_since(start)));
+  profile.attention_source = perf::TimeSource::measured;
+  profile.attention.prefill_chunk_tokens = chunks;
+  profile.attention.prefill_context_tokens = prefill_contexts;
+  profile.attention.prefill_seconds = prefill_seconds;
+  profile.attention.decode_batch_sizes = batches;
+  profile.attention.decode_context_tokens = decode_contexts;
+  profile.attention.decode_seconds = decode_seconds;
+
+  // The shared-memory all-reduce, indexed as sim/perf indexes it: tokens x hidden x 2 bytes.
+  if (ec.tp > 1) {
+    profile.allreduce.source = perf::TimeSource::measured;
+    for (int64_t t : tokens) {
+      profile.allreduce.bytes.push_back(static_cast<double>(t * config.hidden_size * 2));
+      profile.allreduce.seconds.push_back(
+          time_allreduce(ec.tp, static_cast<size_t>(t * config.hidden_size), kAllReduceRepeats));
+    }
+    keep("allreduce", profile.allreduce.bytes, profile.allreduce.seconds);
+    progress(fmt::format("profile: all-reduce over {} message sizes at tp {} [{:.1f} s]",
+                         tokens.size(), ec.tp, elapsed_since(start)));
+  }
+
+  // CPU overhead: real engine steps minus the operator time of their plans.
+  profile.cpu_overhead.source = perf::TimeSource::measured;
+  profile.cpu_overhead.num_seqs = {1};
+  profile.cpu_overhead.seconds = {0.0};
+  const perf::ModelSpec spec = model_spec_for(config, options.model);
+  const std::unique_ptr<perf::StepTimeModel> operator_model = perf::make_profiled_model(
+      profile, spec, cpu_device_spec(profile.provenance.device), deployment_for(ec), "profile");
+  const std::vector<OverheadSample> samples = measure_step_overhead(
+      loaded.weights, ec, *operator_model, batches, kOverheadPromptTokens, kOverheadOutputTokens);
+  std::map<int64_t, std::vector<double>> by_seqs;  // num_seqs -> residual seconds
+  for (const OverheadSample& s : samples) by_seqs[s.num_seqs].push_back(s.seconds);
+  std::vector<int64_t> overhead_seqs;
+  std::vector<double> overhead_seconds;
+  for (const auto& [num_seqs, residuals] : by_seqs) {
+    overhead_seqs.push_back(num_seqs);
+    overhead_seconds.push_back(std::max(0.0, median(residuals)));
+  }
+  keep("cpu_overhead", overhead_seqs, overhead_seconds);
+  const perf::OperatorTable overhead = fitted_table(
+      overhead_seqs, overhead_seconds, perf::OpScope::step, options.max_relative_fit_error);
+  profile.cpu_overhead.num_seqs = overhead.num_tokens;
+  profile.cpu_overhead.seconds = overhead.seconds;
+  progress(fmt::format("profile: CPU overhead over {} engine steps, batch 1..{} [{:.1f} s]",
+                       samples.size(), overhead_seqs.back(), elapsed_since(start)));
+
+  profile.provenance.source = fmt::format(
+      "tidal profile --backend cpu: {} ({}), tp {}, {} kernel threads per rank, weights {}, KV "
+      "{}. Operators timed inside the paged forward of rank 0's shard (TimingBackend), one "
+      "warm-up then {}-{} repeats per point, medians; 1-D tables fitted piecewise-linear within "
+      "{}%; residual adds are fused into the norms (add_rms_norm) and measure 0; embedding "
+      "includes the "
+      "forward's time outside the operators (batch flattening, activation buffers); cpu_overhead = "
+      "engine step duration minus the tables' operator time, median per batch size over {} "
+      "steps; all-reduce bytes = tokens x hidden x 2 (sim/perf's index; the CPU engine reduces "
+      "fp32).",
+      options.model, loaded.source, ec.tp, ec.num_threads, models::quant_spec_name(ec.quant),
+      kernels::kv_dtype_name(ec.kv_dtype), options.min_repeats, options.max_repeats,
+      options.max_relative_fit_error * 100.0, samples.size());
+  perf::validate_profile(profile, "profile");
+  return profile;
+}
+
+}  // namespace tidal::profile
