@@ -1,0 +1,121 @@
+// The CUDA backend: every kernels::Backend operator on device memory, launched on one stream the
+// backend owns (so a decode step can be captured into a CUDA graph). Every pointer passed in,
+// including those inside LinearView, KvCacheView and AttentionBatch, is device memory of this
+// backend's device. Calls are asynchronous; synchronize() waits for them.
+//
+// Beyond the interface: bf16/fp16 weights (linear_half, through cuBLAS), device argmax and
+// top-k/top-p sampling, and scratch reservation for graph capture.
+#pragma once
+
+#include <cublasLt.h>
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "kernels/backend.h"
+#include "kernels/cuda/device_buffer.h"
+#include "kernels/cuda/launchers.h"
+#include "kernels/sampling.h"
+
+namespace tidal::kernels::cuda {
+
+// A bf16 or fp16 weight matrix in device memory, [rows, cols] row-major (y = x W^T).
+struct HalfLinearView {
+  HalfType type = HalfType::bf16;
+  int64_t rows = 0;
+  int64_t cols = 0;
+  const uint16_t* data = nullptr;  // [rows, cols]
+};
+
+struct CudaDeviceInfo {
+  int device = 0;
+  int compute_capability = 0;  // major * 10 + minor: 80 = A100, 90 = H100/H200
+  int num_sms = 0;
+  size_t total_memory = 0;
+  std::string name;
+};
+
+CudaDeviceInfo device_info(int device);
+int device_count();  // 0 when there is no device or no driver (never throws)
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(int device = 0);
+  ~CudaBackend() override;
+  CudaBackend(const CudaBackend&) = delete;
+  CudaBackend& operator=(const CudaBackend&) = delete;
+
+  std::string_view name() const override { return "cuda"; }
+  const CudaDeviceInfo& info() const { return info_; }
+  cudaStream_t stream() const { return stream_; }
+  void synchronize();
+
+  // Weight-only int8 kernel variant (0 = by batch size, 1 = GEMV, 2 = tiled GEMM); see
+  // launchers.h.
+  void set_int8_variant(int variant) { int8_variant_ = variant; }
+
+  // Grows the scratch buffers so steps of up to max_tokens tokens over weights of up to max_cols
+  // input columns, and attention over batches like `batch`, allocate nothing; capture graphs
+  // only after reserving (a growth bumps scratch_generation(), invalidating captured graphs).
+  void reserve_linear(int64_t max_tokens, int64_t max_cols);
+  void reserve_attention(const AttentionBatch& batch, int64_t block_size);
+  uint64_t scratch_generation() const { return scratch_generation_; }
+
+  void embedding(const float* table, int64_t hidden, const int32_t* token_ids, int64_t num_tokens,
+                 float* out) override;
+  void rms_norm(const float* x, const float* weight, int64_t num_rows, int64_t dim, float eps,
+                float* out) override;
+  void add_rms_norm(float* residual, const float* x, const float* weight, int64_t num_rows,
+                    int64_t dim, float eps, float* out) override;
+  void rope(float* q, float* k, const int32_t* positions, int64_t num_tokens, int64_t num_heads,
+            int64_t num_kv_heads, int64_t head_dim, const float* inv_freq) override;
+  // f32 through cuBLAS (fp32 accumulation), int8 through the weight-only kernels, fp8 e4m3
+  // through cuBLASLt on sm_90 (activations quantized per tensor to e4m3; CudaError on sm_80).
+  void linear(const float* x, int64_t num_tokens, const LinearView& weight, float* y) override;
+  void swiglu(const float* gate, const float* up, int64_t count, float* out) override;
+  void add(float* y, const float* x, int64_t count) override;
+  void write_kv(const KvCacheView& kv, int64_t layer, const float* k, const float* v,
+                const int64_t* slot_mapping, int64_t num_tokens) override;
+  // Splits the context of long sequences across blocks (choose_attention_split) and reduces.
+  void paged_attention(const float* q, const KvCacheView& kv, int64_t layer,
+                       const AttentionBatch& batch, float scale, float* out) override;
+  void softmax(float* x, int64_t num_rows, int64_t num_cols) override;
+  void moe_route(const float* router_logits, int64_t num_tokens, int64_t num_experts, int64_t top_k,
+                 int32_t* expert_ids, float* expert_weights) override;
+  void gather_rows(const float* src, const int32_t* rows, int64_t num_rows, int64_t dim,
+                   float* out) override;
+  void scatter_add_rows(const float* src, const int32_t* rows, const float* weights,
+                        int64_t num_rows, int64_t dim, float* dst) override;
+
+  // y = x W^T with bf16/fp16 weights: x is rounded to the weight type, fp32 accumulation.
+  void linear_half(const float* x,  // [num_tokens, weight.cols]
+                   int64_t num_tokens, const HalfLinearView& weight,
+                   float* y);       // [num_tokens, weight.rows]
+  void argmax(const float* logits,  // [num_rows, vocab]
+              int64_t num_rows, int64_t vocab,
+              int32_t* out);        // [num_rows]
+  void sample(const float* logits,  // [num_rows, vocab]
+              int64_t num_rows, int64_t vocab, const SamplingParams& params,
+              const double* uniforms,  // [num_rows] in [0, 1)
+              int32_t* out);           // [num_rows]
+
+ private:
+  // Returns a scratch buffer of at least `bytes`, growing it outside graph capture only.
+  void* scratch(DeviceBuffer<std::byte>& buffer, size_t bytes, const char* what);
+
+  CudaDeviceInfo info_;
+  cudaStream_t stream_ = nullptr;
+  cublasHandle_t blas_ = nullptr;
+  cublasLtHandle_t blas_lt_ = nullptr;
+  DeviceBuffer<std::byte> blas_workspace_;      // cuBLAS and cuBLASLt workspace
+  DeviceBuffer<std::byte> activation_scratch_;  // x converted to half or fp8 [tokens, cols]
+  DeviceBuffer<std::byte> attention_scratch_;   // split-context partials
+  DeviceBuffer<float> fp8_scale_;               // [2] per-tensor activation scale + scratch
+  int int8_variant_ = 0;
+  uint64_t scratch_generation_ = 0;
+};
+
+}  // namespace tidal::kernels::cuda

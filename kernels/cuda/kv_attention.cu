@@ -1,0 +1,305 @@
+// KV write by slot mapping and paged attention (decode and prefill over a cached prefix).
+// Specs: reference::write_kv and reference::paged_attention in kernels/cpu/.
+//
+// Paged attention: grid (query token, query head, split). Each block walks its split's key
+// positions in chunks of kChunk with an online softmax (running max m, running sum l, running
+// weighted values acc). With one split it writes acc / l directly; otherwise it writes (m, l, acc)
+// partials and a reduce kernel combines the splits. Padding rows (slot -1) produce zeros.
+#include <cuda_bf16.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "kernels/cuda/block_reduce.cuh"
+#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/launchers.h"
+
+namespace tidal::kernels::cuda {
+
+namespace {
+
+constexpr int kAttentionThreads = 128;
+constexpr int kAttentionWarps = kAttentionThreads / 32;
+constexpr int kChunk = 128;
+constexpr int kDimsPerThread = kAttentionMaxHeadDim / kAttentionThreads;  // 2
+constexpr int kWriteThreads = 128;
+
+// Device copy of what the kernels need from KvCacheView (plain values, passed by value).
+struct KvArgs {
+  void* data;
+  float* scales;
+  int64_t num_blocks;
+  int64_t block_size;
+  int64_t num_kv_heads;
+  int64_t head_dim;
+  KvDType dtype;
+
+  __device__ int64_t row_index(int64_t layer, int64_t kv, int64_t slot, int64_t head) const {
+    const int64_t block = slot / block_size;
+    const int64_t offset = slot % block_size;
+    return ((((layer * num_blocks + block) * 2 + kv) * block_size + offset) * num_kv_heads + head) *
+           head_dim;
+  }
+  // Element i of the row starting at `index`, as fp32.
+  __device__ float load(int64_t index, int64_t i) const {
+    switch (dtype) {
+      case KvDType::f32:
+        return static_cast<const float*>(data)[index + i];
+      case KvDType::bf16:
+        return __bfloat162float(
+            __ushort_as_bfloat16(static_cast<const uint16_t*>(data)[index + i]));
+      case KvDType::int8:
+        return static_cast<float>(static_cast<const int8_t*>(data)[index + i]) *
+               scales[index / head_dim];
+    }
+    return 0.0f;
+  }
+};
+
+KvArgs kv_args(const KvCacheView& kv) {
+  return KvArgs{
+      kv.data,          kv.scales,    kv.spec.num_blocks, kv.spec.block_size, kv.spec.num_kv_heads,
+      kv.spec.head_dim, kv.spec.dtype};
+}
+
+// Block per (token, kv head, k or v): converts one head row, int8 with a per-row absmax scale.
+__global__ void write_kv_kernel(KvArgs kv, int64_t layer, const float* k, const float* v,
+                                const int64_t* slot_mapping) {
+  __shared__ float scratch[32];
+  const int64_t t = blockIdx.x;
+  const int64_t h = blockIdx.y;
+  const int64_t which = blockIdx.z;  // 0 = k, 1 = v
+  const int64_t slot = slot_mapping[t];
+  if (slot < 0) return;
+  const float* src = (which == 0 ? k : v) + (t * kv.num_kv_heads + h) * kv.head_dim;
+  const int64_t index = kv.row_index(layer, which, slot, h);
+  switch (kv.dtype) {
+    case KvDType::f32:
+      for (int64_t i = threadIdx.x; i < kv.head_dim; i += blockDim.x) {
+        static_cast<float*>(kv.data)[index + i] = src[i];
+      }
+      return;
+    case KvDType::bf16:
+      for (int64_t i = threadIdx.x; i < kv.head_dim; i += blockDim.x) {
+        static_cast<uint16_t*>(kv.data)[index + i] =
+            __bfloat16_as_ushort(__float2bfloat16_rn(src[i]));
+      }
+      return;
+    case KvDType::int8: {
+      float absmax = 0.0f;
+      for (int64_t i = threadIdx.x; i < kv.head_dim; i += blockDim.x) {
+        absmax = fmaxf(absmax, fabsf(src[i]));
+      }
+      absmax = block_max(absmax, scratch);
+      const float scale = absmax / 127.0f;
+      for (int64_t i = threadIdx.x; i < kv.head_dim; i += blockDim.x) {
+        // rintf rounds half to even, like the reference's round_half_even.
+        const float code = scale == 0.0f ? 0.0f : rintf(src[i] / scale);
+        static_cast<int8_t*>(kv.data)[index + i] =
+            static_cast<int8_t>(fminf(fmaxf(code, -127.0f), 127.0f));
+      }
+      if (threadIdx.x == 0) kv.scales[index / kv.head_dim] = scale;
+      return;
+    }
+  }
+}
+
+struct BatchArgs {
+  int64_t num_seqs;
+  const int32_t* query_start_loc;
+  const int32_t* positions;
+  const int64_t* slot_mapping;
+  const int32_t* block_tables;
+  int64_t max_blocks_per_seq;
+  int64_t num_heads;
+  int64_t num_kv_heads;
+  int64_t head_dim;
+};
+
+// The sequence whose query rows hold token t: the last s with query_start_loc[s] <= t.
+__device__ int64_t sequence_of(const BatchArgs& batch, int64_t t) {
+  int64_t lo = 0;
+  int64_t hi = batch.num_seqs - 1;
+  while (lo < hi) {
+    const int64_t mid = (lo + hi + 1) / 2;
+    if (batch.query_start_loc[mid] <= t) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo;
+}
+
+__global__ void __launch_bounds__(kAttentionThreads)
+    paged_attention_kernel(const float* q, KvArgs kv, int64_t layer, BatchArgs batch, float scale,
+                           int64_t partition_size, float* partials, float* out) {
+  __shared__ float q_shared[kAttentionMaxHeadDim];  // [head_dim], pre-multiplied by scale
+  __shared__ float scores[kChunk];                  // [kChunk] scores, then exp weights
+  __shared__ float scratch[32];
+  const int64_t t = blockIdx.x;
+  const int64_t h = blockIdx.y;
+  const int64_t split = blockIdx.z;
+  const int64_t num_splits = gridDim.z;
+  const int64_t d = batch.head_dim;
+  const int64_t kv_head = h / (batch.num_heads / batch.num_kv_heads);
+  const int lane = threadIdx.x % 32;
+  const int warp = threadIdx.x / 32;
+
+  const bool padding = batch.slot_mapping[t] < 0;
+  const int64_t num_keys = padding ? 0 : static_cast<int64_t>(batch.positions[t]) + 1;
+  const int64_t begin = split * partition_size;
+  const int64_t end = min_i64(num_keys, begin + partition_size);
+  const int64_t s = sequence_of(batch, t);
+  const int32_t* block_table = batch.block_tables + s * batch.max_blocks_per_seq;
+
+  for (int64_t i = threadIdx.x; i < d; i += blockDim.x) {
+    q_shared[i] = q[(t * batch.num_heads + h) * d + i] * scale;
+  }
+  float running_max = -FLT_MAX;
+  float running_sum = 0.0f;
+  float acc[kDimsPerThread] = {};
+  for (int64_t chunk_begin = begin; chunk_begin < end; chunk_begin += kChunk) {
+    const int64_t n = min_i64(kChunk, end - chunk_begin);
+    __syncthreads();  // q_shared written / previous chunk's scores consumed
+    for (int64_t j = warp; j < n; j += kAttentionWarps) {
+      const int64_t p = chunk_begin + j;
+      const int64_t slot =
+          static_cast<int64_t>(block_table[p / kv.block_size]) * kv.block_size + p % kv.block_size;
+      const int64_t row = kv.row_index(layer, 0, slot, kv_head);
+      float dot = 0.0f;
+      for (int64_t i = lane; i < d; i += 32) dot += q_shared[i] * kv.load(row, i);
+      dot = warp_sum(dot);
+      if (lane == 0) scores[j] = dot;
+    }
+    __syncthreads();
+    float chunk_max = -FLT_MAX;
+    for (int64_t j = threadIdx.x; j < n; j += blockDim.x) chunk_max = fmaxf(chunk_max, scores[j]);
+    chunk_max = block_max(chunk_max, scratch);
+    const float new_max = fmaxf(running_max, chunk_max);
+    const float correction = expf(running_max - new_max);  // 0 on the first chunk
+    float chunk_sum = 0.0f;
+    for (int64_t j = threadIdx.x; j < n; j += blockDim.x) {
+      scores[j] = expf(scores[j] - new_max);
+      chunk_sum += scores[j];
+    }
+    chunk_sum = block_sum(chunk_sum, scratch);  // its barriers also publish scores
+    running_sum = running_sum * correction + chunk_sum;
+    running_max = new_max;
+    for (int k = 0; k < kDimsPerThread; ++k) {
+      const int64_t i = threadIdx.x + k * kAttentionThreads;
+      if (i >= d) break;
+      float value_sum = 0.0f;
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t p = chunk_begin + j;
+        const int64_t slot = static_cast<int64_t>(block_table[p / kv.block_size]) * kv.block_size +
+                             p % kv.block_size;
+        value_sum += scores[j] * kv.load(kv.row_index(layer, 1, slot, kv_head), i);
+      }
+      acc[k] = acc[k] * correction + value_sum;
+    }
+  }
+
+  const int64_t out_row = (t * batch.num_heads + h) * d;
+  if (num_splits == 1) {
+    for (int k = 0; k < kDimsPerThread; ++k) {
+      const int64_t i = threadIdx.x + k * kAttentionThreads;
+      if (i < d) out[out_row + i] = running_sum > 0.0f ? acc[k] / running_sum : 0.0f;
+    }
+    return;
+  }
+  // partials: [num_tokens, num_heads, num_splits, head_dim + 2] = (acc..., max, sum)
+  float* partial = partials + ((t * batch.num_heads + h) * num_splits + split) * (d + 2);
+  for (int k = 0; k < kDimsPerThread; ++k) {
+    const int64_t i = threadIdx.x + k * kAttentionThreads;
+    if (i < d) partial[i] = acc[k];
+  }
+  if (threadIdx.x == 0) {
+    partial[d] = running_max;
+    partial[d + 1] = running_sum;
+  }
+}
+
+// Grid (token, head); combines the splits' partials with the log-sum-exp rescaling.
+__global__ void attention_reduce_kernel(const float* partials, int64_t num_heads, int64_t head_dim,
+                                        int64_t num_splits, float* out) {
+  const int64_t t = blockIdx.x;
+  const int64_t h = blockIdx.y;
+  const int64_t d = head_dim;
+  const float* base = partials + (t * num_heads + h) * num_splits * (d + 2);
+  float global_max = -FLT_MAX;
+  for (int64_t s = 0; s < num_splits; ++s) {
+    if (base[s * (d + 2) + d + 1] > 0.0f) global_max = fmaxf(global_max, base[s * (d + 2) + d]);
+  }
+  float total = 0.0f;
+  for (int64_t s = 0; s < num_splits; ++s) {
+    const float sum = base[s * (d + 2) + d + 1];
+    if (sum > 0.0f) total += sum * expf(base[s * (d + 2) + d] - global_max);
+  }
+  for (int64_t i = threadIdx.x; i < d; i += blockDim.x) {
+    float value = 0.0f;
+    for (int64_t s = 0; s < num_splits; ++s) {
+      const float sum = base[s * (d + 2) + d + 1];
+      if (sum > 0.0f) value += base[s * (d + 2) + i] * expf(base[s * (d + 2) + d] - global_max);
+    }
+    out[(t * num_heads + h) * d + i] = total > 0.0f ? value / total : 0.0f;
+  }
+}
+
+}  // namespace
+
+void launch_write_kv(const KvCacheView& kv, int64_t layer, const float* k, const float* v,
+                     const int64_t* slot_mapping, int64_t num_tokens, cudaStream_t stream) {
+  if (num_tokens == 0) return;
+  const dim3 grid(static_cast<unsigned>(num_tokens), static_cast<unsigned>(kv.spec.num_kv_heads),
+                  2);
+  write_kv_kernel<<<grid, kWriteThreads, 0, stream>>>(kv_args(kv), layer, k, v, slot_mapping);
+  TIDAL_CUDA_CHECK_LAUNCH();
+}
+
+AttentionSplit choose_attention_split(const AttentionBatch& batch, int64_t block_size,
+                                      int64_t min_partition_size) {
+  const int64_t max_context = batch.max_blocks_per_seq * block_size;
+  const int64_t rows = std::max<int64_t>(batch.num_tokens * batch.num_heads, 1);
+  const int64_t by_length = (max_context + min_partition_size - 1) / min_partition_size;
+  const int64_t num_splits =
+      std::max<int64_t>(1, std::min(by_length, kAttentionMaxPartials / rows));
+  const int64_t per_split = (max_context + num_splits - 1) / num_splits;
+  const int64_t partition_size =
+      std::max<int64_t>((per_split + kChunk - 1) / kChunk * kChunk, kChunk);
+  return AttentionSplit{num_splits, partition_size};
+}
+
+int64_t attention_workspace_floats(const AttentionBatch& batch, const AttentionSplit& split) {
+  if (split.num_splits == 1) return 0;
+  return batch.num_tokens * batch.num_heads * split.num_splits * (batch.head_dim + 2);
+}
+
+void launch_paged_attention(const float* q, const KvCacheView& kv, int64_t layer,
+                            const AttentionBatch& batch, float scale, const AttentionSplit& split,
+                            float* workspace, float* out, cudaStream_t stream) {
+  if (batch.num_tokens == 0) return;
+  if (batch.head_dim > kAttentionMaxHeadDim || batch.num_kv_heads <= 0 ||
+      batch.num_heads % batch.num_kv_heads != 0) {
+    throw std::invalid_argument(
+        "cuda paged_attention: need head_dim <= 256 and num_heads a "
+        "multiple of num_kv_heads");
+  }
+  const BatchArgs args{batch.num_seqs,     batch.query_start_loc, batch.positions,
+                       batch.slot_mapping, batch.block_tables,    batch.max_blocks_per_seq,
+                       batch.num_heads,    batch.num_kv_heads,    batch.head_dim};
+  const dim3 grid(static_cast<unsigned>(batch.num_tokens), static_cast<unsigned>(batch.num_heads),
+                  static_cast<unsigned>(split.num_splits));
+  paged_attention_kernel<<<grid, kAttentionThreads, 0, stream>>>(
+      q, kv_args(kv), layer, args, scale, split.partition_size, workspace, out);
+  TIDAL_CUDA_CHECK_LAUNCH();
+  if (split.num_splits > 1) {
+    const dim3 reduce_grid(static_cast<unsigned>(batch.num_tokens),
+                           static_cast<unsigned>(batch.num_heads));
+    attention_reduce_kernel<<<reduce_grid, kAttentionThreads, 0, stream>>>(
+        workspace, batch.num_heads, batch.head_dim, split.num_splits, out);
+    TIDAL_CUDA_CHECK_LAUNCH();
+  }
+}
+
+}  // namespace tidal::kernels::cuda
