@@ -3,6 +3,8 @@
 #include <memory>
 #include <string>
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
@@ -82,6 +84,13 @@ void add_run(CLI::App& engine_app) {
     a.config.spec = engine::parse_spec_config(args->spec, "--spec");
     a.config.kv_cache_bytes = static_cast<int64_t>(args->kv_memory_mib * 1024.0 * 1024.0);
     a.config.enable_prefix_caching = !args->no_prefix_caching;
+    if (isatty(fileno(stderr))) {
+      a.replay.on_progress = [](int64_t num_done, int64_t num_requests) {
+        std::fprintf(stderr, "\r%lld / %lld requests done", static_cast<long long>(num_done),
+                     static_cast<long long>(num_requests));
+        if (num_done == num_requests) std::fprintf(stderr, "\n");
+      };
+    }
     const engine::EngineRunSummary s = engine::run_engine(a);
     std::printf(
         "engine run: %lld requests, %lld finished, %lld rejected, %lld output tokens, %lld steps "

@@ -199,9 +199,12 @@ void Engine::apply_events(const sched::StepPlan& plan, std::span<const sched::Re
       draft_->on_verified(s.request_id, s.num_context_tokens + s.num_new_tokens - num_rejected);
     }
     if (event.finished) {
-      seq.finished = true;
+      // A finished request keeps only its output tokens.
+      seq.token_ids.erase(seq.token_ids.begin(), seq.token_ids.begin() + seq.num_prompt_tokens);
+      seq.token_ids.shrink_to_fit();
+      seq.num_prompt_tokens = 0;
       seq.may_get_drafts = false;
-      seq.ngram_proposal.clear();
+      seq.ngram_proposal = {};
       if (draft_) draft_->forget(event.request_id);
     }
   }

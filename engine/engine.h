@@ -98,11 +98,10 @@ class Engine {
 
  private:
   struct Sequence {
-    std::vector<int32_t> token_ids;  // [prompt + generated]
-    int64_t num_prompt_tokens = 0;
+    std::vector<int32_t> token_ids;  // [prompt + generated]; [generated] once finished
+    int64_t num_prompt_tokens = 0;   // 0 once finished
     kernels::SamplingRng rng;
-    bool may_get_drafts = false;  // running or swapped: the scheduler may give it drafts
-    bool finished = false;
+    bool may_get_drafts = false;          // running or swapped: the scheduler may give it drafts
     std::vector<int32_t> ngram_proposal;  // proposed before schedule()
     explicit Sequence(uint64_t seed) : rng(seed) {}
   };

@@ -175,8 +175,12 @@ EngineRun Replay::run() {
       arrive(index, now);
     }
     if (engine_.has_unfinished() && engine_.step(clock_, step)) {
+      const int64_t num_done_before = num_done_;
       apply(step);
       run_.steps.push_back(std::move(step));
+      if (options_.on_progress && num_done_ > num_done_before) {
+        options_.on_progress(num_done_, num_requests);
+      }
       continue;
     }
     int64_t deadline =

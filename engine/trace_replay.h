@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "engine/clock.h"
@@ -20,6 +21,8 @@ struct ReplayOptions {
   int64_t max_requests = 0;   // keep the first N requests by arrival; 0 keeps all
   uint64_t prompt_seed = 0;   // seeds the synthesized prompt tokens
   int64_t timeline_interval_ns = 1'000'000'000;
+  // Told (requests finished or rejected, requests) whenever the first number grows; may be empty.
+  std::function<void(int64_t num_done, int64_t num_requests)> on_progress;
 };
 
 struct EngineRun {

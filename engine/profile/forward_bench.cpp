@@ -41,6 +41,20 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// Seconds of one steady_clock::now(): the median over batches of consecutive reads.
+double clock_read_seconds() {
+  constexpr int kReadsPerBatch = 1000;
+  std::vector<double> per_read;  // [batches]
+  for (int batch = 0; batch < 15; ++batch) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < kReadsPerBatch; ++i) {
+      [[maybe_unused]] volatile auto t = std::chrono::steady_clock::now();
+    }
+    per_read.push_back(seconds_since(start) / kReadsPerBatch);
+  }
+  return median(per_read);
+}
+
 }  // namespace
 
 ForwardBench::ForwardBench(const models::ModelWeights& rank_weights, int num_threads,
@@ -51,7 +65,8 @@ ForwardBench::ForwardBench(const models::ModelWeights& rank_weights, int num_thr
       comm_(std::make_unique<SkippedAllReduce>(rank_weights.shard.rank,
                                                rank_weights.shard.world_size)),
       arena_(arena_spec(rank_weights, kv_dtype, block_size, num_blocks)),
-      model_(std::make_unique<models::PagedModel>(weights_, *timing_, *comm_)) {}
+      model_(std::make_unique<models::PagedModel>(weights_, *timing_, *comm_)),
+      clock_read_seconds_(clock_read_seconds()) {}
 
 ForwardBench::~ForwardBench() = default;
 
@@ -100,13 +115,20 @@ ForwardTimes ForwardBench::run(std::span<const perf::SeqWork> batch, int min_rep
   const int num_repeats =
       std::clamp(static_cast<int>(std::ceil(target_seconds / std::max(warm_up, 1e-9))), min_repeats,
                  max_repeats);
+  // A timed call's duration holds about one clock read; the forward's wall time two per call.
+  const double read = clock_read_seconds_;
   for (int r = 0; r < num_repeats; ++r) {
-    walls.push_back(once());
-    unattributed.push_back(walls.back() - static_cast<double>(timing_->total_nanoseconds()) * 1e-9);
+    const double wall = once() - 2.0 * read * static_cast<double>(timing_->total_calls());
+    double attributed = 0.0;
     for (int c = 0; c < perf::kNumOpClasses; ++c) {
-      per_class[static_cast<size_t>(c)].push_back(
-          static_cast<double>(timing_->nanoseconds(static_cast<perf::OpClass>(c))) * 1e-9);
+      const auto op = static_cast<perf::OpClass>(c);
+      const double seconds = std::max(0.0, static_cast<double>(timing_->nanoseconds(op)) * 1e-9 -
+                                               read * static_cast<double>(timing_->num_calls(op)));
+      per_class[static_cast<size_t>(c)].push_back(seconds);
+      attributed += seconds;
     }
+    walls.push_back(wall);
+    unattributed.push_back(wall - attributed);
   }
   ForwardTimes times;
   for (int c = 0; c < perf::kNumOpClasses; ++c) {

@@ -16,6 +16,7 @@ TimingBackend::TimingBackend(kernels::Backend& inner, const models::ModelConfig&
 
 void TimingBackend::reset() {
   ns_.fill(0);
+  calls_.fill(0);
   num_norms_ = 0;
   part_ = Part::attention;
   attention_done_ = false;
@@ -27,11 +28,16 @@ int64_t TimingBackend::total_nanoseconds() const {
   return std::accumulate(ns_.begin(), ns_.end(), int64_t{0});
 }
 
+int64_t TimingBackend::total_calls() const {
+  return std::accumulate(calls_.begin(), calls_.end(), int64_t{0});
+}
+
 template <typename Fn>
 void TimingBackend::timed(OpClass op, Fn&& fn) {
   const auto start = std::chrono::steady_clock::now();
   std::forward<Fn>(fn)();
   const auto end = std::chrono::steady_clock::now();
+  ++calls_[static_cast<size_t>(op)];
   ns_[static_cast<size_t>(op)] +=
       std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count();
 }

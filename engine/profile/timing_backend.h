@@ -26,6 +26,9 @@ class TimingBackend final : public kernels::Backend {
   // charged to attention_prefill, whatever the batch holds.
   int64_t nanoseconds(perf::OpClass op) const { return ns_[static_cast<size_t>(op)]; }
   int64_t total_nanoseconds() const;
+  // Backend calls timed since reset(), per class and in all.
+  int64_t num_calls(perf::OpClass op) const { return calls_[static_cast<size_t>(op)]; }
+  int64_t total_calls() const;
 
   std::string_view name() const override { return inner_.name(); }
   void embedding(const float* table, int64_t hidden, const int32_t* token_ids, int64_t num_tokens,
@@ -65,6 +68,7 @@ class TimingBackend final : public kernels::Backend {
   int64_t num_experts_;
   bool moe_;
   std::array<int64_t, perf::kNumOpClasses> ns_{};
+  std::array<int64_t, perf::kNumOpClasses> calls_{};
   int64_t num_norms_ = 0;  // norms seen since the embedding
   Part part_ = Part::attention;
   bool attention_done_ = false;   // attention half: the paged attention already ran

@@ -87,7 +87,12 @@ TEST(MemoryReport, MatchesTheFormulasForEveryFormatAndDegree) {
 }
 
 TEST(MemoryReport, QuantizedWeightsAreSmaller) {
-  const models::ModelConfig model = *models::find_preset("small-100m");
+  models::ModelConfig model = testing::tiny_config();
+  model.hidden_size = 256;
+  model.intermediate_size = 512;
+  model.num_layers = 4;
+  model.head_dim = 64;
+  model.tie_word_embeddings = true;
   EngineConfig config = testing::small_config();
   config.num_gpu_blocks = 1;
   size_t f32_bytes = 0;
