@@ -7,7 +7,6 @@
 
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/vector_ops.h"
-#include "kernels/numeric/fp8_e4m3.h"
 
 namespace tidal::kernels::cpu {
 
@@ -34,12 +33,10 @@ void dequantize_int8_rows(const LinearView& w, int64_t first_row, int64_t num_ro
 
 void decode_fp8_rows(const LinearView& w, int64_t first_row, int64_t num_rows,
                      float* out) {  // out: [num_rows, cols]
-  const float* table = fp8_e4m3_table();
   const auto* codes = static_cast<const uint8_t*>(w.data);
   for (int64_t r = 0; r < num_rows; ++r) {
-    const uint8_t* row = codes + (first_row + r) * w.cols;
-    const float scale = w.scales[first_row + r];
-    for (int64_t c = 0; c < w.cols; ++c) out[r * w.cols + c] = table[row[c]] * scale;
+    decode_fp8_e4m3(codes + (first_row + r) * w.cols, w.scales[first_row + r], w.cols,
+                    out + r * w.cols);
   }
 }
 

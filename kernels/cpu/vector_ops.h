@@ -33,6 +33,8 @@ void dot_int8_tile_gemm(const float* x,  // [num_tokens, cols]
 void axpy(float* y, float alpha, const float* x, int64_t count);
 // out[i] = codes[i] * scale
 void dequantize_int8(const int8_t* codes, float scale, int64_t count, float* out);
+// out[i] = e4m3 codes[i] as float (exactly fp8_e4m3_to_float) * scale, without a table lookup
+void decode_fp8_e4m3(const uint8_t* codes, float scale, int64_t count, float* out);
 // out[i] = bf16 bits[i] as float
 void bf16_to_float_row(const uint16_t* bits, int64_t count, float* out);
 

@@ -1,4 +1,5 @@
-// Owning device memory from plain cudaMalloc (no managed memory), with host copies in and out.
+// Owning device memory from plain cudaMalloc (no managed memory), with blocking host copies in
+// and out (setup and checking, not the hot path).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -40,8 +41,10 @@ class DeviceBuffer {
   size_t size() const { return count_; }
   size_t bytes() const { return count_ * sizeof(T); }
 
+  // Blocking: returns once the data is on the device, so kernels on any stream may read it.
   void copy_from_host(const T* host, size_t count) {
     TIDAL_CUDA_CHECK(cudaMemcpy(data_, host, count * sizeof(T), cudaMemcpyHostToDevice));
+    TIDAL_CUDA_CHECK(cudaDeviceSynchronize());
   }
   std::vector<T> to_host() const {
     std::vector<T> host(count_);

@@ -60,6 +60,7 @@ CudaKvArena::CudaKvArena(const KvCacheSpec& spec) : spec_(spec) {
     throw std::invalid_argument("cuda kv arena: num_blocks must be positive");
   storage_ = DeviceBuffer<std::byte>(spec.total_bytes());
   TIDAL_CUDA_CHECK(cudaMemset(storage_.data(), 0, storage_.bytes()));
+  TIDAL_CUDA_CHECK(cudaDeviceSynchronize());  // zeros in place before any stream's kernels
 }
 
 CudaKvArena CudaKvArena::sized_from_free_memory(const KvCacheSpec& shape,

@@ -2,9 +2,11 @@
 // round-to-nearest-even on ties.
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include <gtest/gtest.h>
 
+#include "kernels/cpu/vector_ops.h"
 #include "kernels/numeric/bf16.h"
 #include "kernels/numeric/fp16.h"
 #include "kernels/numeric/fp8_e4m3.h"
@@ -35,6 +37,21 @@ TEST(Fp8E4m3, DecodesEveryCodeExactly) {
   }
   EXPECT_EQ(fp8_e4m3_to_float(0x7E), 448.0f);
   EXPECT_EQ(fp8_e4m3_to_float(0x01), std::ldexp(1.0f, -9));
+}
+
+TEST(Fp8E4m3, VectorDecodeEqualsTableForAll256) {
+  std::vector<uint8_t> codes(256);
+  for (int code = 0; code < 256; ++code) codes[code] = static_cast<uint8_t>(code);
+  std::vector<float> decoded(256);
+  cpu::decode_fp8_e4m3(codes.data(), 0.375f, 256, decoded.data());
+  for (int code = 0; code < 256; ++code) {
+    const float expected = fp8_e4m3_table()[code] * 0.375f;
+    if (std::isnan(expected)) {
+      EXPECT_TRUE(std::isnan(decoded[code])) << code;
+    } else {
+      EXPECT_EQ(decoded[code], expected) << code;
+    }
+  }
 }
 
 TEST(Fp8E4m3, EncodeOfDecodeGivesTheCodeBackForAll256) {
