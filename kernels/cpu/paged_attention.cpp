@@ -109,30 +109,44 @@ struct AttentionTask {
   int64_t end_token;
 };
 
-// A pointer to the fp32 values of one cached row, converting into `buffer` when needed.
-const float* cached_row(const KvCacheView& kv, int64_t layer, int64_t kv_index, int64_t slot,
-                        int64_t head, float* buffer) {
+// One cached row (head_dim values) as fp32 into out.
+void load_row(const KvCacheView& kv, int64_t layer, int64_t kv_index, int64_t slot, int64_t head,
+              float* out) {
   const int64_t index = kv.row_index(layer, kv_index, slot, head);
   const int64_t d = kv.spec.head_dim;
   switch (kv.spec.dtype) {
     case KvDType::f32:
-      return static_cast<const float*>(kv.data) + index;
+      std::memcpy(out, static_cast<const float*>(kv.data) + index, d * sizeof(float));
+      return;
     case KvDType::bf16:
-      bf16_to_float_row(static_cast<const uint16_t*>(kv.data) + index, d, buffer);
-      return buffer;
+      bf16_to_float_row(static_cast<const uint16_t*>(kv.data) + index, d, out);
+      return;
     case KvDType::int8:
-      dequantize_int8(static_cast<const int8_t*>(kv.data) + index, kv.scales[index / d], d, buffer);
-      return buffer;
+      dequantize_int8(static_cast<const int8_t*>(kv.data) + index, kv.scales[index / d], d, out);
+      return;
   }
-  return buffer;
 }
 
+// Keys (kv_index 0) or values (1) of positions [first, first + count) of one sequence and kv
+// head, copied as fp32 rows into out: [count, head_dim]
+void load_rows(const KvCacheView& kv, int64_t layer, int64_t kv_index, const AttentionBatch& batch,
+               int64_t seq, int64_t kv_head, int64_t first, int64_t count, float* out) {
+  for (int64_t j = 0; j < count; ++j) {
+    load_row(kv, layer, kv_index, slot_of(batch, kv.spec.block_size, seq, first + j), kv_head,
+             out + j * batch.head_dim);
+  }
+}
+
+// Keys are scored and values summed one KV block at a time: the block's rows are gathered into
+// contiguous fp32 first, then one vector kernel call covers the whole GQA group. Every score is
+// a dot() and every output sums its values in position order, as the reference does.
 void run_task(const AttentionTask& task, const float* q, const KvCacheView& kv, int64_t layer,
               const AttentionBatch& batch, float scale, float* out, std::vector<float>& scores,
-              std::vector<float>& row_buffer) {
+              std::vector<float>& rows) {
   const int64_t d = batch.head_dim;
   const int64_t group = batch.num_heads / batch.num_kv_heads;
   const int64_t first_head = task.kv_head * group;
+  const int64_t block_size = kv.spec.block_size;
   for (int64_t t = task.first_token; t < task.end_token; ++t) {
     float* out_group = out + (t * batch.num_heads + first_head) * d;  // [group, head_dim]
     std::fill(out_group, out_group + group * d, 0.0f);
@@ -140,15 +154,14 @@ void run_task(const AttentionTask& task, const float* q, const KvCacheView& kv, 
     const float* q_group = q + (t * batch.num_heads + first_head) * d;  // [group, head_dim]
     const int64_t num_keys = batch.positions[t] + 1;
     scores.resize(group * num_keys);  // [group, num_keys]
-    for (int64_t p = 0; p < num_keys; ++p) {
-      const int64_t slot = slot_of(batch, kv.spec.block_size, task.seq, p);
-      const float* key = cached_row(kv, layer, 0, slot, task.kv_head, row_buffer.data());
-      for (int64_t g = 0; g < group; ++g) {
-        scores[g * num_keys + p] = dot(q_group + g * d, key, d) * scale;
-      }
+    for (int64_t first = 0; first < num_keys; first += block_size) {
+      const int64_t count = std::min(block_size, num_keys - first);
+      load_rows(kv, layer, 0, batch, task.seq, task.kv_head, first, count, rows.data());
+      dot_tile_gemm(q_group, group, rows.data(), count, d, scores.data() + first, num_keys);
     }
     for (int64_t g = 0; g < group; ++g) {
       float* row = scores.data() + g * num_keys;
+      for (int64_t p = 0; p < num_keys; ++p) row[p] *= scale;
       const float max_score = *std::max_element(row, row + num_keys);
       float sum = 0.0f;
       for (int64_t p = 0; p < num_keys; ++p) {
@@ -158,12 +171,10 @@ void run_task(const AttentionTask& task, const float* q, const KvCacheView& kv, 
       const float inv_sum = 1.0f / sum;
       for (int64_t p = 0; p < num_keys; ++p) row[p] *= inv_sum;
     }
-    for (int64_t p = 0; p < num_keys; ++p) {
-      const int64_t slot = slot_of(batch, kv.spec.block_size, task.seq, p);
-      const float* value = cached_row(kv, layer, 1, slot, task.kv_head, row_buffer.data());
-      for (int64_t g = 0; g < group; ++g) {
-        axpy(out_group + g * d, scores[g * num_keys + p], value, d);
-      }
+    for (int64_t first = 0; first < num_keys; first += block_size) {
+      const int64_t count = std::min(block_size, num_keys - first);
+      load_rows(kv, layer, 1, batch, task.seq, task.kv_head, first, count, rows.data());
+      weighted_row_sum(out_group, group, scores.data() + first, num_keys, rows.data(), count, d);
     }
   }
 }
@@ -182,10 +193,10 @@ void paged_attention(ThreadPool& pool, const float* q, const KvCacheView& kv, in
     }
   }
   pool.parallel_for(static_cast<int64_t>(tasks.size()), 1, [&](int64_t begin, int64_t end) {
-    std::vector<float> scores;                      // [group, num_keys]
-    std::vector<float> row_buffer(batch.head_dim);  // [head_dim]
+    std::vector<float> scores;                                     // [group, num_keys]
+    std::vector<float> rows(kv.spec.block_size * batch.head_dim);  // [block_size, head_dim]
     for (int64_t i = begin; i < end; ++i) {
-      run_task(tasks[i], q, kv, layer, batch, scale, out, scores, row_buffer);
+      run_task(tasks[i], q, kv, layer, batch, scale, out, scores, rows);
     }
   });
 }

@@ -4,11 +4,7 @@
 // clone computes the same bits.
 #include "kernels/cpu/vector_ops.h"
 
-#include <algorithm>
-#include <bit>
 #include <cstring>
-#include <limits>
-#include <vector>
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define TIDAL_MULTIVERSION \
@@ -26,10 +22,22 @@ namespace {
 
 constexpr int kLanes = 16;
 typedef float Vec __attribute__((vector_size(kLanes * sizeof(float))));
+typedef int32_t Int32s __attribute__((vector_size(kLanes * sizeof(int32_t))));
+typedef int16_t Int16s __attribute__((vector_size(kLanes * sizeof(int16_t))));
+typedef int8_t Int8s __attribute__((vector_size(kLanes)));
 
 // Helpers take vectors by reference: passing them by value would depend on the clone's ABI.
 TIDAL_INLINE void load(Vec& v, const float* p) {
   std::memcpy(&v, p, sizeof(v));
+}
+
+// 16 int8 codes widened to float in two steps (int8 -> int16 -> int32): GCC turns each step
+// into sign-extending moves, where a direct int8 -> float conversion becomes scalar code.
+TIDAL_INLINE void load_int8(Vec& v, const int8_t* p) {
+  Int8s codes;
+  std::memcpy(&codes, p, sizeof(codes));
+  v = __builtin_convertvector(
+      __builtin_convertvector(__builtin_convertvector(codes, Int16s), Int32s), Vec);
 }
 
 TIDAL_INLINE float reduce(const Vec& v) {
@@ -66,11 +74,11 @@ TIDAL_INLINE void dot_tile(const float* x, const float* w, int64_t cols, float* 
   }
 }
 
-// kTokens x kRows outputs of int8 rows (already converted to float, exactly) with group
-// scales: per group a dot as dot() computes it, then total += scale * group dot in group order.
+// kTokens x kRows outputs of int8 rows with group scales: per group a dot as dot() computes it
+// (codes converted to float exactly), then total += scale * group dot in group order.
 template <int kTokens, int kRows>
-TIDAL_INLINE void scaled_group_tile(const float* x, const float* w, const float* scales,
-                                    int64_t cols, int64_t group_size, float* y, int64_t y_stride) {
+TIDAL_INLINE void dot_int8_tile(const float* x, const int8_t* codes, const float* scales,
+                                int64_t cols, int64_t group_size, float* y, int64_t y_stride) {
   const int64_t num_groups = cols / group_size;
   float total[kTokens][kRows] = {};
   for (int64_t g = 0; g < num_groups; ++g) {
@@ -80,7 +88,7 @@ TIDAL_INLINE void scaled_group_tile(const float* x, const float* w, const float*
     int64_t i = start;
     for (; i + kLanes <= end; i += kLanes) {
       Vec wv[kRows];
-      for (int r = 0; r < kRows; ++r) load(wv[r], w + r * cols + i);
+      for (int r = 0; r < kRows; ++r) load_int8(wv[r], codes + r * cols + i);
       for (int t = 0; t < kTokens; ++t) {
         Vec xv;
         load(xv, x + t * cols + i);
@@ -90,7 +98,9 @@ TIDAL_INLINE void scaled_group_tile(const float* x, const float* w, const float*
     for (int t = 0; t < kTokens; ++t) {
       for (int r = 0; r < kRows; ++r) {
         float sum = reduce(acc[t][r]);
-        for (int64_t j = i; j < end; ++j) sum += x[t * cols + j] * w[r * cols + j];
+        for (int64_t j = i; j < end; ++j) {
+          sum += x[t * cols + j] * static_cast<float>(codes[r * cols + j]);
+        }
         total[t][r] += scales[r * num_groups + g] * sum;
       }
     }
@@ -138,33 +148,23 @@ TIDAL_MULTIVERSION void dot_tile_gemm(const float* x, int64_t num_tokens, const 
 TIDAL_MULTIVERSION void dot_int8_tile_gemm(const float* x, int64_t num_tokens, const int8_t* codes,
                                            const float* scales, int64_t num_rows, int64_t cols,
                                            int64_t group_size, float* y, int64_t y_stride) {
-  // Codes are widened to float 4 rows at a time (a plain loop the compiler vectorizes well;
-  // int8 -> float is exact), then multiplied like fp32 rows.
-  constexpr int64_t kRowsPerTile = 4;
   const int64_t num_groups = cols / group_size;
-  std::vector<float> rows(kRowsPerTile * cols);  // [4, cols] the current rows as floats
-  for (int64_t r = 0; r < num_rows; r += kRowsPerTile) {
-    const int64_t count = std::min(kRowsPerTile, num_rows - r);
-    const int8_t* tile_codes = codes + r * cols;
-    for (int64_t i = 0; i < count * cols; ++i) rows[i] = static_cast<float>(tile_codes[i]);
-    const float* tile_scales = scales + r * num_groups;
-    if (count == kRowsPerTile) {
-      int64_t t = 0;
-      for (; t + 2 <= num_tokens; t += 2) {
-        scaled_group_tile<2, 4>(x + t * cols, rows.data(), tile_scales, cols, group_size,
-                                y + t * y_stride + r, y_stride);
-      }
-      if (t < num_tokens) {
-        scaled_group_tile<1, 4>(x + t * cols, rows.data(), tile_scales, cols, group_size,
-                                y + t * y_stride + r, y_stride);
-      }
-      continue;
+  int64_t r = 0;
+  for (; r + 4 <= num_rows; r += 4) {
+    int64_t t = 0;
+    for (; t + 2 <= num_tokens; t += 2) {
+      dot_int8_tile<2, 4>(x + t * cols, codes + r * cols, scales + r * num_groups, cols, group_size,
+                          y + t * y_stride + r, y_stride);
     }
-    for (int64_t k = 0; k < count; ++k) {
-      for (int64_t t = 0; t < num_tokens; ++t) {
-        scaled_group_tile<1, 1>(x + t * cols, rows.data() + k * cols, tile_scales + k * num_groups,
-                                cols, group_size, y + t * y_stride + r + k, y_stride);
-      }
+    if (t < num_tokens) {
+      dot_int8_tile<1, 4>(x + t * cols, codes + r * cols, scales + r * num_groups, cols, group_size,
+                          y + t * y_stride + r, y_stride);
+    }
+  }
+  for (; r < num_rows; ++r) {
+    for (int64_t t = 0; t < num_tokens; ++t) {
+      dot_int8_tile<1, 1>(x + t * cols, codes + r * cols, scales + r * num_groups, cols, group_size,
+                          y + t * y_stride + r, y_stride);
     }
   }
 }
@@ -182,8 +182,17 @@ TIDAL_MULTIVERSION float sum_squares(const float* x, int64_t count) {
   return sum;
 }
 
-TIDAL_MULTIVERSION void axpy(float* y, float alpha, const float* x, int64_t count) {
-  for (int64_t i = 0; i < count; ++i) y[i] += alpha * x[i];
+TIDAL_MULTIVERSION void weighted_row_sum(float* out, int64_t num_out, const float* weights,
+                                         int64_t weight_stride, const float* rows, int64_t num_rows,
+                                         int64_t dim) {
+  for (int64_t j = 0; j < num_rows; ++j) {
+    const float* row = rows + j * dim;
+    for (int64_t g = 0; g < num_out; ++g) {
+      const float weight = weights[g * weight_stride + j];
+      float* out_row = out + g * dim;
+      for (int64_t i = 0; i < dim; ++i) out_row[i] += weight * row[i];
+    }
+  }
 }
 
 TIDAL_MULTIVERSION void dequantize_int8(const int8_t* codes, float scale, int64_t count,

@@ -29,8 +29,14 @@ void dot_int8_tile_gemm(const float* x,  // [num_tokens, cols]
                         int64_t num_rows, int64_t cols, int64_t group_size,
                         float* y,  // [num_tokens, y_stride]
                         int64_t y_stride);
-// y += alpha * x
-void axpy(float* y, float alpha, const float* x, int64_t count);
+// out[g, :] += sum over j (in order) of weights[g * weight_stride + j] * rows[j, :], for
+// g < num_out: the same bits as axpy(out + g * dim, weight, rows + j * dim, dim) for each j.
+void weighted_row_sum(float* out,  // [num_out, dim]
+                      int64_t num_out,
+                      const float* weights,  // [num_out, weight_stride]
+                      int64_t weight_stride,
+                      const float* rows,  // [num_rows, dim]
+                      int64_t num_rows, int64_t dim);
 // out[i] = codes[i] * scale
 void dequantize_int8(const int8_t* codes, float scale, int64_t count, float* out);
 // out[i] = e4m3 codes[i] as float (exactly fp8_e4m3_to_float) * scale, without a table lookup

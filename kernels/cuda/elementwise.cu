@@ -179,7 +179,45 @@ __global__ void quantize_fp8_kernel(const float* x, int64_t count, uint8_t* code
   }
 }
 
+// splitmix64 of (seed, index): 64 well-mixed bits.
+__device__ inline uint64_t mix_bits(uint64_t seed, uint64_t index) {
+  uint64_t z = seed + (index + 1) * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+__global__ void fill_random_half_kernel(uint16_t* out, int64_t count, bool bf16, float scale,
+                                        uint64_t seed) {
+  for (int64_t i = flat_index(); i < count; i += flat_stride()) {
+    const float u = static_cast<float>(mix_bits(seed, i) >> 40) * 0x1.0p-24f;  // [0, 1)
+    const float value = (2.0f * u - 1.0f) * scale;
+    out[i] = bf16 ? __bfloat16_as_ushort(__float2bfloat16_rn(value))
+                  : __half_as_ushort(__float2half_rn(value));
+  }
+}
+
+__global__ void fill_random_int8_kernel(int8_t* out, int64_t count, uint64_t seed) {
+  for (int64_t i = flat_index(); i < count; i += flat_stride()) {
+    out[i] = static_cast<int8_t>(static_cast<int>(mix_bits(seed, i) % 255) - 127);
+  }
+}
+
 }  // namespace
+
+void launch_fill_random_half(uint16_t* out, int64_t count, HalfType type, float scale,
+                             uint64_t seed, cudaStream_t stream) {
+  if (count == 0) return;
+  fill_random_half_kernel<<<flat_blocks(count), kFlatThreads, 0, stream>>>(
+      out, count, type == HalfType::bf16, scale, seed);
+  TIDAL_CUDA_CHECK_LAUNCH();
+}
+
+void launch_fill_random_int8(int8_t* out, int64_t count, uint64_t seed, cudaStream_t stream) {
+  if (count == 0) return;
+  fill_random_int8_kernel<<<flat_blocks(count), kFlatThreads, 0, stream>>>(out, count, seed);
+  TIDAL_CUDA_CHECK_LAUNCH();
+}
 
 void launch_embedding(const float* table, int64_t hidden, const int32_t* token_ids,
                       int64_t num_tokens, float* out, cudaStream_t stream) {

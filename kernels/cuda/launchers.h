@@ -87,6 +87,14 @@ void launch_quantize_fp8_per_tensor(const float* x,  // [count]
                                     float* scale,    // [2]
                                     cudaStream_t stream);
 
+// Deterministic pseudo-random fills for benchmarks (a hash of seed and index): half values
+// uniform in [-scale, scale) rounded to the type, int8 codes uniform in [-127, 127].
+void launch_fill_random_half(uint16_t* out,  // [count]
+                             int64_t count, HalfType type, float scale, uint64_t seed,
+                             cudaStream_t stream);
+void launch_fill_random_int8(int8_t* out,  // [count]
+                             int64_t count, uint64_t seed, cudaStream_t stream);
+
 // ---- kv_attention.cu ----
 void launch_write_kv(const KvCacheView& kv, int64_t layer,
                      const float* k,               // [num_tokens, num_kv_heads, head_dim]

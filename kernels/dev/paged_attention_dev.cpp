@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
     KvCacheView kv = arena.view();
     TIDAL_CUDA_CHECK(
         cudaMemcpy(kv.data, kv_codes.data(), spec.data_bytes(), cudaMemcpyHostToDevice));
+    TIDAL_CUDA_CHECK(cudaDeviceSynchronize());  // the backend stream does not wait for it
     std::vector<int32_t> query_start_loc(shape.batch + 1);            // [batch + 1]
     std::vector<int32_t> positions(shape.batch);                      // [batch]
     std::vector<int64_t> slots(shape.batch);                          // [batch]
