@@ -32,10 +32,21 @@ Event EventQueue::pop() {
   const Event result = heap_.front();
   const Event moving = heap_.back();
   heap_.pop_back();
+  if (!heap_.empty()) sift_down(0, moving);
+  return result;
+}
+
+uint64_t EventQueue::replace_top(int64_t time_ns, EventKind kind, int32_t replica,
+                                 int64_t request) {
+  assert(!heap_.empty());
+  const uint64_t seq = next_seq_++;
+  sift_down(0, Event{time_ns, seq, kind, replica, request});
+  return seq;
+}
+
+// Moves `moving` down from the hole at index i to where it keeps the heap order.
+void EventQueue::sift_down(size_t i, Event moving) {
   const size_t n = heap_.size();
-  if (n == 0) return result;
-  // Sift the former last element down from the root.
-  size_t i = 0;
   while (true) {
     const size_t left = 2 * i + 1;
     if (left >= n) break;
@@ -46,7 +57,6 @@ Event EventQueue::pop() {
     i = child;
   }
   heap_[i] = moving;
-  return result;
 }
 
 }  // namespace tidal::sim

@@ -33,6 +33,8 @@ class EventQueue {
 
   // Removes and returns the earliest event (smallest time, then smallest seq). Not empty.
   Event pop();
+  // pop() then push() in one sift: the earliest event is replaced by a new one. Not empty.
+  uint64_t replace_top(int64_t time_ns, EventKind kind, int32_t replica, int64_t request);
 
   const Event& top() const { return heap_.front(); }
   bool empty() const { return heap_.empty(); }
@@ -40,6 +42,8 @@ class EventQueue {
   uint64_t num_pushed() const { return next_seq_; }
 
  private:
+  void sift_down(size_t i, Event moving);
+
   std::vector<Event> heap_;  // [size()] binary heap, earliest at index 0
   uint64_t next_seq_ = 0;
 };

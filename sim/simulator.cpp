@@ -31,6 +31,7 @@ class Simulator {
   void start_step(Replica& replica, int64_t now);
   void request_wake(Replica& replica, int64_t at);
   void build_dependents();
+  void schedule_event(int64_t time_ns, EventKind kind, int32_t replica, int64_t request);
 
   const Scenario& scenario_;
   ProgressSink* progress_;
@@ -38,6 +39,9 @@ class Simulator {
   Cluster cluster_;
   std::unique_ptr<Router> router_;
   EventQueue queue_;
+  // The event being handled is still at the queue's top; the first event its handler schedules
+  // takes that slot (EventQueue::replace_top), which pops and pushes in one sift.
+  bool top_handled_ = false;
   TimelineRecorder timeline_;
   size_t next_arrival_ = 0;  // first request whose arrival is not yet queued or handled
   int64_t num_done_ = 0;     // requests finished or rejected
@@ -95,7 +99,8 @@ RunResult Simulator::run() {
   if (n > 0) queue_.push(arrival_ns[0], EventKind::arrival, -1, 0);
   int64_t now = 0;
   while (!queue_.empty()) {
-    const Event event = queue_.pop();
+    const Event event = queue_.top();
+    top_handled_ = true;
     now = event.time_ns;
     timeline_.advance_to(now);
     switch (event.kind) {
@@ -109,6 +114,7 @@ RunResult Simulator::run() {
         on_step_end(event.replica, now);
         break;
     }
+    if (top_handled_) queue_.pop();
     ++result_.num_events;
     if (progress_ != nullptr && result_.num_events % kProgressEvery == 0 && n > 0) {
       progress_->update(static_cast<double>(num_done_) / static_cast<double>(n));
@@ -133,6 +139,15 @@ RunResult Simulator::run() {
   return std::move(result_);
 }
 
+void Simulator::schedule_event(int64_t time_ns, EventKind kind, int32_t replica, int64_t request) {
+  if (top_handled_) {
+    queue_.replace_top(time_ns, kind, replica, request);
+    top_handled_ = false;
+  } else {
+    queue_.push(time_ns, kind, replica, request);
+  }
+}
+
 void Simulator::on_arrivals(int64_t now) {
   const auto& arrival_ns = result_.table.arrival_ns;
   // Every request arriving at `now` is handled by this one event, so a replica woken by the
@@ -150,8 +165,8 @@ void Simulator::on_arrivals(int64_t now) {
     }
   }
   if (next_arrival_ < arrival_ns.size()) {
-    queue_.push(arrival_ns[next_arrival_], EventKind::arrival, -1,
-                static_cast<int64_t>(next_arrival_));
+    schedule_event(arrival_ns[next_arrival_], EventKind::arrival, -1,
+                   static_cast<int64_t>(next_arrival_));
   }
 }
 
@@ -221,7 +236,7 @@ void Simulator::finish(int64_t request, int64_t now) {
 void Simulator::request_wake(Replica& replica, int64_t at) {
   if (at >= replica.next_wake_ns) return;
   replica.next_wake_ns = at;
-  queue_.push(at, EventKind::replica_wake, replica.index(), -1);
+  schedule_event(at, EventKind::replica_wake, replica.index(), -1);
 }
 
 void Simulator::on_wake(int32_t index, int64_t now) {
@@ -260,7 +275,7 @@ void Simulator::start_step(Replica& replica, int64_t now) {
   } else {
     ++result_.num_slices_dropped;
   }
-  queue_.push(end, EventKind::step_end, replica.index(), -1);
+  schedule_event(end, EventKind::step_end, replica.index(), -1);
   cluster_.refresh_load(replica.index());
 }
 

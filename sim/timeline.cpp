@@ -10,12 +10,19 @@ TimelineRecorder::TimelineRecorder(int64_t interval_ns, const Cluster& cluster)
 }
 
 void TimelineRecorder::add_busy(int64_t start_ns, int64_t end_ns) {
-  while (start_ns < end_ns) {
-    const auto interval = static_cast<size_t>(start_ns / interval_ns_);
-    const int64_t boundary = (static_cast<int64_t>(interval) + 1) * interval_ns_;
+  // Common case: the step lies inside the open interval.
+  if (end_ns <= open_end_ns_) {
+    open_busy_ns_ += end_ns - start_ns;
+    return;
+  }
+  open_busy_ns_ += open_end_ns_ - start_ns;
+  start_ns = open_end_ns_;
+  while (start_ns < end_ns) {  // later intervals
+    const auto later = static_cast<size_t>((start_ns - open_end_ns_) / interval_ns_);
+    const int64_t boundary = open_end_ns_ + (static_cast<int64_t>(later) + 1) * interval_ns_;
     const int64_t piece_end = std::min(end_ns, boundary);
-    if (busy_ns_.size() <= interval) busy_ns_.resize(interval + 1, 0);
-    busy_ns_[interval] += piece_end - start_ns;
+    if (future_busy_ns_.size() <= later) future_busy_ns_.resize(later + 1, 0);
+    future_busy_ns_[later] += piece_end - start_ns;
     start_ns = piece_end;
   }
 }
@@ -47,8 +54,7 @@ void TimelineRecorder::close_open(int64_t end_ns) {
   row.kv_usage = num_total_blocks > 0
                      ? static_cast<double>(num_used_blocks) / static_cast<double>(num_total_blocks)
                      : 0.0;
-  const auto index = static_cast<size_t>(row.start_ns / interval_ns_);
-  const int64_t busy = index < busy_ns_.size() ? busy_ns_[index] : 0;
+  const int64_t busy = open_busy_ns_;
   const double capacity_ns = static_cast<double>(length_ns) * cluster_.num_replicas();
   row.utilization = capacity_ns > 0 ? static_cast<double>(busy) / capacity_ns : 0.0;
   row.dollars = dollars_per_hour * static_cast<double>(length_ns) / 3.6e12;
@@ -58,6 +64,13 @@ void TimelineRecorder::close_open(int64_t end_ns) {
   open_ = TimelineRow{};
   open_.start_ns = end_ns;
   open_end_ns_ = end_ns + interval_ns_;
+  // The next interval's busy time so far was booked ahead.
+  if (future_busy_ns_.empty()) {
+    open_busy_ns_ = 0;
+  } else {
+    open_busy_ns_ = future_busy_ns_.front();
+    future_busy_ns_.erase(future_busy_ns_.begin());
+  }
 }
 
 std::vector<TimelineRow> TimelineRecorder::finish(int64_t end_ns) {

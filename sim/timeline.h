@@ -54,7 +54,10 @@ class TimelineRecorder {
   int64_t interval_ns_;
   int64_t open_end_ns_;
   TimelineRow open_;
-  std::vector<int64_t> busy_ns_;  // [num intervals seen] busy replica-ns per interval
+  int64_t open_busy_ns_ = 0;  // busy replica-ns inside the open interval
+  // Busy replica-ns booked for the intervals after the open one (steps that cross its end):
+  // [intervals ahead], index 0 = the next interval.
+  std::vector<int64_t> future_busy_ns_;
   std::vector<TimelineRow> rows_;
   double cumulative_dollars_ = 0.0;
 };

@@ -61,5 +61,32 @@ TEST(EventQueue, RandomPushesPopSortedByTimeThenSeq) {
   EXPECT_EQ(q.num_pushed(), 10000u);
 }
 
+TEST(EventQueue, ReplaceTopEqualsPopThenPush) {
+  std::mt19937_64 rng(11);
+  EventQueue a;
+  EventQueue b;
+  for (int i = 0; i < 64; ++i) {
+    const auto t = static_cast<int64_t>(rng() % 100);
+    a.push(t, EventKind::step_end, i, -1);
+    b.push(t, EventKind::step_end, i, -1);
+  }
+  for (int i = 0; i < 5000; ++i) {
+    const auto t = static_cast<int64_t>(rng() % 1000) + a.top().time_ns;
+    const Event from_a = a.top();
+    a.replace_top(t, EventKind::step_end, from_a.replica, -1);
+    const Event from_b = b.pop();
+    b.push(t, EventKind::step_end, from_b.replica, -1);
+    ASSERT_EQ(from_a.seq, from_b.seq);
+    ASSERT_EQ(from_a.time_ns, from_b.time_ns);
+  }
+  while (!a.empty()) {
+    const Event x = a.pop();
+    const Event y = b.pop();
+    EXPECT_EQ(x.seq, y.seq);
+    EXPECT_EQ(x.replica, y.replica);
+  }
+  EXPECT_TRUE(b.empty());
+}
+
 }  // namespace
 }  // namespace tidal::sim
