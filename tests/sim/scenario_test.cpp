@@ -6,6 +6,8 @@
 #include <fstream>
 #include <string>
 
+#include "sim/perf/profile.h"
+#include "sim/perf/vidur_import.h"
 #include "traces/input_error.h"
 
 namespace tidal::sim {
@@ -126,6 +128,32 @@ TEST(Scenario, SloClassesGatherAcrossWorkloads) {
   EXPECT_FALSE(s.slo_classes[1].slo.e2e_s);
 }
 
+TEST(Scenario, ProfiledStepModelFromAVidurImport) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / "tidal_scenario_test_profile";
+  std::filesystem::create_directories(dir);
+  perf::save_profile(
+      perf::import_vidur(TIDAL_SHARED_DIR "/profiles/vidur", "h100", "Llama-2-7b-hf", 1),
+      (dir / "llama2-7b-h100-tp1.json").string());
+  auto text = [](int tp) {
+    return R"({"workloads": [{"generator": {"kind": "poisson"}}], "fleet": {"pools": [
+        {"model": "llama-2-7b", "gpu": "H100-SXM", "tp": )" +
+           std::to_string(tp) +
+           R"(, "perf": {"kind": "profile", "profile": "llama2-7b-h100-tp1.json"}}]}})";
+  };
+  const Scenario s = load_scenario_text(text(1), "scenario.json", dir.string());
+  EXPECT_EQ(s.pools[0].perf.resolved_profile, (dir / "llama2-7b-h100-tp1.json").string());
+  const perf::SeqWork decode[] = {{1, 1000}};
+  EXPECT_GT(s.pools[0].step_model->step_seconds(decode), 0.0);
+  try {
+    load_scenario_text(text(2), "scenario.json", dir.string());
+    ADD_FAILURE() << "a TP 1 profile for a TP 2 pool must be refused";
+  } catch (const InputError& e) {
+    EXPECT_PRED2(starts_with, std::string(e.what()), "scenario.json: fleet.pools[0].perf.profile");
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ScenarioErrors, TpNotDividingHeads) {
   EXPECT_EQ(error_of(scenario_text(R"(, "tp": 3)")),
             "scenario.json: fleet.pools[0].tp: 3 does not divide num_heads 32 of llama-3-8b");
@@ -212,6 +240,17 @@ TEST(ScenarioErrors, SchedulerLimitsAgainstTheModel) {
 TEST(ScenarioErrors, JsonSyntax) {
   EXPECT_PRED2(starts_with, error_of("{\"workloads\": [}"),
                "scenario.json: parse error at line 1, column 16: syn");
+}
+
+TEST(ScenarioErrors, PerfKeys) {
+  EXPECT_EQ(error_of(scenario_text(R"(, "perf": {"kind": "measured"})")),
+            "scenario.json: fleet.pools[0].perf.kind: unknown step-time model \"measured\" "
+            "(known: roofline, profile)");
+  EXPECT_EQ(error_of(scenario_text(R"(, "perf": {"profile": "p.json"})")),
+            "scenario.json: fleet.pools[0].perf.profile: only allowed with \"kind\": "
+            "\"profile\"");
+  EXPECT_EQ(error_of(scenario_text(R"(, "perf": {"kind": "profile"})")),
+            "scenario.json: fleet.pools[0].perf.profile: missing (required)");
 }
 
 TEST(ScenarioErrors, MissingFile) {
