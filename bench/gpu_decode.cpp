@@ -1,0 +1,425 @@
+// GPU benchmark: prints one JSON object per figure (see bench/gpu_decode.cmake).
+//   d2d_copy                 device-to-device cudaMemcpy of 2 GiB, read + write bytes / time
+//   cublas_bf16_gemm         [4096 x 4096] x [4096 x 14336]^T through cuBLAS, TFLOP/s
+//   decode_b1_bf16           one token, context 512, CUDA graph; vs weight bytes / d2d bandwidth
+//   prefill_4096_bf16        one sequence of 4,096 new tokens; TFLOP/s vs the cuBLAS rate
+//   decode_b1_int8           as decode_b1_bf16 with int8 weight-only linears; speedup over bf16
+//   decode_step              batch 1..256 x context 512..32768 (graphs); skipped when the KV of
+//                            the shape does not fit the arena
+// The model: Llama-3-8B shapes (hidden 4096, 32 layers, 32/8 heads, head_dim 128, MLP 14336,
+// vocab 128256), random weights, bf16 KV cache sized from free memory.
+//   gpu_decode [--no-table] [--iterations N]
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/cuda/blas_gemm.h"
+#include "kernels/cuda/cuda_backend.h"
+#include "kernels/cuda/decode_graphs.h"
+#include "kernels/cuda/kv_arena.h"
+#include "kernels/rope_frequencies.h"
+
+namespace {
+
+using namespace tidal::kernels;
+using namespace tidal::kernels::cuda;
+
+constexpr int64_t kHidden = 4096, kLayers = 32, kHeads = 32, kKvHeads = 8, kHeadDim = 128,
+                  kIntermediate = 14336, kVocab = 128256, kBlockSize = 16;
+constexpr float kEps = 1e-5f;
+
+// Mean milliseconds of `launch` on the backend's stream after two warm-up runs.
+template <typename Launch>
+double time_ms(CudaBackend& backend, int iterations, Launch&& launch) {
+  for (int i = 0; i < 2; ++i) launch();
+  cudaEvent_t start = nullptr;
+  cudaEvent_t stop = nullptr;
+  TIDAL_CUDA_CHECK(cudaEventCreate(&start));
+  TIDAL_CUDA_CHECK(cudaEventCreate(&stop));
+  TIDAL_CUDA_CHECK(cudaEventRecord(start, backend.stream()));
+  for (int i = 0; i < iterations; ++i) launch();
+  TIDAL_CUDA_CHECK(cudaEventRecord(stop, backend.stream()));
+  TIDAL_CUDA_CHECK(cudaEventSynchronize(stop));
+  float ms = 0.0f;
+  TIDAL_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return static_cast<double>(ms) / iterations;
+}
+
+// One linear layer with random weights: bf16, or int8 weight-only with per-channel scales.
+class SyntheticLinear {
+ public:
+  SyntheticLinear(CudaBackend& backend, int64_t rows, int64_t cols, bool int8, uint64_t seed)
+      : rows_(rows), cols_(cols), int8_(int8) {
+    if (int8) {
+      codes_ = DeviceBuffer<int8_t>(rows * cols);
+      launch_fill_random_int8(codes_.data(), rows * cols, seed, backend.stream());
+      // |w| <= sqrt(3 / cols): the variance of a unit-preserving random init.
+      scales_ = DeviceBuffer<float>(
+          std::vector<float>(rows, std::sqrt(3.0f / static_cast<float>(cols)) / 127.0f));
+    } else {
+      half_ = DeviceBuffer<uint16_t>(rows * cols);
+      launch_fill_random_half(half_.data(), rows * cols, HalfType::bf16,
+                              std::sqrt(3.0f / static_cast<float>(cols)), seed, backend.stream());
+    }
+  }
+  void run(CudaBackend& backend, const float* x, int64_t num_tokens, float* y) const {
+    if (int8_) {
+      LinearView view;
+      view.format = WeightFormat::int8;
+      view.rows = rows_;
+      view.cols = cols_;
+      view.group_size = cols_;
+      view.data = codes_.data();
+      view.scales = scales_.data();
+      backend.linear(x, num_tokens, view, y);
+    } else {
+      backend.linear_half(x, num_tokens, HalfLinearView{HalfType::bf16, rows_, cols_, half_.data()},
+                          y);
+    }
+  }
+  size_t bytes() const { return int8_ ? codes_.bytes() + scales_.bytes() : half_.bytes(); }
+
+ private:
+  int64_t rows_;
+  int64_t cols_;
+  bool int8_;
+  DeviceBuffer<uint16_t> half_;  // [rows, cols] bf16
+  DeviceBuffer<int8_t> codes_;   // [rows, cols]
+  DeviceBuffer<float> scales_;   // [rows]
+};
+
+struct SyntheticLayer {
+  std::unique_ptr<SyntheticLinear> q, k, v, o, gate, up, down;
+  DeviceBuffer<float> input_norm;      // [hidden]
+  DeviceBuffer<float> post_attn_norm;  // [hidden]
+};
+
+// Activations and batch arrays for steps of up to max_tokens tokens and max_seqs sequences.
+struct StepBuffers {
+  StepBuffers(int64_t max_tokens, int64_t max_seqs, int64_t max_blocks)
+      : token_ids(max_tokens),
+        positions(max_tokens),
+        slot_mapping(max_tokens),
+        query_start_loc(max_seqs + 1),
+        block_tables(max_seqs * max_blocks),
+        last_rows(max_seqs),
+        residual(max_tokens * kHidden),
+        normed(max_tokens * kHidden),
+        sublayer(max_tokens * kHidden),
+        q(max_tokens * kHeads * kHeadDim),
+        k(max_tokens * kKvHeads * kHeadDim),
+        v(max_tokens * kKvHeads * kHeadDim),
+        attn(max_tokens * kHeads * kHeadDim),
+        gate(max_tokens * kIntermediate),
+        up(max_tokens * kIntermediate),
+        last(max_seqs * kHidden),
+        logits(max_seqs * kVocab),
+        next_tokens(max_seqs) {}
+  DeviceBuffer<int32_t> token_ids;        // [num_tokens]
+  DeviceBuffer<int32_t> positions;        // [num_tokens]
+  DeviceBuffer<int64_t> slot_mapping;     // [num_tokens]
+  DeviceBuffer<int32_t> query_start_loc;  // [num_seqs + 1]
+  DeviceBuffer<int32_t> block_tables;     // [num_seqs, max_blocks_per_seq]
+  DeviceBuffer<int32_t> last_rows;        // [num_seqs]
+  DeviceBuffer<float> residual;           // [num_tokens, hidden]
+  DeviceBuffer<float> normed;             // [num_tokens, hidden]
+  DeviceBuffer<float> sublayer;           // [num_tokens, hidden]
+  DeviceBuffer<float> q;                  // [num_tokens, heads, head_dim]
+  DeviceBuffer<float> k;                  // [num_tokens, kv_heads, head_dim]
+  DeviceBuffer<float> v;                  // [num_tokens, kv_heads, head_dim]
+  DeviceBuffer<float> attn;               // [num_tokens, heads, head_dim]
+  DeviceBuffer<float> gate;               // [num_tokens, intermediate]
+  DeviceBuffer<float> up;                 // [num_tokens, intermediate]
+  DeviceBuffer<float> last;               // [num_seqs, hidden]
+  DeviceBuffer<float> logits;             // [num_seqs, vocab]
+  DeviceBuffer<int32_t> next_tokens;      // [num_seqs]
+  AttentionBatch batch;                   // device pointers into the arrays above
+};
+
+class SyntheticModel {
+ public:
+  SyntheticModel(CudaBackend& backend, bool int8) : backend_(backend) {
+    const std::vector<float> ones(kHidden, 1.0f);
+    uint64_t seed = int8 ? 1000 : 1;
+    for (int64_t l = 0; l < kLayers; ++l) {
+      SyntheticLayer layer;
+      layer.q =
+          std::make_unique<SyntheticLinear>(backend, kHeads * kHeadDim, kHidden, int8, seed++);
+      layer.k =
+          std::make_unique<SyntheticLinear>(backend, kKvHeads * kHeadDim, kHidden, int8, seed++);
+      layer.v =
+          std::make_unique<SyntheticLinear>(backend, kKvHeads * kHeadDim, kHidden, int8, seed++);
+      layer.o =
+          std::make_unique<SyntheticLinear>(backend, kHidden, kHeads * kHeadDim, int8, seed++);
+      layer.gate = std::make_unique<SyntheticLinear>(backend, kIntermediate, kHidden, int8, seed++);
+      layer.up = std::make_unique<SyntheticLinear>(backend, kIntermediate, kHidden, int8, seed++);
+      layer.down = std::make_unique<SyntheticLinear>(backend, kHidden, kIntermediate, int8, seed++);
+      layer.input_norm = DeviceBuffer<float>(ones);
+      layer.post_attn_norm = DeviceBuffer<float>(ones);
+      layers_.push_back(std::move(layer));
+    }
+    lm_head_ = std::make_unique<SyntheticLinear>(backend, kVocab, kHidden, int8, seed++);
+    final_norm_ = DeviceBuffer<float>(ones);
+    // The embedding table is fp32 (the Backend interface); only num_tokens rows are read.
+    std::vector<float> table(kVocab * kHidden);
+    std::mt19937_64 rng(7);
+    for (float& x : table)
+      x = static_cast<float>(static_cast<double>(rng() >> 11) * 0x1.0p-53 - 0.5);
+    embed_ = DeviceBuffer<float>(table);
+    inv_freq_ = DeviceBuffer<float>(rope_inv_freq(kHeadDim, 500000.0, std::nullopt));
+    backend.synchronize();
+  }
+
+  // Bytes every decode step must read: all linear weights (embedding rows are negligible).
+  size_t linear_bytes() const {
+    size_t total = lm_head_->bytes();
+    for (const auto& l : layers_) {
+      total += l.q->bytes() + l.k->bytes() + l.v->bytes() + l.o->bytes() + l.gate->bytes() +
+               l.up->bytes() + l.down->bytes();
+    }
+    return total;
+  }
+
+  // One forward step over buffers' batch; next_tokens gets the argmax of each sequence.
+  void step(StepBuffers& b, int64_t num_tokens, int64_t num_seqs, const KvCacheView& kv) {
+    CudaBackend& be = backend_;
+    be.embedding(embed_.data(), kHidden, b.token_ids.data(), num_tokens, b.residual.data());
+    const float scale = 1.0f / std::sqrt(static_cast<float>(kHeadDim));
+    for (int64_t l = 0; l < kLayers; ++l) {
+      const SyntheticLayer& layer = layers_[l];
+      if (l == 0) {
+        be.rms_norm(b.residual.data(), layer.input_norm.data(), num_tokens, kHidden, kEps,
+                    b.normed.data());
+      } else {
+        be.add_rms_norm(b.residual.data(), b.sublayer.data(), layer.input_norm.data(), num_tokens,
+                        kHidden, kEps, b.normed.data());
+      }
+      layer.q->run(be, b.normed.data(), num_tokens, b.q.data());
+      layer.k->run(be, b.normed.data(), num_tokens, b.k.data());
+      layer.v->run(be, b.normed.data(), num_tokens, b.v.data());
+      be.rope(b.q.data(), b.k.data(), b.positions.data(), num_tokens, kHeads, kKvHeads, kHeadDim,
+              inv_freq_.data());
+      be.write_kv(kv, l, b.k.data(), b.v.data(), b.slot_mapping.data(), num_tokens);
+      be.paged_attention(b.q.data(), kv, l, b.batch, scale, b.attn.data());
+      layer.o->run(be, b.attn.data(), num_tokens, b.sublayer.data());
+      be.add_rms_norm(b.residual.data(), b.sublayer.data(), layer.post_attn_norm.data(), num_tokens,
+                      kHidden, kEps, b.normed.data());
+      layer.gate->run(be, b.normed.data(), num_tokens, b.gate.data());
+      layer.up->run(be, b.normed.data(), num_tokens, b.up.data());
+      be.swiglu(b.gate.data(), b.up.data(), num_tokens * kIntermediate, b.gate.data());
+      layer.down->run(be, b.gate.data(), num_tokens, b.sublayer.data());
+    }
+    be.add_rms_norm(b.residual.data(), b.sublayer.data(), final_norm_.data(), num_tokens, kHidden,
+                    kEps, b.normed.data());
+    be.gather_rows(b.normed.data(), b.last_rows.data(), num_seqs, kHidden, b.last.data());
+    lm_head_->run(be, b.last.data(), num_seqs, b.logits.data());
+    be.argmax(b.logits.data(), num_seqs, kVocab, b.next_tokens.data());
+  }
+
+ private:
+  CudaBackend& backend_;
+  std::vector<SyntheticLayer> layers_;
+  std::unique_ptr<SyntheticLinear> lm_head_;
+  DeviceBuffer<float> final_norm_;  // [hidden]
+  DeviceBuffer<float> embed_;       // [vocab, hidden]
+  DeviceBuffer<float> inv_freq_;    // [head_dim / 2]
+};
+
+// Fills the buffers with num_seqs sequences of `context` tokens each, the last new_tokens of
+// which are computed this step; sequence s owns blocks s * blocks_per_seq onwards.
+void set_batch(StepBuffers& b, int64_t num_seqs, int64_t context, int64_t new_tokens) {
+  const int64_t blocks_per_seq = (context + kBlockSize - 1) / kBlockSize;
+  std::vector<int32_t> ids, positions, qsl{0}, tables(num_seqs * blocks_per_seq), last;
+  std::vector<int64_t> slots;
+  for (int64_t s = 0; s < num_seqs; ++s) {
+    for (int64_t i = 0; i < blocks_per_seq; ++i) {
+      tables[s * blocks_per_seq + i] = static_cast<int32_t>(s * blocks_per_seq + i);
+    }
+    for (int64_t p = context - new_tokens; p < context; ++p) {
+      ids.push_back(static_cast<int32_t>((s * 7919 + p * 104729) % kVocab));
+      positions.push_back(static_cast<int32_t>(p));
+      slots.push_back((s * blocks_per_seq + p / kBlockSize) * kBlockSize + p % kBlockSize);
+    }
+    qsl.push_back(static_cast<int32_t>(ids.size()));
+    last.push_back(static_cast<int32_t>(ids.size() - 1));
+  }
+  b.token_ids.copy_from_host(ids.data(), ids.size());
+  b.positions.copy_from_host(positions.data(), positions.size());
+  b.slot_mapping.copy_from_host(slots.data(), slots.size());
+  b.query_start_loc.copy_from_host(qsl.data(), qsl.size());
+  b.block_tables.copy_from_host(tables.data(), tables.size());
+  b.last_rows.copy_from_host(last.data(), last.size());
+  b.batch = AttentionBatch{num_seqs,
+                           static_cast<int64_t>(ids.size()),
+                           b.query_start_loc.data(),
+                           b.positions.data(),
+                           b.slot_mapping.data(),
+                           b.block_tables.data(),
+                           blocks_per_seq,
+                           kHeads,
+                           kKvHeads,
+                           kHeadDim};
+}
+
+// Decode step time through a CUDA graph captured for this batch.
+double graph_decode_ms(CudaBackend& backend, SyntheticModel& model, StepBuffers& b,
+                       const KvCacheView& kv, int64_t num_seqs, int iterations) {
+  model.step(b, num_seqs, num_seqs, kv);  // grows scratch before capture
+  backend.synchronize();
+  DecodeGraphs graphs(backend.stream());
+  graphs.capture(num_seqs, backend.scratch_generation(),
+                 [&] { model.step(b, num_seqs, num_seqs, kv); });
+  return time_ms(backend, iterations, [&] { graphs.replay(num_seqs); });
+}
+
+double d2d_copy_gb_per_s(CudaBackend& backend) {
+  const size_t bytes = size_t{2} << 30;
+  DeviceBuffer<std::byte> src(bytes);
+  DeviceBuffer<std::byte> dst(bytes);
+  TIDAL_CUDA_CHECK(cudaMemsetAsync(src.data(), 1, bytes, backend.stream()));
+  const double ms = time_ms(backend, 10, [&] {
+    TIDAL_CUDA_CHECK(
+        cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, backend.stream()));
+  });
+  return 2.0 * static_cast<double>(bytes) / ms / 1e6;
+}
+
+double cublas_bf16_tflops(CudaBackend& backend) {
+  const int64_t m = 4096, n = 14336, k = 4096;
+  DeviceBuffer<uint16_t> x(m * k);
+  DeviceBuffer<uint16_t> w(n * k);
+  DeviceBuffer<float> y(m * n);
+  launch_fill_random_half(x.data(), m * k, HalfType::bf16, 1.0f, 11, backend.stream());
+  launch_fill_random_half(w.data(), n * k, HalfType::bf16, 0.02f, 12, backend.stream());
+  cublasHandle_t handle = nullptr;
+  TIDAL_CUBLAS_CHECK(cublasCreate(&handle));
+  TIDAL_CUBLAS_CHECK(cublasSetStream(handle, backend.stream()));
+  const double ms = time_ms(backend, 10, [&] {
+    gemm_half(handle, x.data(), m, w.data(), HalfType::bf16, n, k, y.data());
+  });
+  cublasDestroy(handle);
+  return 2.0 * static_cast<double>(m * n * k) / ms / 1e9;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool table = true;
+  int iterations = 10;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--no-table") {
+      table = false;
+    } else if (arg == "--iterations" && i + 1 < argc) {
+      iterations = std::max(1, std::atoi(argv[++i]));
+    } else {
+      std::fprintf(stderr, "usage: gpu_decode [--no-table] [--iterations N]\n");
+      return 2;
+    }
+  }
+  if (device_count() == 0) {
+    std::printf("{\"error\": \"no CUDA device\"}\n");
+    return 1;
+  }
+  CudaBackend backend(0);
+  std::printf("{\"figure\": \"device\", \"name\": \"%s\", \"sm\": %d, \"total_gib\": %.1f}\n",
+              backend.info().name.c_str(), backend.info().compute_capability,
+              static_cast<double>(backend.info().total_memory) / (1u << 30));
+  const double bandwidth = d2d_copy_gb_per_s(backend);
+  std::printf("{\"figure\": \"d2d_copy\", \"gb_per_s\": %.1f}\n", bandwidth);
+  const double gemm_tflops = cublas_bf16_tflops(backend);
+  std::printf(
+      "{\"figure\": \"cublas_bf16_gemm\", \"m\": 4096, \"n\": 14336, \"k\": 4096, "
+      "\"tflop_per_s\": %.1f}\n",
+      gemm_tflops);
+  std::fflush(stdout);
+
+  const KvCacheSpec kv_shape{kLayers, 0, kBlockSize, kKvHeads, kHeadDim, KvDType::bf16};
+  const int64_t max_seqs = 256, prefill_tokens = 4096;
+  double bf16_b1_ms = 0.0;
+  {
+    SyntheticModel model(backend, false);
+    StepBuffers buffers(prefill_tokens, max_seqs, 32768 / kBlockSize);
+    const size_t weight_bytes = model.linear_bytes();
+    CudaKvArena arena = CudaKvArena::sized_from_free_memory(kv_shape, 0.9, size_t{6} << 30);
+    const KvCacheView kv = arena.view();
+    std::printf("{\"figure\": \"kv_arena\", \"blocks\": %lld, \"gib\": %.1f}\n",
+                static_cast<long long>(arena.spec().num_blocks),
+                static_cast<double>(arena.bytes()) / (1u << 30));
+
+    set_batch(buffers, 1, 512, 1);
+    bf16_b1_ms = graph_decode_ms(backend, model, buffers, kv, 1, iterations);
+    const double ideal_ms = static_cast<double>(weight_bytes) / bandwidth / 1e6;
+    std::printf(
+        "{\"figure\": \"decode_b1_bf16\", \"context\": 512, \"ms\": %.3f, "
+        "\"weight_bytes\": %zu, \"ideal_ms\": %.3f, \"ratio_to_ideal\": %.3f, "
+        "\"target_ratio\": 1.25, \"meets_target\": %s}\n",
+        bf16_b1_ms, weight_bytes, ideal_ms, bf16_b1_ms / ideal_ms,
+        bf16_b1_ms / ideal_ms <= 1.25 ? "true" : "false");
+    const double eager_ms = time_ms(backend, iterations, [&] { model.step(buffers, 1, 1, kv); });
+    std::printf("{\"figure\": \"decode_b1_bf16_no_graph\", \"ms\": %.3f}\n", eager_ms);
+    std::fflush(stdout);
+
+    set_batch(buffers, 1, prefill_tokens, prefill_tokens);
+    const double prefill_ms =
+        time_ms(backend, 3, [&] { model.step(buffers, prefill_tokens, 1, kv); });
+    const double linear_flops = 2.0 * static_cast<double>(weight_bytes) / 2.0 * prefill_tokens;
+    const double attention_flops = 4.0 * kLayers * kHeads * kHeadDim *
+                                   static_cast<double>(prefill_tokens) * prefill_tokens / 2.0;
+    const double prefill_tflops = (linear_flops + attention_flops) / prefill_ms / 1e9;
+    std::printf(
+        "{\"figure\": \"prefill_4096_bf16\", \"ms\": %.2f, \"tflop_per_s\": %.1f, "
+        "\"share_of_cublas\": %.3f, \"target_share\": 0.6, \"meets_target\": %s}\n",
+        prefill_ms, prefill_tflops, prefill_tflops / gemm_tflops,
+        prefill_tflops / gemm_tflops >= 0.6 ? "true" : "false");
+    std::fflush(stdout);
+
+    if (table) {
+      for (const int64_t batch : {1, 2, 4, 8, 16, 32, 64, 128, 256}) {
+        for (const int64_t context : {512, 1024, 2048, 4096, 8192, 16384, 32768}) {
+          const int64_t blocks = batch * ((context + kBlockSize - 1) / kBlockSize);
+          if (blocks > arena.spec().num_blocks) {
+            std::printf(
+                "{\"figure\": \"decode_step\", \"batch\": %lld, \"context\": %lld, "
+                "\"skipped\": \"kv of %lld blocks exceeds the arena\"}\n",
+                static_cast<long long>(batch), static_cast<long long>(context),
+                static_cast<long long>(blocks));
+            continue;
+          }
+          set_batch(buffers, batch, context, 1);
+          const double ms = graph_decode_ms(backend, model, buffers, kv, batch, 5);
+          std::printf(
+              "{\"figure\": \"decode_step\", \"batch\": %lld, \"context\": %lld, "
+              "\"ms\": %.3f, \"tokens_per_s\": %.0f}\n",
+              static_cast<long long>(batch), static_cast<long long>(context), ms,
+              static_cast<double>(batch) * 1000.0 / ms);
+          std::fflush(stdout);
+        }
+      }
+    }
+  }
+  {
+    SyntheticModel model(backend, true);
+    StepBuffers buffers(16, 16, 512 / kBlockSize);
+    KvCacheSpec small = kv_shape;
+    small.num_blocks = 64;
+    CudaKvArena arena(small);
+    set_batch(buffers, 1, 512, 1);
+    const double int8_ms = graph_decode_ms(backend, model, buffers, arena.view(), 1, iterations);
+    const double ideal_ms = static_cast<double>(model.linear_bytes()) / bandwidth / 1e6;
+    std::printf(
+        "{\"figure\": \"decode_b1_int8\", \"context\": 512, \"ms\": %.3f, "
+        "\"ratio_to_ideal\": %.3f, \"speedup_over_bf16\": %.3f, \"target_speedup\": 1.6, "
+        "\"meets_target\": %s}\n",
+        int8_ms, int8_ms / ideal_ms, bf16_b1_ms / int8_ms,
+        bf16_b1_ms / int8_ms >= 1.6 ? "true" : "false");
+  }
+  return 0;
+}
