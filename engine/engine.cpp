@@ -249,6 +249,10 @@ bool Engine::step(Clock& clock, StepRecord& record) {
     drafts_[i].clear();
     draft_probs_[i].clear();
     if (s.num_spec_tokens > 0 && config_.spec.method == SpecMethod::ngram) {
+      if (static_cast<int64_t>(seq.ngram_proposal.size()) < s.num_spec_tokens) {
+        throw std::logic_error("Engine: scheduler planned more drafts than proposed for request " +
+                               std::to_string(s.request_id));
+      }
       drafts_[i].assign(seq.ngram_proposal.begin(), seq.ngram_proposal.begin() + s.num_spec_tokens);
     }
     const bool decoding = static_cast<int64_t>(seq.token_ids.size()) > seq.num_prompt_tokens &&
