@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# The CUDA backend on a real GPU, in one run of under 8 minutes on an H200:
+#   1. configure + build (Release, CUDA, only the CUDA targets, -j$(nproc))
+#   2. ctest -L gpu: every CUDA kernel against the CPU reference on random non-zero inputs,
+#      KV arena, decode graphs, NCCL (TP=1 vs TP=2 when two GPUs exist)
+#   3. bench/gpu_decode: device-to-device copy bandwidth first, cuBLAS bf16 GEMM rate, batch-1
+#      decode of an 8B-class random bf16 model vs weight bytes / bandwidth, 4,096-token prefill
+#      vs the GEMM rate, int8 vs bf16 decode, decode step table (batch 1..256 x context 512..32k)
+#   4. kernels/dev programs (int8 linear and paged attention variants), while time remains
+# Writes gpu-check.json (phase status and seconds, every benchmark figure) and logs/ under $OUT
+# when set, else build/gpu-check/. Each phase has a timeout; the JSON is written on every exit.
+#   scripts/gpu-check.sh [build-dir]   (default: build-gpu-check)
+# shellcheck disable=SC2317  # write_summary runs from the EXIT trap
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+build_dir=${1:-build-gpu-check}
+out_dir=${OUT:-$repo/build/gpu-check}
+mkdir -p "$out_dir/logs"
+logs=$out_dir/logs
+budget_s=${GPU_CHECK_BUDGET_S:-460}
+started=$SECONDS
+phases=()  # JSON fragments: "name": {"rc": N, "seconds": S}
+
+json_string() {  # a JSON string literal of $1 (backslashes, quotes, control characters)
+  local s=${1//\\/\\\\}
+  s=${s//\"/\\\"}
+  s=${s//$'\n'/\\n}
+  s=${s//$'\t'/ }
+  printf '"%s"' "$s"
+}
+
+write_summary() {
+  local figures="" line
+  if [[ -f $logs/gpu_decode.log ]]; then
+    while IFS= read -r line; do
+      [[ $line == \{* ]] && figures+="${figures:+, }$line"
+    done < "$logs/gpu_decode.log"
+  fi
+  local dev="" f
+  for f in "$logs"/dev_*.log; do
+    [[ -f $f ]] || continue
+    while IFS= read -r line; do
+      [[ $line == \{* ]] && dev+="${dev:+, }$line"
+    done < "$f"
+  done
+  local gpus="unknown"
+  if command -v nvidia-smi > /dev/null 2>&1; then
+    gpus=$(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 || true)
+  fi
+  local phase_json
+  phase_json=$(IFS=,; echo "${phases[*]:-}")
+  {
+    echo "{"
+    echo "  \"commit\": $(json_string "$(git rev-parse HEAD 2>/dev/null || echo unknown)"),"
+    echo "  \"date_utc\": $(json_string "$(date -u +%Y-%m-%dT%H:%M:%SZ)"),"
+    echo "  \"gpus\": $(json_string "$gpus"),"
+    echo "  \"seconds\": $((SECONDS - started)),"
+    echo "  \"phases\": {${phase_json}},"
+    echo "  \"figures\": [${figures}],"
+    echo "  \"dev\": [${dev}]"
+    echo "}"
+  } > "$out_dir/gpu-check.json"
+  echo "gpu-check: wrote $out_dir/gpu-check.json"
+}
+trap write_summary EXIT
+
+# run_phase NAME MAX_SECONDS COMMAND...: runs under a timeout capped by the time left; logs to
+# logs/NAME.log; records rc (124 = timed out) and seconds; returns the rc.
+run_phase() {
+  local name=$1 max_s=$2
+  shift 2
+  local left=$((budget_s - (SECONDS - started)))
+  local limit=$((max_s < left ? max_s : left))
+  if ((limit < 5)); then
+    phases+=("\"$name\": {\"rc\": null, \"skipped\": \"time budget spent\"}")
+    echo "gpu-check: $name skipped (time budget spent)"
+    return 1
+  fi
+  local t0=$SECONDS rc=0
+  echo "gpu-check: $name (timeout ${limit}s)"
+  timeout --kill-after=10 "$limit" "$@" > "$logs/$name.log" 2>&1 || rc=$?
+  phases+=("\"$name\": {\"rc\": $rc, \"seconds\": $((SECONDS - t0))}")
+  tail -n 5 "$logs/$name.log" || true
+  return $rc
+}
+
+run_phase configure 120 cmake -S "$repo" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DTIDAL_CUDA=ON
+if ! grep -q "CUDA backend ON" "$logs/configure.log"; then
+  echo "gpu-check: configure did not enable CUDA (no nvcc?)" >&2
+  exit 1
+fi
+targets=$(cmake --build "$build_dir" --target help |
+  grep -oE '^(cuda_[a-z0-9_]+_test|gpu_decode|int8_linear_dev|paged_attention_dev):' |
+  tr -d ':' | sort -u | tr '\n' ' ')
+# shellcheck disable=SC2086  # one target per word
+run_phase build 300 cmake --build "$build_dir" -j "$(nproc)" --target $targets
+
+tests_rc=0
+run_phase tests 180 ctest --test-dir "$build_dir" -L gpu --output-on-failure --timeout 150 ||
+  tests_rc=$?
+bench_rc=0
+run_phase gpu_decode 240 "$build_dir/bench/gpu_decode" || bench_rc=$?
+for program in int8_linear_dev paged_attention_dev; do
+  run_phase "dev_$program" 60 "$build_dir/kernels/cuda/dev/$program" || true
+done
+echo "gpu-check: tests rc $tests_rc, gpu_decode rc $bench_rc"
+exit $((tests_rc != 0 || bench_rc != 0))
