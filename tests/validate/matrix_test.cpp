@@ -1,0 +1,111 @@
+// Matrix files: defaults, overrides, path resolution and exact error messages; and the
+// repository's own matrix loads with every case the issue lists.
+#include "validate/matrix.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "traces/input_error.h"
+
+namespace tidal::validate {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string write_matrix(const std::string& name, const std::string& text) {
+  const fs::path dir = fs::temp_directory_path() / "tidal_matrix_test";
+  fs::create_directories(dir);
+  const fs::path path = dir / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+std::string error_of(const std::string& path) {
+  try {
+    load_matrix(path);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Matrix, DefaultsAndOverrides) {
+  const std::string path = write_matrix("ok.json", R"({
+    "name": "m",
+    "defaults": {"model": "tiny", "threads": 1, "max_num_seqs": 8, "time_scale": 0.5},
+    "cases": [
+      {"name": "a", "trace": "a.jsonl"},
+      {"name": "b", "trace": "/abs/b.jsonl", "policy": "static", "tp": 2, "quant": "int8",
+       "spec": "ngram:2", "load": 0.85, "prefix_caching": false, "repeat_engine": true}
+    ]})");
+  const Matrix m = load_matrix(path);
+  EXPECT_EQ(m.name, "m");
+  ASSERT_EQ(m.cases.size(), 2u);
+  const ValidateOptions& a = m.cases[0].options;
+  EXPECT_EQ(a.run.model, "tiny");
+  EXPECT_EQ(a.run.trace, (fs::path(path).parent_path() / "a.jsonl").string());
+  EXPECT_EQ(a.run.config.scheduler.max_num_seqs, 8);
+  EXPECT_DOUBLE_EQ(a.run.replay.time_scale, 0.5);
+  EXPECT_FALSE(a.load.has_value());
+  const ValidateOptions& b = m.cases[1].options;
+  EXPECT_EQ(b.run.trace, "/abs/b.jsonl");
+  EXPECT_EQ(b.run.config.scheduler.policy, "static");
+  EXPECT_EQ(b.run.config.tp, 2);
+  EXPECT_EQ(b.run.config.quant.format, kernels::WeightFormat::int8);
+  EXPECT_EQ(b.run.config.spec.method, engine::SpecMethod::ngram);
+  EXPECT_EQ(b.run.config.spec.num_spec_tokens, 2);
+  EXPECT_DOUBLE_EQ(*b.load, 0.85);
+  EXPECT_FALSE(b.run.config.enable_prefix_caching);
+  EXPECT_TRUE(b.repeat_engine);
+  EXPECT_EQ(b.title, "b");
+}
+
+TEST(Matrix, ErrorsNameTheJsonPath) {
+  const std::string unknown = write_matrix(
+      "unknown.json", R"({"cases": [{"name": "a", "trace": "t", "model": "tiny", "polcy": "x"}]})");
+  EXPECT_EQ(error_of(unknown).rfind(unknown + ": cases[0].polcy: unknown key (known: name,", 0), 0u)
+      << error_of(unknown);
+  const std::string missing =
+      write_matrix("missing.json", R"({"cases": [{"name": "a", "model": "tiny"}]})");
+  EXPECT_EQ(error_of(missing), missing + ": cases[0].trace: missing (required)");
+  const std::string type = write_matrix(
+      "type.json", R"({"cases": [{"name": "a", "trace": "t", "model": "tiny", "tp": "2"}]})");
+  EXPECT_EQ(error_of(type), type + ": cases[0].tp: must be an integer");
+  const std::string dup = write_matrix(
+      "dup.json",
+      R"({"defaults": {"trace": "t", "model": "tiny"}, "cases": [{"name": "a"}, {"name": "a"}]})");
+  EXPECT_EQ(error_of(dup), dup + ": cases[1].name: \"a\" names an earlier case too");
+  const std::string empty = write_matrix("empty.json", R"({"cases": []})");
+  EXPECT_EQ(error_of(empty), empty + ": cases: must be a non-empty array");
+  const std::string top = write_matrix("top.json", R"({"cases": [], "extra": 1})");
+  EXPECT_EQ(error_of(top),
+            top + ": extra: unknown key (known: name, description, defaults, cases)");
+  EXPECT_EQ(error_of("/nonexistent/m.json"), "/nonexistent/m.json: cannot read the file");
+}
+
+TEST(Matrix, RepositoryMatrixCoversTheIssueCases) {
+  const Matrix m = load_matrix(std::string(TIDAL_SOURCE_DIR) + "/examples/validation/matrix.json");
+  bool offline = false, poisson50 = false, poisson85 = false, bursty = false, sessions = false,
+       chunked = false, static_batching = false, int8 = false, tp2 = false, ngram = false;
+  for (const MatrixCase& c : m.cases) {
+    const engine::EngineConfig& config = c.options.run.config;
+    EXPECT_TRUE(fs::exists(c.options.run.trace)) << c.options.run.trace;
+    offline |= c.options.run.replay.time_scale == 0.0;
+    poisson50 |= c.options.load == 0.5;
+    poisson85 |= c.options.load == 0.85;
+    bursty |= c.name.find("bursty") != std::string::npos;
+    sessions |= c.name.find("session") != std::string::npos && config.enable_prefix_caching;
+    chunked |= config.scheduler.policy == "chunked_prefill";
+    static_batching |= config.scheduler.policy == "static";
+    int8 |= config.quant.format == kernels::WeightFormat::int8;
+    tp2 |= config.tp == 2;
+    ngram |= config.spec.method == engine::SpecMethod::ngram;
+  }
+  EXPECT_TRUE(offline && poisson50 && poisson85 && bursty && sessions && chunked &&
+              static_batching && int8 && tp2 && ngram);
+}
+
+}  // namespace
+}  // namespace tidal::validate

@@ -1,0 +1,49 @@
+#include "validate/engine_side.h"
+
+#include <filesystem>
+#include <optional>
+#include <utility>
+
+#include "engine/clock.h"
+#include "engine/engine.h"
+#include "engine/model_loading.h"
+#include "engine/run_writer.h"
+
+namespace tidal::validate {
+
+EngineSide run_engine_side(const engine::EngineRunArgs& args, std::vector<Request> requests,
+                           const std::string& out_dir) {
+  engine::LoadedModel target = engine::load_model(args.model, args.model_seed, "--model");
+  std::optional<engine::LoadedModel> draft =
+      engine::load_draft_model(args.config.spec, args.model_seed);
+  EngineSide side;
+  side.model_source = target.source;
+  engine::Engine engine(
+      std::move(target.weights), args.config,
+      draft ? std::optional<models::ModelWeights>(std::move(draft->weights)) : std::nullopt);
+  engine::SteadyClock clock;
+  side.run = engine::replay(engine, std::move(requests), args.replay, clock);
+
+  nlohmann::ordered_json inputs{{"model", args.model},
+                                {"model_source", side.model_source},
+                                {"trace", args.trace},
+                                {"time_scale", args.replay.time_scale},
+                                {"length_scale", args.replay.length_scale},
+                                {"max_requests", args.replay.max_requests},
+                                {"prompt_seed", args.replay.prompt_seed}};
+  if (draft) inputs["draft_model_source"] = draft->source;
+  engine::RunFolderOptions folder;
+  folder.workload = std::filesystem::path(args.trace).stem().string();
+  folder.trace_max_slices = args.trace_max_slices;
+  engine::write_run_folder(out_dir, inputs, engine, side.run, args.replay, folder);
+
+  side.metrics = engine::compute_metrics(side.run.records, side.run.requests, side.run.itl_s,
+                                         side.run.busy_ns, side.run.end_ns);
+  side.scheduler = engine.scheduler().config();
+  side.kv = engine.block_manager().config();
+  side.memory = engine.memory();
+  side.spec = engine.spec_stats();
+  return side;
+}
+
+}  // namespace tidal::validate

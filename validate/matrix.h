@@ -1,0 +1,45 @@
+// `tidal validate --matrix FILE`: a list of validation cases run one after another, profiles
+// measured once per distinct (model, tp, threads, quantization, KV dtype, block size), and one
+// table of the results (matrix.md and matrix.json).
+//
+// FILE (docs/validation.md): {"name": ..., "defaults": {CASE KEYS}, "cases": [{"name": ...,
+// CASE KEYS}, ...]}; a case's keys override the defaults. Relative trace paths resolve against
+// FILE's folder. Unknown keys are InputErrors naming the JSON path.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/profile/profiler.h"
+#include "validate/validation.h"
+
+namespace tidal::validate {
+
+struct MatrixCase {
+  std::string name;
+  ValidateOptions options;  // out_dir and profile_path are filled in by run_matrix
+};
+
+struct Matrix {
+  std::string name;
+  std::vector<MatrixCase> cases;
+};
+
+// InputError "<file>: cases[2].policy: ..." for a bad file.
+Matrix load_matrix(const std::string& path);
+
+struct MatrixResult {
+  nlohmann::ordered_json json;  // matrix.json
+  std::string markdown;         // matrix.md
+};
+
+// Runs every case into out_dir/<case name>/ and writes out_dir/matrix.{json,md}.
+MatrixResult run_matrix(const Matrix& matrix, const std::string& out_dir,
+                        const profile::ProgressFn& progress);
+
+// The markdown table of matrix.json's rows.
+std::string matrix_markdown(const nlohmann::ordered_json& matrix_json);
+
+}  // namespace tidal::validate
