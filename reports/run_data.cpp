@@ -216,13 +216,13 @@ TimelineRows read_timeline(const std::string& path) {
     if (name.starts_with("replicas_")) state_columns.push_back(name);
     if (name.starts_with("dollars_")) dollar_columns.push_back(name);
   }
-  if (state_columns.empty()) {
-    throw InputError(fmt::format("{}:1: no replicas_<state> column in the header", path));
-  }
   for (const std::string& name : state_columns) wanted.push_back({name, CellKind::number, true});
   for (const std::string& name : dollar_columns) wanted.push_back({name, CellKind::number, true});
   wanted.push_back({"cold_starts", CellKind::number, false});
   CsvColumns csv = read_csv_columns(path, wanted);
+  if (state_columns.empty()) {
+    throw InputError(fmt::format("{}:1: no replicas_<state> column in the header", path));
+  }
 
   TimelineRows rows;
   std::vector<double>* targets[] = {&rows.start_s,     &rows.end_s,    &rows.arrivals,

@@ -1,0 +1,269 @@
+// `tidal report` end to end on simulated run folders: the HTML is well-formed and
+// self-contained, holds every section and the figures of summary.json as the report formats
+// them; report.md and report.json carry the same tables; several runs get a comparison with
+// ratios; validation and plan folders render.
+#include <fstream>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "reports/format.h"
+#include "reports/json_fields.h"
+#include "reports/report.h"
+#include "tests/reports/run_fixture.h"
+#include "traces/input_error.h"
+
+namespace tidal::reports {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::read_text;
+
+struct Rendered {
+  std::string html, md;
+  nlohmann::json json;
+};
+
+Rendered render(const std::vector<std::string>& folders, const fs::path& out_dir) {
+  const ReportPaths paths = write_report(folders, (out_dir / "report.html").string());
+  EXPECT_EQ(paths.markdown, (out_dir / "report.md").string());
+  return Rendered{read_text(paths.html), read_text(paths.markdown),
+                  nlohmann::json::parse(read_text(paths.json))};
+}
+
+std::vector<std::string> section_ids(const nlohmann::json& report) {
+  std::vector<std::string> ids;
+  for (const auto& s : report["sections"]) ids.push_back(s["id"]);
+  return ids;
+}
+
+// The markdown row of a table row of report.json.
+std::string md_row(const nlohmann::json& row) {
+  std::string line = "|";
+  for (const auto& cell : row) line += fmt::format(" {} |", cell["text"].get<std::string>());
+  return line;
+}
+
+const nlohmann::json* find_table(const nlohmann::json& report, const std::string& id) {
+  for (const auto& s : report["sections"]) {
+    for (const auto& b : s["blocks"]) {
+      if (b["type"] == "table" && b["id"] == id) return &b;
+    }
+  }
+  return nullptr;
+}
+
+class ReportTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    root_ = testing::fresh_dir("report");
+    one_ = testing::write_run_folder(testing::small_scenario(1, "one-replica"), root_ / "one");
+    two_ = testing::write_run_folder(testing::small_scenario(2, "two-replicas"), root_ / "two");
+  }
+  static fs::path root_;
+  static std::string one_, two_;
+};
+fs::path ReportTest::root_;
+std::string ReportTest::one_, ReportTest::two_;
+
+TEST_F(ReportTest, SingleRunHtmlIsWellFormedAndSelfContained) {
+  const Rendered r = render({one_}, root_ / "single");
+  EXPECT_EQ(testing::tag_balance_error(r.html), "");
+  EXPECT_TRUE(r.html.starts_with("<!DOCTYPE html>"));
+  EXPECT_EQ(r.html.find("<script"), std::string::npos);
+  EXPECT_EQ(r.html.find("src="), std::string::npos);
+  EXPECT_EQ(r.html.find("@import"), std::string::npos);
+  EXPECT_EQ(r.html.find("url("), std::string::npos);
+  for (size_t i = r.html.find("http"); i != std::string::npos; i = r.html.find("http", i + 1)) {
+    EXPECT_EQ(r.html.compare(i, 26, "http://www.w3.org/2000/svg"), 0) << r.html.substr(i, 60);
+  }
+  for (const char* id : {"overview", "workload", "latency", "fleet", "cost"}) {
+    EXPECT_NE(r.html.find(std::string("<section id=\"") + id + "\">"), std::string::npos) << id;
+  }
+  EXPECT_EQ(section_ids(r.json),
+            (std::vector<std::string>{"overview", "workload", "latency", "fleet", "cost"}));
+  for (const char* chart : {"arrival-rate", "prompt-length-cdf", "ttft-cdf", "tpot-cdf", "e2e-cdf",
+                            "replicas", "queue-running", "kv-utilization", "cumulative-cost"}) {
+    EXPECT_NE(r.html.find(std::string("<figure id=\"") + chart + "\""), std::string::npos) << chart;
+  }
+}
+
+TEST_F(ReportTest, FiguresEqualSummaryJsonAsFormatted) {
+  const Rendered r = render({one_}, root_ / "figures");
+  const nlohmann::json summary = read_json_file(one_ + "/summary.json");
+  const nlohmann::json& m = summary["metrics"];
+  const nlohmann::json& c = summary["costs"];
+  std::vector<std::string> expected{
+      format_count(m["num_requests"].get<int64_t>()),
+      format_latency(m["ttft"]["p99_s"].get<double>()),
+      format_latency(m["ttft"]["p50_s"].get<double>()),
+      format_latency(m["tpot"]["p99_s"].get<double>()),
+      format_latency(m["e2e"]["p99_s"].get<double>()),
+      format_latency(m["itl"]["p99_s"].get<double>()),
+      format_percent(m["slo_attainment"].get<double>()),
+      format_rate(m["goodput_rps"].get<double>(), "req/s"),
+      format_dollars(c["dollars"].get<double>()),
+      format_dollars(c["dollars_per_1m_output_tokens"].get<double>()),
+      format_dollars(c["dollars_per_1m_input_tokens"].get<double>()),
+      format_percent(m["utilization"].get<double>()),
+  };
+  for (const auto& k : m["slo_classes"]) {
+    expected.push_back(format_latency(k["ttft"]["p99_s"].get<double>()));
+    expected.push_back(format_latency(k["e2e"]["p90_s"].get<double>()));
+    expected.push_back(format_percent(k["slo_attainment"].get<double>()));
+    expected.push_back(format_count(k["num_requests"].get<int64_t>()));
+  }
+  for (const std::string& text : expected) {
+    EXPECT_NE(r.html.find(std::string(">") + text + "<"), std::string::npos) << text;
+    EXPECT_NE(r.md.find(text), std::string::npos) << text;
+  }
+  // The raw values travel in report.json next to the text.
+  const nlohmann::json* table = find_table(r.json, "latency-percentiles");
+  ASSERT_NE(table, nullptr);
+  const nlohmann::json& all = table->at("rows").back();
+  EXPECT_EQ(all[0]["text"], "all");
+  EXPECT_DOUBLE_EQ(all[3]["value"].get<double>(), m["ttft"]["p99_s"].get<double>());
+  EXPECT_EQ(all[3]["text"], format_latency(m["ttft"]["p99_s"].get<double>()));
+}
+
+TEST_F(ReportTest, MarkdownAndJsonCarryTheSameTables) {
+  const Rendered r = render({one_, two_}, root_ / "agree");
+  size_t num_rows = 0;
+  for (const auto& s : r.json["sections"]) {
+    EXPECT_NE(r.md.find(std::string("## ") + s["title"].get<std::string>() + "\n"),
+              std::string::npos);
+    for (const auto& b : s["blocks"]) {
+      if (b["type"] == "table") {
+        for (const auto& row : b["rows"]) {
+          EXPECT_NE(r.md.find(md_row(row) + "\n"), std::string::npos) << md_row(row);
+          ++num_rows;
+        }
+      } else if (b["type"] == "figures") {
+        for (const auto& item : b["items"]) {
+          const std::string line = std::string("- **") + item["label"].get<std::string>() +
+                                   "**: " + item["text"].get<std::string>() + "\n";
+          EXPECT_NE(r.md.find(line), std::string::npos) << line;
+        }
+      }
+    }
+  }
+  EXPECT_GT(num_rows, 40u);
+}
+
+TEST_F(ReportTest, TwoRunsAreComparedWithRatiosAndVerdicts) {
+  const Rendered r = render({one_, two_}, root_ / "compare");
+  EXPECT_EQ(testing::tag_balance_error(r.html), "");
+  const std::vector<std::string> ids = section_ids(r.json);
+  EXPECT_EQ(ids.front(), "comparison");
+  for (const char* id : {"overview-1", "latency-1", "cost-1", "overview-2", "fleet-2", "cost-2"}) {
+    EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end()) << id;
+  }
+  const nlohmann::json* table = find_table(r.json, "comparison-table");
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ(table->at("columns"),
+            (nlohmann::json{"metric", "one-replica", "two-replicas", "two-replicas / one-replica",
+                            "verdict (two-replicas)"}));
+  const double a = read_json_file(one_ + "/summary.json")["costs"]["dollars"].get<double>();
+  const double b = read_json_file(two_ + "/summary.json")["costs"]["dollars"].get<double>();
+  const double p99_a =
+      read_json_file(one_ + "/summary.json")["metrics"]["ttft"]["p99_s"].get<double>();
+  const double p99_b =
+      read_json_file(two_ + "/summary.json")["metrics"]["ttft"]["p99_s"].get<double>();
+  bool seen_cost = false, seen_ttft = false;
+  for (const auto& row : table->at("rows")) {
+    if (row[0]["text"] == "total cost") {
+      seen_cost = true;
+      EXPECT_EQ(row[3]["text"], format_ratio(b / a));
+      EXPECT_DOUBLE_EQ(row[3]["value"].get<double>(), b / a);
+      EXPECT_TRUE(row[4]["text"].get<std::string>().starts_with("two-replicas costs "));
+    }
+    if (row[0]["text"] == "p99 TTFT") {
+      seen_ttft = true;
+      EXPECT_EQ(row[1]["text"], format_latency(p99_a));
+      EXPECT_EQ(row[2]["text"], format_latency(p99_b));
+      EXPECT_EQ(row[3]["text"], format_ratio(p99_b / p99_a));
+      EXPECT_TRUE(row[4]["text"].get<std::string>().starts_with(
+          p99_b < p99_a ? "two-replicas cuts p99 TTFT by " : "two-replicas raises p99 TTFT"));
+    }
+  }
+  EXPECT_TRUE(seen_cost);
+  EXPECT_TRUE(seen_ttft);
+}
+
+TEST_F(ReportTest, SameInputsSameBytes) {
+  const Rendered a = render({one_, two_}, root_ / "det_a");
+  const Rendered b = render({one_, two_}, root_ / "det_b");
+  EXPECT_EQ(a.html, b.html);
+  EXPECT_EQ(a.md, b.md);
+  EXPECT_EQ(a.json, b.json);
+}
+
+TEST_F(ReportTest, ValidationFolderRendersAFidelitySection) {
+  const fs::path dir = testing::fresh_dir("validation");
+  fs::copy(one_, dir / "predicted");
+  fs::copy(two_, dir / "measured");
+  std::ofstream(dir / "validation.json") << R"({
+    "kind": "tidal-validation", "title": "Fidelity on H100",
+    "predicted_run": "predicted", "measured_run": "measured",
+    "metrics": [
+      {"metric": "TTFT p50", "unit": "s", "predicted": 0.050, "measured": 0.040,
+       "error": 0.25, "tolerance": 0.15, "pass": false},
+      {"metric": "output throughput", "unit": "tok/s", "predicted": 980, "measured": 1000,
+       "error": -0.02, "tolerance": 0.1, "pass": true}]})";
+  const Rendered r = render({dir.string()}, root_ / "fidelity");
+  EXPECT_EQ(section_ids(r.json), (std::vector<std::string>{"fidelity"}));
+  EXPECT_EQ(testing::tag_balance_error(r.html), "");
+  const nlohmann::json* table = find_table(r.json, "fidelity-errors");
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ(md_row(table->at("rows")[0]),
+            "| TTFT p50 | 50.0 ms | 40.0 ms | +25.0% | ±15.0% | no |");
+  EXPECT_EQ(md_row(table->at("rows")[1]),
+            "| output throughput | 980 tok/s | 1,000 tok/s | -2.0% | ±10.0% | yes |");
+  for (const char* chart : {"fidelity-ttft", "fidelity-tpot", "fidelity-e2e"}) {
+    EXPECT_NE(r.html.find(std::string("<figure id=\"") + chart + "\""), std::string::npos);
+  }
+}
+
+TEST_F(ReportTest, PlanFolderRendersAPlanSection) {
+  const fs::path dir = testing::fresh_dir("plan");
+  std::ofstream(dir / "plan.json") << R"({
+    "kind": "tidal-plan", "scenario": "chat", "pool": "h100", "mode": "cost",
+    "slo": ["p99_ttft<=1 s"], "objective": "dollars", "latency_metric": "p99_ttft_s",
+    "dimensions": ["num_replicas"], "cheapest": "b",
+    "candidates": [
+      {"id": "a", "index": 0, "config": {"num_replicas": 1}, "status": "slo_missed",
+       "reason": "p99_ttft = 3 s > 1 s", "num_gpus": 1, "dollars": 1.0, "p99_ttft_s": 3.0,
+       "slo_attainment": 0.5, "on_frontier": true},
+      {"id": "b", "index": 1, "config": {"num_replicas": 2}, "status": "feasible",
+       "reason": "", "num_gpus": 2, "dollars": 2.0, "p99_ttft_s": 0.4,
+       "slo_attainment": 1.0, "on_frontier": true},
+      {"id": "c", "index": 2, "config": {"num_replicas": 4}, "status": "feasible",
+       "reason": "", "num_gpus": 4, "dollars": 4.0, "p99_ttft_s": 0.5,
+       "slo_attainment": 1.0, "on_frontier": false}]})";
+  const Rendered r = render({dir.string()}, root_ / "plan_report");
+  EXPECT_EQ(section_ids(r.json), (std::vector<std::string>{"plan"}));
+  EXPECT_EQ(testing::tag_balance_error(r.html), "");
+  EXPECT_NE(r.md.find("- **cheapest meeting the SLO**: num_replicas=2\n"), std::string::npos);
+  const nlohmann::json* frontier = find_table(r.json, "plan-frontier");
+  ASSERT_NE(frontier, nullptr);
+  ASSERT_EQ(frontier->at("rows").size(), 2u);
+  EXPECT_EQ(md_row(frontier->at("rows")[0]),
+            "| b | 2 | feasible | 2 | $2.00 | 400 ms | 100.00% | yes |  |");
+  EXPECT_NE(r.html.find("<figure id=\"plan-scatter\""), std::string::npos);
+}
+
+TEST_F(ReportTest, UnknownFolderIsAnInputError) {
+  const fs::path dir = testing::fresh_dir("empty");
+  try {
+    build_report({dir.string()});
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              dir.string() +
+                  ": not a run, validation or plan folder (no summary.json, validation.json or "
+                  "plan.json)");
+  }
+}
+
+}  // namespace
+}  // namespace tidal::reports

@@ -1,0 +1,116 @@
+// Reading run folders strictly: figures match summary.json, and a missing file, column or
+// field is an InputError naming it.
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "reports/csv_columns.h"
+#include "reports/json_fields.h"
+#include "reports/run_data.h"
+#include "tests/reports/run_fixture.h"
+#include "traces/input_error.h"
+
+namespace tidal::reports {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+void write(const fs::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+class RunDataTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = testing::write_run_folder(testing::small_scenario(1, "small"),
+                                     testing::fresh_dir("run_data") / "run");
+  }
+  static std::string dir_;
+};
+std::string RunDataTest::dir_;
+
+TEST_F(RunDataTest, FiguresMatchTheRunFiles) {
+  const RunData run = load_run(dir_);
+  const nlohmann::json summary = read_json_file(dir_ + "/summary.json");
+  EXPECT_EQ(run.label, "small");
+  EXPECT_EQ(run.summary.num_requests, summary["metrics"]["num_requests"].get<int64_t>());
+  EXPECT_EQ(static_cast<int64_t>(run.requests.size()), run.summary.num_requests);
+  EXPECT_DOUBLE_EQ(*run.summary.ttft.p99_s, summary["metrics"]["ttft"]["p99_s"].get<double>());
+  EXPECT_DOUBLE_EQ(run.summary.dollars, summary["costs"]["dollars"].get<double>());
+  ASSERT_EQ(run.summary.classes.size(), 2u);
+  EXPECT_EQ(run.summary.classes[0].name, "batch");
+  EXPECT_EQ(run.requests.tenant_names, (std::vector<std::string>{"alpha", "beta"}));
+  EXPECT_EQ(run.requests.class_names, (std::vector<std::string>{"batch", "interactive"}));
+  ASSERT_EQ(run.summary.pools.size(), 1u);
+  EXPECT_EQ(run.summary.pools[0].gpu, "H100-SXM");
+  EXPECT_GT(run.timeline.size(), 10u);
+  ASSERT_FALSE(run.timeline.replicas_by_state.empty());
+  EXPECT_EQ(run.timeline.replicas_by_state[1].name, "warm");
+  double arrivals = 0;
+  for (double a : run.timeline.arrivals) arrivals += a;
+  EXPECT_EQ(static_cast<int64_t>(arrivals), run.summary.num_requests);
+  EXPECT_TRUE(run.requests.hol_blocking_s.empty());
+}
+
+TEST_F(RunDataTest, MissingFilesAreNamed) {
+  const fs::path copy = testing::fresh_dir("run_data_missing") / "run";
+  fs::create_directories(copy);
+  fs::copy_file(fs::path(dir_) / "summary.json", copy / "summary.json");
+  fs::copy_file(fs::path(dir_) / "timeline.csv", copy / "timeline.csv");
+  EXPECT_EQ(error_of([&] { load_run(copy.string()); }),
+            (copy / "requests.csv").string() + ": cannot open (missing file?)");
+}
+
+TEST_F(RunDataTest, MissingColumnsAndFieldsAreNamed) {
+  const fs::path dir = testing::fresh_dir("run_data_columns");
+  write(dir / "timeline.csv", "start_s,end_s,arrivals\n0,1,2\n");
+  EXPECT_EQ(error_of([&] { read_timeline((dir / "timeline.csv").string()); }),
+            (dir / "timeline.csv").string() + ":1: column \"finished\" is missing from the header");
+  write(dir / "bad.csv", "a,b\n1,2\n3,x\n");
+  EXPECT_EQ(error_of([&] {
+              read_csv_columns((dir / "bad.csv").string(), {{"b", CellKind::number, true}});
+            }),
+            (dir / "bad.csv").string() + ":3: b: expected a number, got \"x\"");
+  write(dir / "short.csv", "a,b\n1\n");
+  EXPECT_EQ(error_of([&] {
+              read_csv_columns((dir / "short.csv").string(), {{"a", CellKind::number, true}});
+            }),
+            (dir / "short.csv").string() + ":2: 1 fields, the header has 2");
+
+  nlohmann::json summary = read_json_file(dir_ + "/summary.json");
+  summary["metrics"]["ttft"].erase("p99_s");
+  write(dir / "summary.json", summary.dump());
+  EXPECT_EQ(error_of([&] { read_summary((dir / "summary.json").string()); }),
+            (dir / "summary.json").string() + ": metrics.ttft.p99_s: missing");
+  summary = read_json_file(dir_ + "/summary.json");
+  summary["costs"]["dollars"] = "12";
+  write(dir / "summary.json", summary.dump());
+  EXPECT_EQ(error_of([&] { read_summary((dir / "summary.json").string()); }),
+            (dir / "summary.json").string() + ": costs.dollars: expected a number, got \"12\"");
+}
+
+TEST(CsvColumns, QuotedFieldsAndOptionalColumns) {
+  const fs::path dir = testing::fresh_dir("csv_quoted");
+  write(dir / "q.csv", "name,v\n\"a, \"\"b\"\"\",1.5\nc,\n");
+  const CsvColumns csv =
+      read_csv_columns((dir / "q.csv").string(), {{"name", CellKind::text, true},
+                                                  {"v", CellKind::optional_number, true},
+                                                  {"absent", CellKind::number, false}});
+  EXPECT_EQ(csv.num_rows, 2);
+  EXPECT_EQ(csv.columns[0].texts, (std::vector<std::string>{"a, \"b\"", "c"}));
+  EXPECT_DOUBLE_EQ(csv.columns[1].numbers[0], 1.5);
+  EXPECT_TRUE(std::isnan(csv.columns[1].numbers[1]));
+  EXPECT_FALSE(csv.columns[2].present);
+}
+
+}  // namespace
+}  // namespace tidal::reports

@@ -1,0 +1,28 @@
+// Test helpers: small simulated run folders (written by the simulator itself), and a check
+// that an HTML/SVG text is well-formed as XML tags go.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace tidal::reports::testing {
+
+// A two-tenant, two-class scenario: `num_replicas` Llama-3-8B replicas on H100, 90 s of
+// Poisson arrivals. Deterministic for a seed.
+nlohmann::json small_scenario(int num_replicas, const std::string& name);
+
+// Simulates `scenario` and writes its run folder to `dir` (created); returns dir.
+std::string write_run_folder(const nlohmann::json& scenario, const std::filesystem::path& dir);
+
+// A fresh empty folder under the test temp dir.
+std::filesystem::path fresh_dir(const std::string& name);
+
+std::string read_text(const std::filesystem::path& path);
+
+// Empty when every start tag has its end tag in order (void tags written as <x/>; comments,
+// <!DOCTYPE> and text skipped); else where the nesting breaks.
+std::string tag_balance_error(const std::string& markup);
+
+}  // namespace tidal::reports::testing
