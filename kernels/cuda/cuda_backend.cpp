@@ -12,7 +12,7 @@ namespace {
 
 constexpr size_t kBlasWorkspaceBytes = size_t{32} << 20;
 // Attention splits aim for at least this many key positions per block.
-constexpr int64_t kMinAttentionPartition = 256;
+constexpr int64_t kMinAttentionPartition = 128;
 
 }  // namespace
 

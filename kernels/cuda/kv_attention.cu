@@ -1,7 +1,8 @@
 // KV write by slot mapping and paged attention (decode and prefill over a cached prefix).
 // Specs: reference::write_kv and reference::paged_attention in kernels/cpu/.
 //
-// Paged attention: grid (query token, query head, split). Each block walks its split's key
+// Paged attention: grid (query token, kv head, split); a block serves the query heads of its
+// kv head (up to kMaxGroup of them; more take several blocks). Each block walks its split's key
 // positions in chunks of kChunk with an online softmax (running max m, running sum l, running
 // weighted values acc). With one split it writes acc / l directly; otherwise it writes (m, l, acc)
 // partials and a reduce kernel combines the splits. Padding rows (slot -1) produce zeros.
@@ -21,6 +22,8 @@ namespace {
 constexpr int kAttentionThreads = 128;
 constexpr int kAttentionWarps = kAttentionThreads / 32;
 constexpr int kChunk = 128;
+// Query heads one attention block serves (of those sharing a kv head).
+constexpr int kMaxGroup = 8;
 constexpr int kDimsPerThread = kAttentionMaxHeadDim / kAttentionThreads;  // 2
 constexpr int kWriteThreads = 128;
 
@@ -131,18 +134,24 @@ __device__ int64_t sequence_of(const BatchArgs& batch, int64_t t) {
   return lo;
 }
 
+// Grid (token, kv head x head chunk, split): one block serves up to kMaxGroup query heads that
+// share a kv head (GQA), so each K/V row it reads is used by all of them.
 __global__ void __launch_bounds__(kAttentionThreads)
     paged_attention_kernel(const float* q, KvArgs kv, int64_t layer, BatchArgs batch, float scale,
                            int64_t partition_size, float* partials, float* out) {
-  __shared__ float q_shared[kAttentionMaxHeadDim];  // [head_dim], pre-multiplied by scale
-  __shared__ float scores[kChunk];                  // [kChunk] scores, then exp weights
+  __shared__ float q_shared[kMaxGroup][kAttentionMaxHeadDim];  // [group, head_dim], * scale
+  __shared__ float scores[kMaxGroup][kChunk];  // [group, kChunk] scores, then exp weights
   __shared__ float scratch[32];
   const int64_t t = blockIdx.x;
-  const int64_t h = blockIdx.y;
   const int64_t split = blockIdx.z;
   const int64_t num_splits = gridDim.z;
   const int64_t d = batch.head_dim;
-  const int64_t kv_head = h / (batch.num_heads / batch.num_kv_heads);
+  const int64_t group = batch.num_heads / batch.num_kv_heads;
+  const int64_t head_chunks = (group + kMaxGroup - 1) / kMaxGroup;
+  const int64_t kv_head = blockIdx.y / head_chunks;
+  const int64_t first_in_group = (blockIdx.y % head_chunks) * kMaxGroup;
+  const int num_group_heads = static_cast<int>(min_i64(kMaxGroup, group - first_in_group));
+  const int64_t first_head = kv_head * group + first_in_group;  // heads h with h / group == kv_head
   const int lane = threadIdx.x % 32;
   const int warp = threadIdx.x / 32;
 
@@ -153,12 +162,21 @@ __global__ void __launch_bounds__(kAttentionThreads)
   const int64_t s = sequence_of(batch, t);
   const int32_t* block_table = batch.block_tables + s * batch.max_blocks_per_seq;
 
-  for (int64_t i = threadIdx.x; i < d; i += blockDim.x) {
-    q_shared[i] = q[(t * batch.num_heads + h) * d + i] * scale;
+  for (int g = 0; g < num_group_heads; ++g) {
+    for (int64_t i = threadIdx.x; i < d; i += blockDim.x) {
+      q_shared[g][i] = q[(t * batch.num_heads + first_head + g) * d + i] * scale;
+    }
   }
-  float running_max = -FLT_MAX;
-  float running_sum = 0.0f;
-  float acc[kDimsPerThread] = {};
+  float running_max[kMaxGroup];
+  float running_sum[kMaxGroup];
+  float acc[kMaxGroup][kDimsPerThread];
+#pragma unroll
+  for (int g = 0; g < kMaxGroup; ++g) {
+    running_max[g] = -FLT_MAX;
+    running_sum[g] = 0.0f;
+#pragma unroll
+    for (int k = 0; k < kDimsPerThread; ++k) acc[g][k] = 0.0f;
+  }
   for (int64_t chunk_begin = begin; chunk_begin < end; chunk_begin += kChunk) {
     const int64_t n = min_i64(kChunk, end - chunk_begin);
     __syncthreads();  // q_shared written / previous chunk's scores consumed
@@ -167,56 +185,88 @@ __global__ void __launch_bounds__(kAttentionThreads)
       const int64_t slot =
           static_cast<int64_t>(block_table[p / kv.block_size]) * kv.block_size + p % kv.block_size;
       const int64_t row = kv.row_index(layer, 0, slot, kv_head);
-      float dot = 0.0f;
-      for (int64_t i = lane; i < d; i += 32) dot += q_shared[i] * kv.load(row, i);
-      dot = warp_sum(dot);
-      if (lane == 0) scores[j] = dot;
+      float dot[kMaxGroup] = {};
+      for (int64_t i = lane; i < d; i += 32) {
+        const float key = kv.load(row, i);
+#pragma unroll
+        for (int g = 0; g < kMaxGroup; ++g) {
+          if (g < num_group_heads) dot[g] += q_shared[g][i] * key;
+        }
+      }
+#pragma unroll
+      for (int g = 0; g < kMaxGroup; ++g) {
+        if (g < num_group_heads) {
+          const float total = warp_sum(dot[g]);
+          if (lane == 0) scores[g][j] = total;
+        }
+      }
     }
     __syncthreads();
-    float chunk_max = -FLT_MAX;
-    for (int64_t j = threadIdx.x; j < n; j += blockDim.x) chunk_max = fmaxf(chunk_max, scores[j]);
-    chunk_max = block_max(chunk_max, scratch);
-    const float new_max = fmaxf(running_max, chunk_max);
-    const float correction = expf(running_max - new_max);  // 0 on the first chunk
-    float chunk_sum = 0.0f;
-    for (int64_t j = threadIdx.x; j < n; j += blockDim.x) {
-      scores[j] = expf(scores[j] - new_max);
-      chunk_sum += scores[j];
+    float correction[kMaxGroup];
+#pragma unroll
+    for (int g = 0; g < kMaxGroup; ++g) {
+      correction[g] = 1.0f;
+      if (g >= num_group_heads) continue;  // uniform across the block
+      float chunk_max = -FLT_MAX;
+      for (int64_t j = threadIdx.x; j < n; j += blockDim.x) {
+        chunk_max = fmaxf(chunk_max, scores[g][j]);
+      }
+      chunk_max = block_max(chunk_max, scratch);
+      const float new_max = fmaxf(running_max[g], chunk_max);
+      correction[g] = expf(running_max[g] - new_max);  // 0 on the first chunk
+      float chunk_sum = 0.0f;
+      for (int64_t j = threadIdx.x; j < n; j += blockDim.x) {
+        scores[g][j] = expf(scores[g][j] - new_max);
+        chunk_sum += scores[g][j];
+      }
+      chunk_sum = block_sum(chunk_sum, scratch);  // its barriers also publish scores[g]
+      running_sum[g] = running_sum[g] * correction[g] + chunk_sum;
+      running_max[g] = new_max;
     }
-    chunk_sum = block_sum(chunk_sum, scratch);  // its barriers also publish scores
-    running_sum = running_sum * correction + chunk_sum;
-    running_max = new_max;
+#pragma unroll
     for (int k = 0; k < kDimsPerThread; ++k) {
       const int64_t i = threadIdx.x + k * kAttentionThreads;
       if (i >= d) break;
-      float value_sum = 0.0f;
+      float value_sum[kMaxGroup] = {};
       for (int64_t j = 0; j < n; ++j) {
         const int64_t p = chunk_begin + j;
         const int64_t slot = static_cast<int64_t>(block_table[p / kv.block_size]) * kv.block_size +
                              p % kv.block_size;
-        value_sum += scores[j] * kv.load(kv.row_index(layer, 1, slot, kv_head), i);
+        const float value = kv.load(kv.row_index(layer, 1, slot, kv_head), i);
+#pragma unroll
+        for (int g = 0; g < kMaxGroup; ++g) {
+          if (g < num_group_heads) value_sum[g] += scores[g][j] * value;
+        }
       }
-      acc[k] = acc[k] * correction + value_sum;
+#pragma unroll
+      for (int g = 0; g < kMaxGroup; ++g) acc[g][k] = acc[g][k] * correction[g] + value_sum[g];
     }
   }
 
-  const int64_t out_row = (t * batch.num_heads + h) * d;
-  if (num_splits == 1) {
+#pragma unroll
+  for (int g = 0; g < kMaxGroup; ++g) {
+    if (g >= num_group_heads) break;
+    const int64_t h = first_head + g;
+    const int64_t out_row = (t * batch.num_heads + h) * d;
+    if (num_splits == 1) {
+#pragma unroll
+      for (int k = 0; k < kDimsPerThread; ++k) {
+        const int64_t i = threadIdx.x + k * kAttentionThreads;
+        if (i < d) out[out_row + i] = running_sum[g] > 0.0f ? acc[g][k] / running_sum[g] : 0.0f;
+      }
+      continue;
+    }
+    // partials: [num_tokens, num_heads, num_splits, head_dim + 2] = (acc..., max, sum)
+    float* partial = partials + ((t * batch.num_heads + h) * num_splits + split) * (d + 2);
+#pragma unroll
     for (int k = 0; k < kDimsPerThread; ++k) {
       const int64_t i = threadIdx.x + k * kAttentionThreads;
-      if (i < d) out[out_row + i] = running_sum > 0.0f ? acc[k] / running_sum : 0.0f;
+      if (i < d) partial[i] = acc[g][k];
     }
-    return;
-  }
-  // partials: [num_tokens, num_heads, num_splits, head_dim + 2] = (acc..., max, sum)
-  float* partial = partials + ((t * batch.num_heads + h) * num_splits + split) * (d + 2);
-  for (int k = 0; k < kDimsPerThread; ++k) {
-    const int64_t i = threadIdx.x + k * kAttentionThreads;
-    if (i < d) partial[i] = acc[k];
-  }
-  if (threadIdx.x == 0) {
-    partial[d] = running_max;
-    partial[d + 1] = running_sum;
+    if (threadIdx.x == 0) {
+      partial[d] = running_max[g];
+      partial[d + 1] = running_sum[g];
+    }
   }
 }
 
@@ -288,7 +338,10 @@ void launch_paged_attention(const float* q, const KvCacheView& kv, int64_t layer
   const BatchArgs args{batch.num_seqs,     batch.query_start_loc, batch.positions,
                        batch.slot_mapping, batch.block_tables,    batch.max_blocks_per_seq,
                        batch.num_heads,    batch.num_kv_heads,    batch.head_dim};
-  const dim3 grid(static_cast<unsigned>(batch.num_tokens), static_cast<unsigned>(batch.num_heads),
+  const int64_t group = batch.num_heads / batch.num_kv_heads;
+  const int64_t head_chunks = (group + kMaxGroup - 1) / kMaxGroup;
+  const dim3 grid(static_cast<unsigned>(batch.num_tokens),
+                  static_cast<unsigned>(batch.num_kv_heads * head_chunks),
                   static_cast<unsigned>(split.num_splits));
   paged_attention_kernel<<<grid, kAttentionThreads, 0, stream>>>(
       q, kv_args(kv), layer, args, scale, split.partition_size, workspace, out);

@@ -1,6 +1,6 @@
 // Paged attention decode with a bf16 KV cache (Llama-3-8B heads: 32 query, 8 kv, head_dim 128):
-// variant 1 = one block per (token, head) over the whole context, 2 = context split into
-// partitions of >= 256 positions then reduced (the backend's choice), 3 = partitions >= 1024.
+// variant 1 = one block per (token, kv head) over the whole context, 2 = context split into
+// partitions of >= 128 positions then reduced (the backend's choice), 3 = partitions >= 1024.
 // Validates against the CPU backend where the batch is small enough, prints GB/s of KV read.
 #include <cstdio>
 #include <cstdlib>
@@ -22,7 +22,7 @@ constexpr int64_t kMaxValidatedTokens = 16384;  // batch * context checked on th
 
 cuda::AttentionSplit split_for_variant(int variant, const AttentionBatch& batch) {
   if (variant == 1) return cuda::AttentionSplit{1, batch.max_blocks_per_seq * kBlockSize};
-  return cuda::choose_attention_split(batch, kBlockSize, variant == 2 ? 256 : 1024);
+  return cuda::choose_attention_split(batch, kBlockSize, variant == 2 ? 128 : 1024);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // GPUs and all-reduced equals the one-GPU result; one rank reduces to itself.
 #include <gtest/gtest.h>
 
+#include <exception>
 #include <random>
 #include <thread>
 #include <vector>
@@ -71,17 +72,25 @@ TEST(CudaNccl, TwoRanksMatchOneRank) {
 
   auto ranks = NcclRank::init_all({0, 1});
   std::vector<std::vector<float>> results(2);
+  std::vector<std::exception_ptr> errors(2);
   std::vector<std::thread> threads;
   for (int r = 0; r < 2; ++r) {
     threads.emplace_back([&, r] {
-      const int64_t begin = r * cols / 2;
-      const int64_t end = (r + 1) * cols / 2;
-      results[r] =
-          row_parallel_linear(*ranks[r], column_slice(x, tokens, cols, begin, end),
-                              column_slice(w, rows, cols, begin, end), tokens, rows, end - begin);
+      try {
+        const int64_t begin = r * cols / 2;
+        const int64_t end = (r + 1) * cols / 2;
+        results[r] =
+            row_parallel_linear(*ranks[r], column_slice(x, tokens, cols, begin, end),
+                                column_slice(w, rows, cols, begin, end), tokens, rows, end - begin);
+      } catch (...) {
+        errors[r] = std::current_exception();
+      }
     });
   }
   for (auto& t : threads) t.join();
+  for (const auto& error : errors) {
+    if (error) std::rethrow_exception(error);
+  }
   EXPECT_EQ(results[0], results[1]);  // every rank ends with identical bytes
   EXPECT_LT(relative_error(results[0], expected), 1e-5);
 }
