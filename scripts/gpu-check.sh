@@ -6,7 +6,8 @@
 #   3. bench/gpu_decode: device-to-device copy bandwidth first, cuBLAS bf16 GEMM rate, batch-1
 #      decode of an 8B-class random bf16 model vs weight bytes / bandwidth, 4,096-token prefill
 #      vs the GEMM rate, int8 vs bf16 decode, decode step table (batch 1..256 x context 512..32k)
-#   4. kernels/dev programs (int8 linear and paged attention variants), while time remains
+#   4. kernels/dev programs (int8 linear and paged attention variants, elementwise kernels),
+#      while time remains
 # Writes gpu-check.json (phase status and seconds, every benchmark figure) and logs/ under $OUT
 # when set, else build/gpu-check/. Each phase has a timeout; the JSON is written on every exit.
 #   scripts/gpu-check.sh [build-dir]   (default: build-gpu-check)
@@ -92,7 +93,7 @@ if ! grep -q "CUDA backend ON" "$logs/configure.log"; then
   exit 1
 fi
 targets=$(cmake --build "$build_dir" --target help |
-  grep -oE '^(cuda_[a-z0-9_]+_test|gpu_decode|int8_linear_dev|paged_attention_dev):' |
+  grep -oE '^(cuda_[a-z0-9_]+_test|gpu_decode|(int8_linear|paged_attention|elementwise)_dev):' |
   tr -d ':' | sort -u | tr '\n' ' ')
 # shellcheck disable=SC2086  # one target per word
 run_phase build 300 cmake --build "$build_dir" -j "$(nproc)" --target $targets
@@ -102,7 +103,7 @@ run_phase tests 180 ctest --test-dir "$build_dir" -L gpu --output-on-failure --t
   tests_rc=$?
 bench_rc=0
 run_phase gpu_decode 240 "$build_dir/bench/gpu_decode" || bench_rc=$?
-for program in int8_linear_dev paged_attention_dev; do
+for program in int8_linear_dev paged_attention_dev elementwise_dev; do
   run_phase "dev_$program" 60 "$build_dir/kernels/cuda/dev/$program" || true
 done
 echo "gpu-check: tests rc $tests_rc, gpu_decode rc $bench_rc"
