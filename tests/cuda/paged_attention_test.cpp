@@ -33,8 +33,8 @@ struct HostBatch {
   int64_t max_blocks_per_seq = 0;
 };
 
-KvCacheSpec spec_for(int64_t num_blocks, KvDType dtype) {
-  return KvCacheSpec{kLayers, num_blocks, kBlockSize, kKvHeads, kHeadDim, dtype};
+KvCacheSpec spec_for(int64_t num_blocks, KvDType dtype, int64_t num_kv_heads = kKvHeads) {
+  return KvCacheSpec{kLayers, num_blocks, kBlockSize, num_kv_heads, kHeadDim, dtype};
 }
 
 class CudaPagedAttention : public ::testing::TestWithParam<KvDType> {
@@ -63,7 +63,8 @@ class CudaPagedAttention : public ::testing::TestWithParam<KvDType> {
         batch.block_tables[s * batch.max_blocks_per_seq + b] = free_blocks[next_block++];
       }
     }
-    KvArena host_arena(spec_for(static_cast<int64_t>(free_blocks.size()), GetParam()));
+    KvArena host_arena(
+        spec_for(static_cast<int64_t>(free_blocks.size()), GetParam(), num_kv_heads_));
     const KvCacheView host_kv = host_arena.view();
     // Every cached token of every sequence, written through the reference.
     for (int64_t s = 0; s < num_seqs; ++s) {
@@ -72,8 +73,8 @@ class CudaPagedAttention : public ::testing::TestWithParam<KvDType> {
         slots[p] = batch.block_tables[s * batch.max_blocks_per_seq + p / kBlockSize] * kBlockSize +
                    p % kBlockSize;
       }
-      const auto k = random_values(rng_, context_lens[s] * kKvHeads * kHeadDim);
-      const auto v = random_values(rng_, context_lens[s] * kKvHeads * kHeadDim);
+      const auto k = random_values(rng_, context_lens[s] * num_kv_heads_ * kHeadDim);
+      const auto v = random_values(rng_, context_lens[s] * num_kv_heads_ * kHeadDim);
       reference_.write_kv(host_kv, kLayer, k.data(), v.data(), slots.data(), context_lens[s]);
       for (int64_t p = context_lens[s] - num_new[s]; p < context_lens[s]; ++p) {
         batch.positions.push_back(static_cast<int32_t>(p));
@@ -86,7 +87,7 @@ class CudaPagedAttention : public ::testing::TestWithParam<KvDType> {
       batch.query_start_loc.push_back(static_cast<int32_t>(batch.positions.size()));
     }
     const int64_t num_tokens = static_cast<int64_t>(batch.positions.size());
-    const auto q = random_values(rng_, num_tokens * kHeads * kHeadDim);
+    const auto q = random_values(rng_, num_tokens * num_heads_ * kHeadDim);
     AttentionBatch host_batch{num_seqs,
                               num_tokens,
                               batch.query_start_loc.data(),
@@ -94,11 +95,11 @@ class CudaPagedAttention : public ::testing::TestWithParam<KvDType> {
                               batch.slot_mapping.data(),
                               batch.block_tables.data(),
                               batch.max_blocks_per_seq,
-                              kHeads,
-                              kKvHeads,
+                              num_heads_,
+                              num_kv_heads_,
                               kHeadDim};
     const float scale = 0.0883883f;
-    std::vector<float> expected(num_tokens * kHeads * kHeadDim);
+    std::vector<float> expected(num_tokens * num_heads_ * kHeadDim);
     reference_.paged_attention(q.data(), host_kv, kLayer, host_batch, scale, expected.data());
 
     CudaKvArena device_arena(host_kv.spec);
@@ -119,13 +120,15 @@ class CudaPagedAttention : public ::testing::TestWithParam<KvDType> {
     const std::vector<float> actual = to_host(*backend_, d_out);
     EXPECT_LT(relative_error(actual, expected), 2e-5);
     if (padding_row) {
-      for (int64_t i = (num_tokens - 1) * kHeads * kHeadDim; i < num_tokens * kHeads * kHeadDim;
-           ++i) {
+      for (int64_t i = (num_tokens - 1) * num_heads_ * kHeadDim;
+           i < num_tokens * num_heads_ * kHeadDim; ++i) {
         ASSERT_EQ(actual[i], 0.0f);
       }
     }
   }
 
+  int64_t num_heads_ = kHeads;
+  int64_t num_kv_heads_ = kKvHeads;
   std::unique_ptr<CudaBackend> backend_;
   cpu::ReferenceBackend reference_;
   std::mt19937_64 rng_{4242};
@@ -143,9 +146,21 @@ TEST_P(CudaPagedAttention, PrefillOverCachedPrefix) {
   check({140, 64, 33}, {40, 64, 1}, false);
 }
 
-TEST_P(CudaPagedAttention, LargeBatchUsesOneSplit) {
-  // 2100 query rows x 8 heads is past kAttentionMaxPartials: one split per block.
-  check({2100, 700}, {2100, 50}, false);
+TEST_P(CudaPagedAttention, WideGroupsSpanSeveralBlocks) {
+  // 20 query heads on 1 kv head: groups of 8, 8 and 4 query heads per block.
+  num_heads_ = 20;
+  num_kv_heads_ = 1;
+  check({700, 90}, {1, 30}, true);
+}
+
+TEST_P(CudaPagedAttention, LargeBatchUsesOneSplitOverManyChunks) {
+  // 2561 query rows x 8 heads is past kAttentionMaxPartials: every block runs unsplit, and the
+  // 3000-position decode walks 24 chunks of keys with the online softmax alone.
+  std::vector<int64_t> context_lens(40, 64);
+  std::vector<int64_t> num_new(40, 64);
+  context_lens.push_back(3000);
+  num_new.push_back(1);
+  check(context_lens, num_new, false);
 }
 
 TEST_P(CudaPagedAttention, WriteKvMatchesReferenceBytesAndSkipsPadding) {
