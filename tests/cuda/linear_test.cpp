@@ -130,8 +130,9 @@ TEST_F(CudaLinear, Fp8OnSm90WithinActivationQuantizationError) {
     EXPECT_THROW(run(weight, 4), CudaError);
     return;
   }
-  // Activations go to e4m3 per tensor (3 mantissa bits): a few percent of the output scale.
-  for (const int64_t tokens : {1, 16, 64}) EXPECT_LT(run(weight, tokens), 0.05) << tokens;
+  // Activations go to e4m3 per tensor (3 mantissa bits, up to 6% per element): a few percent of
+  // the output scale; a layout or scale bug would be off by ~100%.
+  for (const int64_t tokens : {1, 16, 64}) EXPECT_LT(run(weight, tokens), 0.1) << tokens;
 }
 
 }  // namespace
