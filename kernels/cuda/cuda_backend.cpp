@@ -150,6 +150,12 @@ void CudaBackend::linear(const float* x, int64_t num_tokens, const LinearView& w
 void CudaBackend::linear_half(const float* x, int64_t num_tokens, const HalfLinearView& weight,
                               float* y) {
   if (num_tokens == 0) return;
+  const int variant =
+      half_variant_ != 0 ? half_variant_ : (num_tokens <= kHalfGemvMaxTokens ? 1 : 2);
+  if (variant == 1) {
+    launch_half_gemv(x, num_tokens, weight.data, weight.type, weight.rows, weight.cols, y, stream_);
+    return;
+  }
   auto* x_half = static_cast<uint16_t*>(
       scratch(activation_scratch_, static_cast<size_t>(num_tokens * weight.cols) * sizeof(uint16_t),
               "activation"));

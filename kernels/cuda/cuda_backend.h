@@ -3,7 +3,7 @@
 // including those inside LinearView, KvCacheView and AttentionBatch, is device memory of this
 // backend's device. Calls are asynchronous; synchronize() waits for them.
 //
-// Beyond the interface: bf16/fp16 weights (linear_half, through cuBLAS), device argmax and
+// Beyond the interface: bf16/fp16 weights (linear_half: a GEMV kernel or cuBLAS), device argmax and
 // top-k/top-p sampling, and scratch reservation for graph capture.
 #pragma once
 
@@ -91,6 +91,10 @@ class CudaBackend final : public Backend {
                         int64_t num_rows, int64_t dim, float* dst) override;
 
   // y = x W^T with bf16/fp16 weights: x is rounded to the weight type, fp32 accumulation.
+  // Variant 1 (the GEMV of gemv_half.cu) up to kHalfGemvMaxTokens tokens, else variant 2
+  // (conversion kernel + cuBLAS); set_half_variant(1 or 2) forces one, 0 restores the choice.
+  static constexpr int64_t kHalfGemvMaxTokens = 8;
+  void set_half_variant(int variant) { half_variant_ = variant; }
   void linear_half(const float* x,  // [num_tokens, weight.cols]
                    int64_t num_tokens, const HalfLinearView& weight,
                    float* y);       // [num_tokens, weight.rows]
@@ -115,6 +119,7 @@ class CudaBackend final : public Backend {
   DeviceBuffer<std::byte> attention_scratch_;   // split-context partials
   DeviceBuffer<float> fp8_scale_;               // [2] per-tensor activation scale + scratch
   int int8_variant_ = 0;
+  int half_variant_ = 0;
   uint64_t scratch_generation_ = 0;
 };
 

@@ -132,6 +132,16 @@ void launch_int8_linear(const float* x,  // [num_tokens, weight.cols]
                         float* y,  // [num_tokens, weight.rows]
                         int variant, cudaStream_t stream);
 
+// ---- gemv_half.cu ----
+// y = round_to_type(x) W^T for bf16/fp16 weights (uint16 storage), warp per output row, fp32 x
+// rounded in registers; for decode-sized batches (CudaBackend::linear_half variant 1).
+void launch_half_gemv(const float* x,  // [num_tokens, cols]
+                      int64_t num_tokens,
+                      const uint16_t* weight,  // [rows, cols]
+                      HalfType type, int64_t rows, int64_t cols,
+                      float* y,  // [num_tokens, rows]
+                      cudaStream_t stream);
+
 // ---- sampling.cu ----
 // out[r] = index of the largest logit of row r, ties to the lowest index.
 void launch_argmax(const float* logits,  // [num_rows, vocab]

@@ -1,6 +1,6 @@
 // Linear layers on the CUDA backend against the CPU reference: fp32 (cuBLAS), int8 weight-only
-// (both kernel variants, per-channel and grouped scales), bf16/fp16 (cuBLAS) and fp8 e4m3
-// (cuBLASLt on sm_90; a clear error on older GPUs).
+// (both kernel variants, per-channel and grouped scales), bf16/fp16 (GEMV and cuBLAS variants)
+// and fp8 e4m3 (cuBLASLt on sm_90; a clear error on older GPUs).
 #include <gtest/gtest.h>
 
 #include <random>
@@ -94,31 +94,40 @@ TEST_F(CudaLinear, Int8ScalarPathForOddShapes) {
   }
 }
 
-TEST_F(CudaLinear, HalfWeightsMatchReferenceOnRoundedOperands) {
-  const int64_t rows = 256, cols = 512, tokens = 11;
-  const auto w = random_values(rng_, rows * cols);
-  const auto x = random_values(rng_, tokens * cols);
-  for (const HalfType type : {HalfType::bf16, HalfType::fp16}) {
-    std::vector<uint16_t> codes(w.size());
-    std::vector<float> w_rounded(w.size());
-    std::vector<float> x_rounded(x.size());
-    for (size_t i = 0; i < w.size(); ++i) {
-      codes[i] = type == HalfType::bf16 ? float_to_bf16(w[i]) : float_to_fp16(w[i]);
-      w_rounded[i] = type == HalfType::bf16 ? bf16_to_float(codes[i]) : fp16_to_float(codes[i]);
+TEST_F(CudaLinear, HalfWeightsBothVariantsMatchReferenceOnRoundedOperands) {
+  // cols 520: the GEMV's 8-wide loads; cols 100: its scalar loop.
+  for (const int64_t cols : {520, 100}) {
+    const int64_t rows = 256;
+    const auto w = random_values(rng_, rows * cols);
+    for (const HalfType type : {HalfType::bf16, HalfType::fp16}) {
+      std::vector<uint16_t> codes(w.size());
+      std::vector<float> w_rounded(w.size());
+      for (size_t i = 0; i < w.size(); ++i) {
+        codes[i] = type == HalfType::bf16 ? float_to_bf16(w[i]) : float_to_fp16(w[i]);
+        w_rounded[i] = type == HalfType::bf16 ? bf16_to_float(codes[i]) : fp16_to_float(codes[i]);
+      }
+      auto d_codes = to_device(codes);
+      for (const int variant : {1, 2}) {
+        backend_->set_half_variant(variant);
+        for (const int64_t tokens : {1, 11, 40}) {
+          const auto x = random_values(rng_, tokens * cols);
+          std::vector<float> x_rounded(x.size());
+          for (size_t i = 0; i < x.size(); ++i) {
+            x_rounded[i] =
+                type == HalfType::bf16 ? round_to_bf16(x[i]) : fp16_to_float(float_to_fp16(x[i]));
+          }
+          std::vector<float> expected(tokens * rows);
+          reference_.linear(x_rounded.data(), tokens, make_f32_linear(w_rounded, rows, cols).view(),
+                            expected.data());
+          auto d_x = to_device(x);
+          DeviceBuffer<float> d_y(tokens * rows);
+          backend_->linear_half(d_x.data(), tokens,
+                                HalfLinearView{type, rows, cols, d_codes.data()}, d_y.data());
+          EXPECT_LT(relative_error(to_host(*backend_, d_y), expected), 1e-5)
+              << cols << " " << variant << " " << tokens;
+        }
+      }
     }
-    for (size_t i = 0; i < x.size(); ++i) {
-      x_rounded[i] =
-          type == HalfType::bf16 ? round_to_bf16(x[i]) : fp16_to_float(float_to_fp16(x[i]));
-    }
-    std::vector<float> expected(tokens * rows);
-    reference_.linear(x_rounded.data(), tokens, make_f32_linear(w_rounded, rows, cols).view(),
-                      expected.data());
-    auto d_codes = to_device(codes);
-    auto d_x = to_device(x);
-    DeviceBuffer<float> d_y(tokens * rows);
-    backend_->linear_half(d_x.data(), tokens, HalfLinearView{type, rows, cols, d_codes.data()},
-                          d_y.data());
-    EXPECT_LT(relative_error(to_host(*backend_, d_y), expected), 1e-5);
   }
 }
 
