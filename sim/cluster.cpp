@@ -1,17 +1,41 @@
 #include "sim/cluster.h"
 
+#include "traces/random.h"
+
 namespace tidal::sim {
+namespace {
+
+constexpr uint64_t kAcceptanceStream = 0x5eec'0000'0000'0000ULL;  // seeds of acceptance models
+
+}  // namespace
 
 Cluster::Cluster(const Scenario& scenario) : scenario_(scenario) {
+  if (scenario.network) network_.emplace(*scenario.network);
+  for (const PoolSpec& pool : scenario.pools) {
+    pool_sites_.push_back(network_ ? *network_->find_region(pool.region) : -1);
+  }
   for (size_t p = 0; p < scenario.pools.size(); ++p) {
     for (int32_t k = 0; k < scenario.pools[p].num_replicas; ++k) {
-      const auto index = static_cast<int32_t>(replicas_.size());
-      replicas_.push_back(
-          std::make_unique<Replica>(index, static_cast<int32_t>(p), scenario.pools[p]));
+      add_replica(static_cast<int32_t>(p), ReplicaState::warm);
     }
   }
-  loads_.resize(replicas_.size());
-  for (int32_t i = 0; i < num_replicas(); ++i) refresh_load(i);
+}
+
+int32_t Cluster::add_replica(int32_t pool, ReplicaState state) {
+  const auto index = static_cast<int32_t>(replicas_.size());
+  const PoolSpec& spec = scenario_.pools[static_cast<size_t>(pool)];
+  const uint64_t seed =
+      traces::derive_seed(scenario_.seed ^ kAcceptanceStream, static_cast<uint64_t>(index));
+  replicas_.push_back(
+      std::make_unique<Replica>(index, pool, spec, scenario_.metrics.long_prefill_tokens, seed));
+  Replica& r = *replicas_.back();
+  r.state = state;
+  r.site = pool_sites_[static_cast<size_t>(pool)];
+  if (spec.autoscaler.max_inputs) r.max_inputs = *spec.autoscaler.max_inputs;
+  loads_.emplace_back();
+  loads_.back().block_manager = &r.block_manager();
+  refresh_load(index);
+  return index;
 }
 
 const PoolSpec& Cluster::pool_of(int32_t replica) const {
@@ -26,6 +50,14 @@ void Cluster::refresh_load(int32_t i) {
   load.num_outstanding = r.num_outstanding;
   load.num_waiting = r.scheduler().num_waiting();
   load.kv_usage = r.scheduler().kv_usage();
+  load.num_outstanding_tokens = r.num_outstanding_tokens;
+  load.accepting =
+      r.num_outstanding < r.max_inputs && (site_restriction_ < 0 || r.site == site_restriction_);
+}
+
+void Cluster::restrict_to_site(int32_t site) {
+  site_restriction_ = site;
+  for (int32_t i = 0; i < num_replicas(); ++i) refresh_load(i);
 }
 
 }  // namespace tidal::sim

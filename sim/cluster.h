@@ -1,11 +1,15 @@
 // The fleet: pools of identical replicas, and the load view routers read. Replica indices run
-// over all pools in scenario order.
+// over all pools: first the replicas each pool starts with (in scenario order), then every
+// replica an autoscaler adds, in the order they are requested. Replicas are never removed
+// (stopped ones stay, so indices in requests.csv stay valid).
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
+#include "sim/fleet/network.h"
 #include "sim/replica.h"
 #include "sim/router.h"
 #include "sim/scenario.h"
@@ -21,14 +25,27 @@ class Cluster {
   const Replica& replica(int32_t i) const { return *replicas_[static_cast<size_t>(i)]; }
   const PoolSpec& pool_of(int32_t replica) const;
 
+  // Adds a replica of pool `pool` in `state`; returns its index.
+  int32_t add_replica(int32_t pool, ReplicaState state);
+
   // The routers' view, one entry per replica; refresh_load() after a replica changes.
   std::span<const ReplicaLoad> loads() const { return loads_; }
   void refresh_load(int32_t i);
+  // Restricts `accepting` to replicas in network region `site` (-1: no restriction) until
+  // the next call; refreshes every load.
+  void restrict_to_site(int32_t site);
+
+  // The scenario's network with each pool's region index, or empty.
+  const std::optional<fleet::NetworkGraph>& network() const { return network_; }
+  int32_t pool_site(int32_t pool) const { return pool_sites_[static_cast<size_t>(pool)]; }
 
  private:
   const Scenario& scenario_;
+  std::optional<fleet::NetworkGraph> network_;
+  std::vector<int32_t> pool_sites_;                 // [num_pools] region index or -1
   std::vector<std::unique_ptr<Replica>> replicas_;  // [num_replicas]
   std::vector<ReplicaLoad> loads_;                  // [num_replicas]
+  int32_t site_restriction_ = -1;
 };
 
 }  // namespace tidal::sim

@@ -1,6 +1,7 @@
 // requests.csv and timeline.csv.
 #include <fmt/format.h>
 
+#include "sim/fleet/pricing.h"
 #include "sim/run_output.h"
 
 namespace tidal::sim {
@@ -54,7 +55,8 @@ void write_requests_csv(const Scenario& scenario, const RunResult& result, std::
   buf.append(std::string_view(
       "id,workload,tenant,slo_class,arrival_s,first_scheduled_s,first_token_s,finish_s,"
       "prompt_tokens,output_tokens,replica,pool,preemptions,prefix_hit_tokens,ttft_s,tpot_s,"
-      "e2e_s,queue_delay_s,max_itl_s,slo_met,status,reason\n"));
+      "e2e_s,queue_delay_s,max_itl_s,slo_met,status,reason,region,network_s,requeues,"
+      "hol_delay_s,hol_caused_s\n"));
   const auto& requests = result.table.requests;
   for (size_t i = 0; i < requests.size(); ++i) {
     const Request& q = requests[i];
@@ -97,7 +99,10 @@ void write_requests_csv(const Scenario& scenario, const RunResult& result, std::
     fmt::format_to(std::back_inserter(buf), ",{},{},",
                    meets_slo(r, lat, scenario.slo_classes[c].slo) ? 1 : 0, status_name(r.status));
     append_field(buf, r.reason);
-    buf.push_back('\n');
+    buf.push_back(',');
+    append_field(buf, q.region);
+    fmt::format_to(std::back_inserter(buf), ",{},{},{:.6f},{:.6f}\n", format_seconds(r.network_ns),
+                   r.num_requeues, r.hol_delay_s, r.hol_caused_s);
     if (buf.size() > (1 << 20)) {
       out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
       buf.clear();
@@ -111,15 +116,24 @@ void write_timeline_csv(const RunResult& result, std::ostream& out) {
   buf.append(std::string_view(
       "start_s,end_s,arrivals,finished,rejected,output_tokens,queue_depth,running,"
       "replicas_starting,replicas_warm,replicas_draining,replicas_stopped,kv_usage,utilization,"
-      "dollars,cumulative_dollars\n"));
+      "dollars,cumulative_dollars,replicas_requested,replicas_provisioning,replicas_loading,"
+      "queued_at_router\n"));
   for (const TimelineRow& row : result.timeline) {
     const auto& s = row.num_replicas_by_state;
+    const auto count = [&](ReplicaState state) { return s[static_cast<size_t>(state)]; };
+    // replicas_starting: requested + provisioning + loading (each also in its own column).
+    const int32_t starting = count(ReplicaState::requested) + count(ReplicaState::provisioning) +
+                             count(ReplicaState::loading);
     fmt::format_to(std::back_inserter(buf),
-                   "{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f}\n",
+                   "{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{},{},{},{},{},{}\n",
                    format_seconds(row.start_ns), format_seconds(row.end_ns), row.num_arrivals,
                    row.num_finished, row.num_rejected, row.num_output_tokens, row.queue_depth,
-                   row.num_running, s[0], s[1], s[2], s[3], row.kv_usage, row.utilization,
-                   row.dollars, row.cumulative_dollars);
+                   row.num_running, starting, count(ReplicaState::warm),
+                   count(ReplicaState::draining), count(ReplicaState::stopped), row.kv_usage,
+                   row.utilization, fleet::format_dollars(row.micro_dollars),
+                   fleet::format_dollars(row.cumulative_micro_dollars),
+                   count(ReplicaState::requested), count(ReplicaState::provisioning),
+                   count(ReplicaState::loading), row.num_queued_at_router);
   }
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 }

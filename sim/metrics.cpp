@@ -114,9 +114,10 @@ RunMetrics compute_metrics(const Scenario& scenario, RunResult& result) {
   }
   m.rejections.assign(rejections.begin(), rejections.end());
 
-  // Cost: every replica is provisioned for the whole run.
-  const double hours = m.duration_s / 3600.0;
+  // Cost: the billing ledger's exact totals; utilization over the time replicas served.
+  const fleet::BillingReport& bill = result.fleet.billing;
   int64_t busy_ns = 0;
+  int64_t warm_ns = 0;
   for (size_t p = 0; p < scenario.pools.size(); ++p) {
     const PoolSpec& spec = scenario.pools[p];
     PoolMetrics pm;
@@ -129,28 +130,29 @@ RunMetrics compute_metrics(const Scenario& scenario, RunResult& result) {
     pm.num_kv_blocks = spec.kv.num_gpu_blocks;
     pm.price_per_gpu_hour = spec.resolved_price_per_gpu_hour;
     int64_t pool_busy_ns = 0;
+    int64_t pool_warm_ns = 0;
     for (const ReplicaSummary& r : result.replicas) {
       if (r.pool != static_cast<int32_t>(p)) continue;
       pool_busy_ns += r.busy_ns;
+      pool_warm_ns += r.warm_ns;
       pm.num_steps += r.num_steps;
     }
-    pm.gpu_hours = pm.num_gpus * hours;
-    pm.dollars = pm.gpu_hours * pm.price_per_gpu_hour;
-    pm.utilization = result.end_ns > 0 ? static_cast<double>(pool_busy_ns) /
-                                             (static_cast<double>(result.end_ns) * pm.num_replicas)
-                                       : 0.0;
+    if (p < bill.by_pool.size()) {
+      pm.gpu_hours = bill.by_pool[p].gpu_hours_billed;
+      pm.dollars = fleet::to_dollars(bill.by_pool[p].total);
+    }
+    pm.utilization = share(pool_busy_ns, pool_warm_ns);
     busy_ns += pool_busy_ns;
-    m.gpu_hours += pm.gpu_hours;
-    m.dollars += pm.dollars;
+    warm_ns += pool_warm_ns;
     m.pools.push_back(pm);
   }
-  const int32_t num_replicas = scenario.num_replicas();
-  m.utilization = result.end_ns > 0 ? static_cast<double>(busy_ns) /
-                                          (static_cast<double>(result.end_ns) * num_replicas)
-                                    : 0.0;
+  m.gpu_hours = bill.fleet.gpu_hours_billed;
+  m.dollars = fleet::to_dollars(bill.fleet.total);
+  m.utilization = share(busy_ns, warm_ns);
   m.dollars_per_1m_input_tokens = per_million(m.dollars, m.num_input_tokens);
   m.dollars_per_1m_output_tokens = per_million(m.dollars, m.num_output_tokens);
   m.dollars_per_1m_tokens = per_million(m.dollars, m.num_input_tokens + m.num_output_tokens);
+  m.fleet = compute_fleet_metrics(scenario, result, m.num_input_tokens, m.num_output_tokens);
   return m;
 }
 

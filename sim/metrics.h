@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/fleet_metrics.h"
 #include "sim/request_record.h"
 #include "sim/sample_set.h"
 #include "sim/scenario.h"
@@ -48,7 +49,7 @@ struct PoolMetrics {
   double price_per_gpu_hour = 0.0;
   double gpu_hours = 0.0;
   double dollars = 0.0;
-  double utilization = 0.0;  // busy share of its replicas' time
+  double utilization = 0.0;  // busy share of its replicas' warm (and draining) time
   int64_t num_steps = 0;
 };
 
@@ -69,15 +70,16 @@ struct RunMetrics {
   double slo_attainment = 0.0;  // over all requests
   double goodput_rps = 0.0;
   std::vector<ClassMetrics> classes;  // in Scenario::slo_classes order
-  double utilization = 0.0;           // busy share of all replicas' time
-  double gpu_hours = 0.0;
-  double dollars = 0.0;
+  double utilization = 0.0;           // busy share of all replicas' warm (and draining) time
+  double gpu_hours = 0.0;             // billed (the ledger)
+  double dollars = 0.0;               // billed total (the ledger)
   // Whole-run dollars over a million tokens of each kind; empty when no such tokens.
   std::optional<double> dollars_per_1m_input_tokens;
   std::optional<double> dollars_per_1m_output_tokens;
   std::optional<double> dollars_per_1m_tokens;  // input + output
   std::vector<PoolMetrics> pools;
   std::vector<std::pair<std::string, int64_t>> rejections;  // reason -> count, sorted by reason
+  FleetMetrics fleet;
 };
 
 // Sorts the run's ITL samples lazily, hence the non-const result.

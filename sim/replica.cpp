@@ -5,12 +5,48 @@
 
 namespace tidal::sim {
 
-Replica::Replica(int32_t index, int32_t pool, const PoolSpec& spec)
+Replica::Replica(int32_t index, int32_t pool, const PoolSpec& spec, int64_t long_prefill_tokens,
+                 uint64_t seed)
     : index_(index),
       pool_(pool),
       block_manager_(spec.kv),
       scheduler_(spec.scheduler, block_manager_),
-      step_model_(*spec.step_model) {}
+      step_model_(*spec.step_model),
+      long_prefill_tokens_(long_prefill_tokens),
+      draft_cost_ratio_(spec.speculative.draft_cost_ratio),
+      speculative_(spec.speculative.enabled()),
+      acceptance_(spec.speculative.acceptance_rate, seed) {}
+
+std::span<const sched::SeqOutput> Replica::step_outputs() {
+  if (!speculative_) return {};
+  const sched::StepPlan& plan = *plan_;
+  outputs_.resize(plan.seqs.size());
+  for (size_t i = 0; i < plan.seqs.size(); ++i) {
+    const sched::ScheduledSeq& seq = plan.seqs[i];
+    outputs_[i].num_accepted_tokens =
+        seq.samples ? 1 + acceptance_.sample_accepted(seq.num_spec_tokens) : 0;
+  }
+  return outputs_;
+}
+
+// Head-of-line accounting of the planned step: only steps holding a long prefill beside other
+// sequences need the second step-time call.
+void Replica::account_hol(double step_s) {
+  hol_.delay_s.clear();
+  hol_.caused_s.clear();
+  if (long_prefill_tokens_ <= 0 || work_.size() < 2) return;
+  short_work_.clear();
+  new_tokens_.resize(work_.size());
+  for (size_t i = 0; i < work_.size(); ++i) {
+    new_tokens_[i] = work_[i].num_new_tokens;
+    if (!fleet::is_long_prefill(work_[i].num_new_tokens, long_prefill_tokens_)) {
+      short_work_.push_back(work_[i]);
+    }
+  }
+  if (short_work_.empty() || short_work_.size() == work_.size()) return;
+  hol_ = fleet::attribute_step_stretch(new_tokens_, long_prefill_tokens_, step_s,
+                                       step_model_.step_seconds(short_work_));
+}
 
 int64_t Replica::plan_step(int64_t now_ns) {
   const sched::StepPlan& plan = scheduler_.schedule(now_ns);
@@ -21,6 +57,15 @@ int64_t Replica::plan_step(int64_t now_ns) {
     work_[i] = perf::SeqWork{plan.seqs[i].num_new_tokens, plan.seqs[i].num_context_tokens};
   }
   double seconds = step_model_.step_seconds(work_);
+  account_hol(seconds);
+  if (speculative_) {
+    // Drafting: each draft position costs draft_cost_ratio target steps (FACTS.md's
+    // speedup ~ tau / (1 + c k)), sequential before the verification step.
+    int32_t max_spec = 0;
+    for (const sched::ScheduledSeq& seq : plan.seqs)
+      max_spec = std::max(max_spec, seq.num_spec_tokens);
+    seconds *= 1.0 + draft_cost_ratio_ * max_spec;
+  }
   const int64_t num_swapped_blocks = plan.num_swap_out_blocks() + plan.num_swap_in_blocks();
   if (num_swapped_blocks > 0) seconds += step_model_.swap_seconds(num_swapped_blocks);
   // Positive: rounding by adding a half is exact enough and avoids a libm call per step.

@@ -4,13 +4,16 @@
 
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <vector>
 
 #include "engine/kv/block_manager.h"
 #include "engine/sched/scheduler.h"
+#include "sim/fleet/hol_blocking.h"
 #include "sim/perf/step_time_model.h"
 #include "sim/replica_state.h"
 #include "sim/scenario.h"
+#include "sim/spec_acceptance.h"
 
 namespace tidal::sim {
 
@@ -18,7 +21,10 @@ class Replica {
  public:
   static constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
 
-  Replica(int32_t index, int32_t pool, const PoolSpec& spec);
+  // `long_prefill_tokens` > 0 turns on head-of-line accounting (fleet::attribute_step_stretch);
+  // `seed` drives the speculative acceptance model of the pool's `speculative` spec.
+  Replica(int32_t index, int32_t pool, const PoolSpec& spec, int64_t long_prefill_tokens = 0,
+          uint64_t seed = 0);
   Replica(const Replica&) = delete;
   Replica& operator=(const Replica&) = delete;
 
@@ -33,6 +39,14 @@ class Replica {
   // empty. The plan stays readable through plan() until the step is applied.
   int64_t plan_step(int64_t now_ns);
   const sched::StepPlan& plan() const { return *plan_; }
+  // What the planned step produced per sequence, for Scheduler::update: empty without
+  // speculative decoding (one token per sampling sequence), else accepted lengths drawn from
+  // the acceptance model, aligned with plan().seqs. Call once per step.
+  std::span<const sched::SeqOutput> step_outputs();
+  // Head-of-line stretch of the planned step per sequence, aligned with plan().seqs (empty
+  // when the step holds no long prefill beside other sequences).
+  std::span<const double> hol_delay_s() const { return hol_.delay_s; }
+  std::span<const double> hol_caused_s() const { return hol_.caused_s; }
 
   // Lifecycle and the event loop's bookkeeping (the simulator owns their meaning).
   ReplicaState state = ReplicaState::warm;
@@ -43,15 +57,35 @@ class Replica {
   int64_t busy_ns = 0;            // total length of its steps
   int64_t num_steps = 0;
   int64_t num_batched_tokens = 0;  // tokens computed over all steps
+  // Fleet bookkeeping (the simulator's fleet controller owns their meaning).
+  int64_t max_inputs = std::numeric_limits<int64_t>::max();  // outstanding cap of its pool
+  int64_t num_outstanding_tokens = 0;  // prompt to compute + output to produce, outstanding
+  int64_t num_routed_tokens = 0;       // prompt + output tokens of every request routed here
+  int32_t site = -1;                   // network region index, -1 without a network
+  bool reserved = false;               // its lease holds a reserved slot (never interrupted)
+  bool lease_open = false;             // in a billed state since its lease opened
+  int64_t state_since_ns = 0;          // when it entered `state`
+  int64_t warm_ns = 0;                 // time spent warm or draining (closed stretches)
+  std::vector<int64_t> in_flight;      // requests routed here, not finished (unordered)
 
  private:
   int32_t index_;
   int32_t pool_;
   kv::BlockManager block_manager_;
   sched::Scheduler scheduler_;
+  void account_hol(double step_s);
+
   const perf::StepTimeModel& step_model_;
   const sched::StepPlan* plan_ = nullptr;
-  std::vector<perf::SeqWork> work_;  // [num scheduled seqs] reused every step
+  std::vector<perf::SeqWork> work_;        // [num scheduled seqs] reused every step
+  std::vector<perf::SeqWork> short_work_;  // [num scheduled seqs] work_ less long prefills
+  std::vector<int64_t> new_tokens_;        // [num scheduled seqs]
+  std::vector<sched::SeqOutput> outputs_;  // [num scheduled seqs]
+  int64_t long_prefill_tokens_;
+  double draft_cost_ratio_;
+  bool speculative_;
+  AcceptanceModel acceptance_;
+  fleet::StepStretch hol_;
 };
 
 }  // namespace tidal::sim

@@ -1,26 +1,21 @@
-// Lifecycle of a replica. Only `warm` replicas take requests. This release provisions every
-// replica warm for the whole run; autoscaling and cold starts move replicas through the others.
+// Lifecycle of a replica: the fleet's states (sim/fleet/lifecycle.h), so timeline.csv, the
+// billing ledger and the autoscalers all see the same ones:
+//   requested -> provisioning -> loading -> warm -> draining -> stopped
+// Only `warm` replicas take requests. Replicas a pool starts with are warm at time 0; replicas
+// an autoscaler adds go through the cold start (docs/scenario.md, "Autoscaling").
 #pragma once
 
-#include <array>
-#include <cstdint>
 #include <string_view>
+
+#include "sim/fleet/lifecycle.h"
 
 namespace tidal::sim {
 
-enum class ReplicaState : uint8_t {
-  starting,  // provisioned and billed, loading weights (a cold start)
-  warm,      // serving
-  draining,  // finishing its requests, taking no new ones
-  stopped,   // released, not billed
-};
-inline constexpr int kNumReplicaStates = 4;
-
-inline constexpr std::array<std::string_view, kNumReplicaStates> kReplicaStateNames{
-    "starting", "warm", "draining", "stopped"};
+using ReplicaState = fleet::LifecycleState;
+inline constexpr int kNumReplicaStates = fleet::kNumLifecycleStates;
 
 inline std::string_view replica_state_name(ReplicaState state) {
-  return kReplicaStateNames[static_cast<size_t>(state)];
+  return fleet::lifecycle_state_name(state);
 }
 
 }  // namespace tidal::sim

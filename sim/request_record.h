@@ -14,14 +14,19 @@ struct RequestRecord {
   int64_t arrival_ns =
       0;  // reaches the router (for requests with deps: when the last dep finished)
   int64_t first_scheduled_ns = -1;  // first step that computes any of its tokens
-  int64_t first_token_ns = -1;      // end of the step that produced its first output token
-  int64_t last_token_ns = -1;       // end of the step that produced its latest output token
-  int64_t finish_ns = -1;           // end of the step that produced its last token (finished only)
+  // Token times are when the client sees them: the step's end plus network_ns.
+  int64_t first_token_ns = -1;  // end of the step that produced its first output token
+  int64_t last_token_ns = -1;   // end of the step that produced its latest output token
+  int64_t finish_ns = -1;       // end of the step that produced its last token (finished only)
   int64_t num_output_tokens_done = 0;
   int64_t num_prefix_hit_tokens = 0;  // prompt tokens served from the prefix cache
   int64_t max_itl_ns = 0;             // largest gap between two consecutive output tokens
   int32_t replica = -1;               // replica the router chose, -1 when never routed
   int32_t num_preemptions = 0;
+  int32_t num_requeues = 0;   // times a spot interruption sent it back to the router
+  int64_t network_ns = 0;     // one-way client -> serving region latency (last replica)
+  double hol_delay_s = 0.0;   // its steps' stretch by co-scheduled long prefills
+  double hol_caused_s = 0.0;  // stretch its own long prefill chunks caused others
   RequestStatus status = RequestStatus::pending;
   std::string reason;  // why it was rejected; empty otherwise
 };

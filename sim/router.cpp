@@ -1,5 +1,7 @@
 #include "sim/router.h"
 
+#include "sim/router_policies.h"
+
 #include <array>
 #include <stdexcept>
 #include <string>
@@ -14,7 +16,7 @@ class RoundRobinRouter final : public Router {
     const auto n = static_cast<int32_t>(replicas.size());
     for (int32_t k = 0; k < n; ++k) {
       const int32_t i = (next_ + k) % n;
-      if (replicas[static_cast<size_t>(i)].state == ReplicaState::warm) {
+      if (is_usable(replicas[static_cast<size_t>(i)])) {
         next_ = (i + 1) % n;
         return i;
       }
@@ -36,7 +38,7 @@ class LeastOutstandingRouter final : public Router {
     for (int32_t k = 0; k < n; ++k) {
       const int32_t i = (next_ + k) % n;
       const ReplicaLoad& load = replicas[static_cast<size_t>(i)];
-      if (load.state != ReplicaState::warm) continue;
+      if (!is_usable(load)) continue;
       if (best < 0 || load.num_outstanding < replicas[static_cast<size_t>(best)].num_outstanding) {
         best = i;
       }
@@ -51,17 +53,31 @@ class LeastOutstandingRouter final : public Router {
 
 struct RouterEntry {
   std::string_view name;
-  std::unique_ptr<Router> (*make)();
+  std::unique_ptr<Router> (*make)(const RouterSpec& spec, uint64_t seed);
 };
 
-constexpr std::array<RouterEntry, 2> kRouters{{
-    {"round_robin", [] { return std::unique_ptr<Router>(new RoundRobinRouter()); }},
+constexpr std::array<RouterEntry, 8> kRouters{{
+    {"round_robin",
+     [](const RouterSpec&, uint64_t) { return std::unique_ptr<Router>(new RoundRobinRouter()); }},
     {"least_outstanding_requests",
-     [] { return std::unique_ptr<Router>(new LeastOutstandingRouter()); }},
+     [](const RouterSpec&, uint64_t) {
+       return std::unique_ptr<Router>(new LeastOutstandingRouter());
+     }},
+    {"random", [](const RouterSpec&, uint64_t seed) { return make_random_router(seed); }},
+    {"least_outstanding_tokens",
+     [](const RouterSpec&, uint64_t) { return make_least_tokens_router(); }},
+    {"power_of_two",
+     [](const RouterSpec&, uint64_t seed) { return make_power_of_two_router(seed); }},
+    {"session_affinity",
+     [](const RouterSpec& spec, uint64_t) { return make_session_affinity_router(spec); }},
+    {"prefix_aware",
+     [](const RouterSpec& spec, uint64_t) { return make_prefix_aware_router(spec); }},
+    {"cache_aware", [](const RouterSpec& spec, uint64_t) { return make_cache_aware_router(spec); }},
 }};
 
-constexpr std::array<std::string_view, kRouters.size()> kRouterNames{kRouters[0].name,
-                                                                     kRouters[1].name};
+constexpr std::array<std::string_view, kRouters.size()> kRouterNames{
+    kRouters[0].name, kRouters[1].name, kRouters[2].name, kRouters[3].name,
+    kRouters[4].name, kRouters[5].name, kRouters[6].name, kRouters[7].name};
 
 }  // namespace
 
@@ -69,11 +85,17 @@ std::span<const std::string_view> router_names() {
   return kRouterNames;
 }
 
-std::unique_ptr<Router> make_router(std::string_view name) {
+std::unique_ptr<Router> make_router(const RouterSpec& spec, uint64_t seed) {
   for (const RouterEntry& entry : kRouters) {
-    if (entry.name == name) return entry.make();
+    if (entry.name == spec.policy) return entry.make(spec, seed);
   }
-  throw std::logic_error("make_router: unknown router '" + std::string(name) + "'");
+  throw std::logic_error("make_router: unknown router '" + spec.policy + "'");
+}
+
+std::unique_ptr<Router> make_router(std::string_view name) {
+  RouterSpec spec;
+  spec.policy = std::string(name);
+  return make_router(spec, 0);
 }
 
 }  // namespace tidal::sim

@@ -81,12 +81,81 @@ ojson costs_json(const RunMetrics& m) {
                           {"utilization", p.utilization},
                           {"num_steps", p.num_steps}});
   }
+  const FleetMetrics& f = m.fleet;
+  ojson by_state = ojson::object();
+  for (const auto& [state, dollars] : f.dollars_by_state) by_state[state] = dollars;
+  ojson gpu_hours_by_state = ojson::object();
+  for (const auto& [state, hours] : f.gpu_hours_by_state) gpu_hours_by_state[state] = hours;
+  ojson by_rate = ojson::object();
+  for (const auto& [rate, dollars] : f.dollars_by_rate_class) by_rate[rate] = dollars;
   return ojson{{"gpu_hours", m.gpu_hours},
                {"dollars", m.dollars},
+               {"dollars_by_state", by_state},
+               {"dollars_granularity", f.dollars_granularity},
+               {"dollars_reserved_unused", f.dollars_reserved_unused},
+               {"dollars_by_rate_class", by_rate},
+               {"gpu_hours_by_state", gpu_hours_by_state},
+               {"tokens_per_dollar", optional_json(f.tokens_per_dollar)},
+               {"mean_utilization", m.utilization},
+               {"peak_sized_dollars", f.peak_sized_dollars},
+               {"peak_sized_savings", optional_json(f.peak_sized_savings)},
                {"dollars_per_1m_input_tokens", optional_json(m.dollars_per_1m_input_tokens)},
                {"dollars_per_1m_output_tokens", optional_json(m.dollars_per_1m_output_tokens)},
                {"dollars_per_1m_tokens", optional_json(m.dollars_per_1m_tokens)},
                {"pools", pools}};
+}
+
+ojson demand_json(const fleet::PeakToMean& d) {
+  return ojson{{"peak_per_s", d.peak_per_s}, {"mean_per_s", d.mean_per_s}, {"ratio", d.ratio}};
+}
+
+ojson fleet_json(const Scenario& s, const RunMetrics& m) {
+  const FleetMetrics& f = m.fleet;
+  ojson tenants = ojson::array();
+  for (const TenantMetrics& t : f.tenants) {
+    tenants.push_back(ojson{{"tenant", t.tenant},
+                            {"num_requests", t.num_requests},
+                            {"num_finished", t.num_finished},
+                            {"num_slo_met", t.num_slo_met},
+                            {"slo_attainment", t.slo_attainment},
+                            {"num_input_tokens", t.num_input_tokens},
+                            {"num_output_tokens", t.num_output_tokens},
+                            {"ttft", latency_json(t.ttft)},
+                            {"e2e", latency_json(t.e2e)},
+                            {"hol_delay_s", t.hol_delay_s},
+                            {"hol_caused_s", t.hol_caused_s},
+                            {"hol_delay", latency_json(t.hol_delay)},
+                            {"demand", demand_json(t.demand)}});
+  }
+  ojson pools = ojson::array();
+  for (size_t p = 0; p < s.pools.size(); ++p) {
+    const fleet::ColdStartBreakdown& c = s.pools[p].cold_start_times;
+    pools.push_back(ojson{{"pool", s.pools[p].name},
+                          {"peak_replicas", f.peak_replicas[p]},
+                          {"cold_start", ojson{{"total_s", c.total_s()},
+                                               {"provisioning_s", c.provisioning_s},
+                                               {"image_pull_s", c.image_pull_s},
+                                               {"weight_load_s", c.weight_load_s},
+                                               {"engine_init_s", c.engine_init_s},
+                                               {"snapshot_restore_s", c.snapshot_restore_s},
+                                               {"kv_alloc_s", c.kv_alloc_s},
+                                               {"from_snapshot", c.from_snapshot}}}});
+  }
+  return ojson{{"pools", pools},
+               {"num_replicas_total", f.num_replicas_total},
+               {"num_replicas_served", f.num_replicas_served},
+               {"num_scale_ups", f.num_scale_ups},
+               {"num_scale_downs", f.num_scale_downs},
+               {"num_spot_interruptions", f.num_spot_interruptions},
+               {"num_requeues", f.num_requeues},
+               {"load_imbalance", ojson{{"routed_tokens_max_over_mean", f.routed_tokens_imbalance},
+                                        {"busy_time_max_over_mean", f.busy_time_imbalance}}},
+               {"speculative", ojson{{"num_spec_tokens", f.num_spec_tokens},
+                                     {"num_accepted_spec_tokens", f.num_accepted_spec_tokens},
+                                     {"acceptance_rate", optional_json(f.spec_acceptance_rate)}}},
+               {"hol_delay_s", f.hol_delay_s},
+               {"aggregate_demand", demand_json(f.aggregate_demand)},
+               {"tenants", tenants}};
 }
 
 // Figures the loader derived from the scenario and the catalogs.
@@ -131,6 +200,7 @@ nlohmann::ordered_json summary_json(const Scenario& scenario, const RunResult& r
                {"resolved", resolved_json(scenario, result)},
                {"metrics", metrics_json(metrics)},
                {"costs", costs_json(metrics)},
+               {"fleet", fleet_json(scenario, metrics)},
                {"run", ojson{{"end_s", static_cast<double>(result.end_ns) / 1e9},
                              {"num_events", result.num_events},
                              {"num_steps", result.num_steps},

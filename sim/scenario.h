@@ -14,6 +14,11 @@
 
 #include "engine/kv/block_manager.h"
 #include "engine/sched/config.h"
+#include "sim/fleet/autoscaler.h"
+#include "sim/fleet/cold_start.h"
+#include "sim/fleet/network.h"
+#include "sim/fleet/pricing.h"
+#include "sim/fleet/spot.h"
 #include "sim/perf/memory_plan.h"
 #include "sim/perf/step_time_model.h"
 #include "traces/format.h"
@@ -47,12 +52,27 @@ struct WorkloadSpec {
   double length_scale = 1.0;  // prompt and output lengths are multiplied by this
   double start_s = 0.0;       // added to every arrival time after scaling
   uint64_t seed = 0;          // generator seed, derived from the scenario seed and the index
+  // Client region of its requests (with a scenario `network`): `region` for all, or a seeded
+  // mix of regions by weight; neither: the region the trace gives each request.
+  std::optional<std::string> region;
+  std::vector<std::pair<std::string, double>> region_mix;  // (region, weight > 0), as written
+  std::optional<int64_t> max_output_tokens;                // per-request output cap (a policy)
 };
 
 struct PerfSpec {
   std::string kind = "roofline";  // roofline | profile
   std::string profile;            // profile JSON path as written (kind == profile)
   std::string resolved_profile;   // resolved against the scenario's folder
+};
+
+// Speculative decoding in a pool's replicas (docs/scenario.md, "Speculative decoding").
+struct SpeculativeSpec {
+  std::string method = "none";         // none | ngram | draft | eagle
+  int32_t num_speculative_tokens = 0;  // k, drafted per decoding request and step
+  double acceptance_rate = 0.0;        // alpha: per-token acceptance probability
+  double draft_cost_ratio = 0.0;       // c: one draft token's cost relative to a target step
+
+  bool enabled() const { return method != "none" && num_speculative_tokens > 0; }
 };
 
 // One pool of identical replicas. Figures derived from the catalogs are resolved here.
@@ -67,18 +87,44 @@ struct PoolSpec {
   sched::SchedulerConfig scheduler;
   PerfSpec perf;
   std::optional<double> price_per_gpu_hour;  // overrides the catalog's on-demand price
+  std::string region;  // hosting region in the scenario `network` ("" without a network)
+  fleet::AutoscalerSpec autoscaler;  // default: fixed at num_replicas
+  fleet::ColdStartSpec cold_start;
+  fleet::PricingSpec pricing;
+  fleet::SpotSpec spot;  // interruptions of market leases when pricing.market is spot
+  SpeculativeSpec speculative;
+  nlohmann::json fleet_keys;  // autoscaler / cold_start / pricing / spot as written (echoed)
 
   // Resolved at load time.
   perf::MemoryPlan memory;
   kv::BlockManagerConfig kv;  // num_gpu_blocks from memory, num_cpu_blocks from swap space
-  double resolved_price_per_gpu_hour = 0.0;
+  double resolved_price_per_gpu_hour = 0.0;               // the market price replicas pay
+  fleet::ColdStartBreakdown cold_start_times;             // of a replica the autoscaler adds
+  fleet::PoolPricing pool_pricing;                        // what the billing ledger charges
   std::shared_ptr<const perf::StepTimeModel> step_model;  // roofline or profiled, per `perf`
 
   int32_t num_gpus() const { return num_replicas * deployment.tp; }
+  bool is_spot() const { return pool_pricing.market == fleet::Market::spot; }
 };
 
+// Global routing (docs/scenario.md, "Routers"). Knobs are read only by the routers that use them.
 struct RouterSpec {
   std::string policy = "least_outstanding_requests";  // see router_names()
+  // session_affinity, prefix_aware, cache_aware: a replica counts as overloaded when its
+  // outstanding requests exceed load_factor x (mean over usable replicas) + 1.
+  double load_factor = 1.25;
+  int32_t prefix_blocks = 4;          // prefix_aware: leading prompt blocks hashed onto the ring
+  int32_t virtual_nodes = 64;         // prefix_aware: ring points per replica
+  bool prefer_nearest_region = true;  // with a network: nearest region with a usable replica
+  // Requests held at the router leave in this class order (classes not listed come last, in
+  // arrival order); empty: arrival order.
+  std::vector<std::string> class_priority;
+};
+
+// Fleet-wide measurement knobs (`metrics` object).
+struct MetricsSpec {
+  int64_t long_prefill_tokens = 4096;  // head-of-line: a prefill chunk this long stalls others
+  double peak_bin_s = 60.0;            // peak-to-mean: width of an arrival-rate bin
 };
 
 struct OutputSpec {
@@ -105,6 +151,8 @@ struct Scenario {
   std::vector<PoolSpec> pools;
   RouterSpec router;
   OutputSpec output;
+  MetricsSpec metrics;
+  std::optional<fleet::NetworkSpec> network;
   std::vector<SloClass> slo_classes;  // sorted by name, one per slo_class in use
 
   int32_t num_replicas() const;

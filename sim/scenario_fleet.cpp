@@ -8,6 +8,7 @@
 #include "engine/sched/config_json.h"
 #include "sim/json_object.h"
 #include "sim/perf/perf.h"
+#include "sim/scenario_pool_keys.h"
 #include "traces/input_error.h"
 
 namespace tidal::sim {
@@ -84,7 +85,7 @@ PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string
              fmt::format("must be in (0, 1], got {}", pool.deployment.gpu_memory_utilization));
   }
   pool.deployment.block_size = int32_at_least(obj, "block_size", 16, 1);
-  pool.num_replicas = int32_at_least(obj, "num_replicas", 1, 1);
+  pool.num_replicas = int32_at_least(obj, "num_replicas", 1, 0);
   pool.prefix_caching = obj.boolean("prefix_caching", true);
   pool.swap_space_gib = obj.non_negative("swap_space_gib", obj.number("swap_space_gib", 4.0));
   if (const std::optional<double> price = obj.optional_number("price_per_gpu_hour")) {
@@ -111,9 +112,23 @@ PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string
   }
   pool.deployment.max_num_batched_tokens = pool.scheduler.max_num_batched_tokens;
   pool.perf = parse_perf(obj, base_dir);
-  obj.finish({"name", "model", "gpu", "tp", "weight_dtype", "kv_dtype", "num_replicas",
-              "gpu_memory_utilization", "block_size", "prefix_caching", "swap_space_gib",
-              "price_per_gpu_hour", "scheduler", "perf"});
+  read_pool_fleet_keys(obj, pool);
+  std::vector<std::string_view> known{"name",
+                                      "model",
+                                      "gpu",
+                                      "tp",
+                                      "weight_dtype",
+                                      "kv_dtype",
+                                      "num_replicas",
+                                      "gpu_memory_utilization",
+                                      "block_size",
+                                      "prefix_caching",
+                                      "swap_space_gib",
+                                      "price_per_gpu_hour",
+                                      "scheduler",
+                                      "perf"};
+  known.insert(known.end(), kPoolFleetKeys.begin(), kPoolFleetKeys.end());
+  obj.finish(known);
 
   // Memory: TP against heads, weights + activations + KV against device memory.
   pool.memory = perf::plan_memory(model, gpu, pool.deployment, where);
@@ -123,6 +138,7 @@ PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string
       std::floor(pool.swap_space_gib * kBytesPerGib /
                  (pool.deployment.block_size * pool.memory.kv_bytes_per_token_per_gpu)));
   pool.kv.enable_prefix_caching = pool.prefix_caching;
+  resolve_pool_fleet(obj, model, gpu, pool);
   kv::validate(pool.kv, where);
   sched::validate(pool.scheduler, pool.kv, sched_path);
   pool.step_model = make_step_model(pool, where);

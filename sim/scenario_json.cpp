@@ -38,6 +38,15 @@ ojson workload_json(const WorkloadSpec& w) {
   j["rate_scale"] = w.rate_scale;
   j["length_scale"] = w.length_scale;
   j["start_s"] = w.start_s;
+  j["region"] = w.region ? ojson(*w.region) : ojson(nullptr);
+  if (w.region_mix.empty()) {
+    j["region_mix"] = nullptr;
+  } else {
+    ojson mix = ojson::object();
+    for (const auto& [name, weight] : w.region_mix) mix[name] = weight;
+    j["region_mix"] = mix;
+  }
+  j["max_output_tokens"] = w.max_output_tokens ? ojson(*w.max_output_tokens) : ojson(nullptr);
   return j;
 }
 
@@ -54,10 +63,22 @@ ojson pool_json(const PoolSpec& p) {
   j["block_size"] = p.deployment.block_size;
   j["prefix_caching"] = p.prefix_caching;
   j["swap_space_gib"] = p.swap_space_gib;
-  j["price_per_gpu_hour"] = p.resolved_price_per_gpu_hour;
+  // The on-demand price, unless the pricing object gives it itself.
+  j["price_per_gpu_hour"] =
+      p.fleet_keys.contains("pricing") && p.fleet_keys["pricing"].contains("on_demand_per_gpu_hour")
+          ? ojson(nullptr)
+          : ojson(fleet::to_dollars(p.pool_pricing.on_demand_per_gpu_hour));
   j["scheduler"] = ojson::parse(sched::to_json(p.scheduler).dump());
   j["perf"] = p.perf.kind == "profile" ? ojson{{"kind", p.perf.kind}, {"profile", p.perf.profile}}
                                        : ojson{{"kind", p.perf.kind}};
+  for (const auto& [key, value] : p.fleet_keys.items()) j[key] = ojson::parse(value.dump());
+  if (!p.region.empty()) j["region"] = p.region;
+  j["speculative"] = p.speculative.enabled()
+                         ? ojson{{"method", p.speculative.method},
+                                 {"num_speculative_tokens", p.speculative.num_speculative_tokens},
+                                 {"acceptance_rate", p.speculative.acceptance_rate},
+                                 {"draft_cost_ratio", p.speculative.draft_cost_ratio}}
+                         : ojson(nullptr);
   return j;
 }
 
@@ -75,7 +96,28 @@ nlohmann::ordered_json scenario_to_json(const Scenario& s) {
   ojson pools = ojson::array();
   for (const PoolSpec& p : s.pools) pools.push_back(pool_json(p));
   j["fleet"] = ojson{{"pools", pools}};
-  j["router"] = ojson{{"policy", s.router.policy}};
+  j["router"] = ojson{{"policy", s.router.policy},
+                      {"load_factor", s.router.load_factor},
+                      {"prefix_blocks", s.router.prefix_blocks},
+                      {"virtual_nodes", s.router.virtual_nodes},
+                      {"prefer_nearest_region", s.router.prefer_nearest_region},
+                      {"class_priority", s.router.class_priority}};
+  j["metrics"] = ojson{{"long_prefill_tokens", s.metrics.long_prefill_tokens},
+                       {"peak_bin_s", s.metrics.peak_bin_s}};
+  if (s.network) {
+    ojson regions = ojson::array();
+    for (const fleet::RegionSpec& r : s.network->regions) {
+      regions.push_back(
+          ojson{{"name", r.name}, {"kind", std::string(fleet::region_kind_name(r.kind))}});
+    }
+    ojson links = ojson::array();
+    for (const fleet::LinkSpec& l : s.network->links) {
+      links.push_back(ojson{{"from", l.from}, {"to", l.to}, {"latency_ms", l.latency_ms}});
+    }
+    j["network"] = ojson{{"regions", regions}, {"links", links}};
+  } else {
+    j["network"] = nullptr;
+  }
   j["output"] = ojson{{"requests_csv", s.output.requests_csv},
                       {"timeline_csv", s.output.timeline_csv},
                       {"trace_json", s.output.trace_json},

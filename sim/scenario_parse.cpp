@@ -9,6 +9,7 @@
 #include "sim/router.h"
 #include "sim/scenario.h"
 #include "sim/scenario_fleet.h"
+#include "sim/scenario_fleet_keys.h"
 #include "traces/input_error.h"
 #include "traces/random.h"
 
@@ -68,8 +69,10 @@ WorkloadSpec parse_workload(const nlohmann::json& value, size_t index, const std
   w.rate_scale = obj.positive("rate_scale", obj.number("rate_scale", 1.0));
   w.length_scale = obj.positive("length_scale", obj.number("length_scale", 1.0));
   w.start_s = obj.non_negative("start_s", obj.number("start_s", 0.0));
+  read_workload_fleet_keys(obj, w);
   obj.finish({"name", "trace", "generator", "tenant", "slo_class", "slo", "time_scale",
-              "rate_scale", "length_scale", "start_s"});
+              "rate_scale", "length_scale", "start_s", "region", "region_mix",
+              "max_output_tokens"});
   return w;
 }
 
@@ -125,13 +128,15 @@ RouterSpec parse_router(JsonObject& root) {
   if (value == nullptr) return router;
   JsonObject obj(*value, "router", root.file());
   router.policy = obj.string("policy", router.policy);
+  read_router_knobs(obj, router);
   const auto names = router_names();
   if (std::find(names.begin(), names.end(), router.policy) == names.end()) {
     std::string known;
     for (std::string_view n : names) known += (known.empty() ? "" : ", ") + std::string(n);
     obj.fail("policy", fmt::format("unknown router \"{}\" (known: {})", router.policy, known));
   }
-  obj.finish({"policy"});
+  obj.finish({"policy", "load_factor", "prefix_blocks", "virtual_nodes", "prefer_nearest_region",
+              "class_priority"});
   return router;
 }
 
@@ -178,8 +183,10 @@ Scenario parse_scenario(const nlohmann::json& root, const std::string& file,
   s.pools = parse_fleet(obj.child("fleet"), file, base_dir);
   s.router = parse_router(obj);
   s.output = parse_output(obj);
+  s.metrics = parse_metrics_spec(obj);
+  s.network = parse_network(obj, s.pools, s.workloads);
   obj.finish({"name", "seed", "duration_s", "timeline_interval_s", "workloads", "fleet", "router",
-              "output"});
+              "output", "metrics", "network"});
   s.set_seed(s.seed);
   return s;
 }

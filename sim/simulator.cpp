@@ -8,12 +8,45 @@
 
 #include "sim/cluster.h"
 #include "sim/event_queue.h"
+#include "sim/fleet/spec_reading.h"
+#include "sim/fleet_controller.h"
+#include "sim/request_regions.h"
 #include "sim/router.h"
+#include "sim/router_queue.h"
+#include "traces/random.h"
 
 namespace tidal::sim {
 namespace {
 
-constexpr int64_t kProgressEvery = 4096;  // events between progress reports
+constexpr int64_t kProgressEvery = 4096;                      // events between progress reports
+constexpr uint64_t kRouterStream = 0x7a11'0000'0000'0000ULL;  // seed of seeded routers
+
+// Events that only matter while requests remain: skipped once every request is done, so
+// the run ends with the last request (replicas are billed up to then).
+bool is_fleet_event(EventKind kind) {
+  return kind == EventKind::autoscale || kind == EventKind::lifecycle ||
+         kind == EventKind::spot_notice || kind == EventKind::spot_interrupt;
+}
+
+// Rank of a class in the router queue: its position in class_priority, or after all listed.
+int32_t class_rank(const RouterSpec& router, const std::string& slo_class) {
+  const auto& list = router.class_priority;
+  return static_cast<int32_t>(std::find(list.begin(), list.end(), slo_class) - list.begin());
+}
+
+// Timeline dollars from the ledger's interval costs (exact micro-dollars).
+void set_interval_dollars(const std::vector<fleet::MicroDollars>& costs,
+                          std::vector<TimelineRow>& rows) {
+  fleet::MicroDollars cumulative = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const fleet::MicroDollars cost = i < costs.size() ? costs[i] : 0;
+    cumulative += cost;
+    rows[i].micro_dollars = cost;
+    rows[i].cumulative_micro_dollars = cumulative;
+    rows[i].dollars = fleet::to_dollars(cost);
+    rows[i].cumulative_dollars = fleet::to_dollars(cumulative);
+  }
+}
 
 class Simulator {
  public:
@@ -26,6 +59,17 @@ class Simulator {
   void on_step_end(int32_t replica, int64_t now);
   void arrive(int64_t request, int64_t now);
   void route(int64_t request, int64_t now);
+  // Sends a request to a replica the router picks (nearest region first with a network);
+  // false when no replica can take it now.
+  bool dispatch(int64_t request, int64_t now);
+  int32_t choose_replica(int64_t request);
+  void deliver(int64_t request, int32_t replica, int64_t now);
+  // Sends held requests while replicas take them.
+  void dispatch_held(int64_t now);
+  void hold(int64_t request, bool front);
+  // Takes a request off its replica's books (finished, rejected or re-queued).
+  void detach(int64_t request, Replica& replica);
+  void on_spot_interrupt(int32_t replica, int64_t now);
   void reject(int64_t request, int64_t now, std::string reason);
   void finish(int64_t request, int64_t now);
   void start_step(Replica& replica, int64_t now);
@@ -43,6 +87,14 @@ class Simulator {
   // takes that slot (EventQueue::replace_top), which pops and pushes in one sift.
   bool top_handled_ = false;
   TimelineRecorder timeline_;
+  FleetController fleet_;
+  RouterQueue held_;
+  std::vector<int32_t> rank_;           // [num_requests] router-queue class rank
+  std::vector<int64_t> charge_;         // [num_requests] tokens charged to its replica
+  std::vector<int32_t> in_flight_pos_;  // [num_requests] index in replica.in_flight
+  std::vector<char> at_replica_;  // [num_requests] in its replica's scheduler (not on the network)
+  std::vector<int32_t> client_region_;  // [num_requests] region index, -1 without network
+  std::vector<std::vector<int32_t>> nearest_sites_;  // [num regions] hosting regions, nearest first
   size_t next_arrival_ = 0;  // first request whose arrival is not yet queued or handled
   int64_t num_done_ = 0;     // requests finished or rejected
 
@@ -59,10 +111,27 @@ Simulator::Simulator(const Scenario& scenario, RequestTable table, ProgressSink*
     : scenario_(scenario),
       progress_(progress),
       cluster_(scenario),
-      router_(make_router(scenario.router.policy)),
-      timeline_(std::max<int64_t>(1, std::llround(scenario.timeline_interval_s * 1e9)), cluster_) {
+      router_(make_router(scenario.router, traces::derive_seed(scenario.seed ^ kRouterStream, 0))),
+      timeline_(std::max<int64_t>(1, std::llround(scenario.timeline_interval_s * 1e9)), cluster_),
+      fleet_(scenario, cluster_, queue_),
+      held_(static_cast<int32_t>(scenario.router.class_priority.size()) + 1) {
   result_.table = std::move(table);
+  apply_token_caps(scenario, result_.table);
   const size_t n = result_.table.requests.size();
+  rank_.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    rank_[i] = class_rank(scenario.router, result_.table.requests[i].slo_class);
+  }
+  charge_.assign(n, 0);
+  in_flight_pos_.assign(n, -1);
+  at_replica_.assign(n, 0);
+  client_region_.assign(n, -1);
+  if (const auto& network = cluster_.network()) {
+    client_region_ = assign_client_regions(scenario, result_.table, *network);
+    for (int32_t r = 0; r < network->num_regions(); ++r) {
+      nearest_sites_.push_back(network->nearest_sites(r));
+    }
+  }
   result_.records.resize(n);
   for (size_t i = 0; i < n; ++i) result_.records[i].arrival_ns = result_.table.arrival_ns[i];
   queue_.reserve(static_cast<size_t>(cluster_.num_replicas()) * 2 + 2);
@@ -97,9 +166,14 @@ RunResult Simulator::run() {
   const auto& arrival_ns = result_.table.arrival_ns;
   const auto n = static_cast<int64_t>(arrival_ns.size());
   if (n > 0) queue_.push(arrival_ns[0], EventKind::arrival, -1, 0);
+  fleet_.start();
   int64_t now = 0;
   while (!queue_.empty()) {
     const Event event = queue_.top();
+    if (num_done_ == n && is_fleet_event(event.kind)) {
+      queue_.pop();
+      continue;
+    }
     top_handled_ = true;
     now = event.time_ns;
     timeline_.advance_to(now);
@@ -112,6 +186,23 @@ RunResult Simulator::run() {
         break;
       case EventKind::step_end:
         on_step_end(event.replica, now);
+        break;
+      case EventKind::deliver:
+        deliver(event.request, event.replica, now);
+        break;
+      case EventKind::autoscale:
+        fleet_.on_autoscale(static_cast<int32_t>(event.request), now, held_.size(), num_done_ < n);
+        break;
+      case EventKind::lifecycle:
+        if (fleet_.on_lifecycle(event.replica, static_cast<ReplicaState>(event.request), now)) {
+          dispatch_held(now);
+        }
+        break;
+      case EventKind::spot_notice:
+        fleet_.on_spot_notice(event.replica, now);
+        break;
+      case EventKind::spot_interrupt:
+        on_spot_interrupt(event.replica, now);
         break;
     }
     if (top_handled_) queue_.pop();
@@ -129,11 +220,14 @@ RunResult Simulator::run() {
   }
   result_.end_ns = now;
   result_.timeline = timeline_.finish(now);
+  result_.fleet = fleet_.finish(now, timeline_.interval_ns());
+  set_interval_dollars(result_.fleet.interval_costs, result_.timeline);
   for (int32_t i = 0; i < cluster_.num_replicas(); ++i) {
     const Replica& r = cluster_.replica(i);
     result_.replicas.push_back(ReplicaSummary{
         r.pool(), r.busy_ns, r.num_steps, r.num_batched_tokens, r.block_manager().num_used_blocks(),
-        r.block_manager().num_gpu_blocks(), r.scheduler().stats(), r.block_manager().stats()});
+        r.block_manager().num_gpu_blocks(), r.scheduler().stats(), r.block_manager().stats(),
+        r.warm_ns, r.num_routed_tokens});
   }
   if (progress_ != nullptr) progress_->update(1.0);
   return std::move(result_);
@@ -178,23 +272,133 @@ void Simulator::arrive(int64_t request, int64_t now) {
 
 void Simulator::route(int64_t request, int64_t now) {
   arrive(request, now);
-  RequestRecord& rec = result_.records[static_cast<size_t>(request)];
+  if (held_.empty() && dispatch(request, now)) return;
+  hold(request, false);
+  dispatch_held(now);
+}
+
+void Simulator::hold(int64_t request, bool front) {
+  const int32_t rank = rank_[static_cast<size_t>(request)];
+  if (front) {
+    held_.push_front(request, rank);
+  } else {
+    held_.push_back(request, rank);
+  }
+  timeline_.set_router_queue(held_.size());
+}
+
+void Simulator::dispatch_held(int64_t now) {
+  while (!held_.empty() && dispatch(held_.front(), now)) held_.pop_front();
+  timeline_.set_router_queue(held_.size());
+}
+
+int32_t Simulator::choose_replica(int64_t request) {
   const Request& req = result_.table.requests[static_cast<size_t>(request)];
-  const int32_t target = router_->route(req, cluster_.loads());
-  if (target < 0) {
-    reject(request, now, "no warm replica");
-    return;
+  const int32_t client = client_region_[static_cast<size_t>(request)];
+  if (client < 0 || !scenario_.router.prefer_nearest_region) {
+    return router_->route(req, cluster_.loads());
   }
-  rec.replica = target;
+  const std::span<const ReplicaLoad> loads = cluster_.loads();
+  for (int32_t site : nearest_sites_[static_cast<size_t>(client)]) {
+    bool has_capacity = false;
+    for (int32_t i = 0; i < cluster_.num_replicas() && !has_capacity; ++i) {
+      has_capacity = is_usable(loads[static_cast<size_t>(i)]) && cluster_.replica(i).site == site;
+    }
+    if (!has_capacity) continue;
+    cluster_.restrict_to_site(site);
+    const int32_t target = router_->route(req, cluster_.loads());
+    cluster_.restrict_to_site(-1);
+    return target;
+  }
+  return -1;
+}
+
+bool Simulator::dispatch(int64_t request, int64_t now) {
+  const int32_t target = choose_replica(request);
+  if (target < 0) return false;
+  const auto k = static_cast<size_t>(request);
+  RequestRecord& rec = result_.records[k];
+  const Request& req = result_.table.requests[k];
   Replica& replica = cluster_.replica(target);
-  const sched::RejectReason reason = replica.scheduler().add_request(req, now);
-  if (reason != sched::RejectReason::none) {
-    reject(request, now, std::string(sched::reject_reason_name(reason)));
+  rec.replica = target;
+  rec.network_ns = 0;
+  if (client_region_[k] >= 0) {
+    rec.network_ns = fleet::seconds_to_ns(
+        cluster_.network()->latency_s(client_region_[k], replica.site).value_or(0.0));
+  }
+  charge_[k] = req.prompt_tokens + req.output_tokens - rec.num_output_tokens_done;
+  ++replica.num_outstanding;
+  replica.num_outstanding_tokens += charge_[k];
+  replica.num_routed_tokens += charge_[k];
+  in_flight_pos_[k] = static_cast<int32_t>(replica.in_flight.size());
+  replica.in_flight.push_back(request);
+  cluster_.refresh_load(target);
+  if (rec.network_ns > 0) {
+    queue_.push(now + rec.network_ns, EventKind::deliver, target, request);
+  } else {
+    deliver(request, target, now);
+  }
+  return true;
+}
+
+void Simulator::deliver(int64_t request, int32_t target, int64_t now) {
+  Replica& replica = cluster_.replica(target);
+  if (replica.state == ReplicaState::stopped) {  // interrupted while the request travelled
+    detach(request, replica);
+    ++result_.records[static_cast<size_t>(request)].num_requeues;
+    hold(request, true);
+    dispatch_held(now);
     return;
   }
-  ++replica.num_outstanding;
-  cluster_.refresh_load(target);
+  // A re-queued request resumes: what it already produced becomes part of its prompt.
+  const RequestRecord& rec = result_.records[static_cast<size_t>(request)];
+  Request effective = result_.table.requests[static_cast<size_t>(request)];
+  effective.prompt_tokens += rec.num_output_tokens_done;
+  effective.output_tokens -= rec.num_output_tokens_done;
+  const sched::RejectReason reason = replica.scheduler().add_request(effective, now);
+  if (reason != sched::RejectReason::none) {
+    detach(request, replica);
+    reject(request, now, std::string(sched::reject_reason_name(reason)));
+    fleet_.stop_if_drained(target, now);
+    return;
+  }
+  at_replica_[static_cast<size_t>(request)] = 1;
   if (!replica.stepping) request_wake(replica, now);
+}
+
+void Simulator::detach(int64_t request, Replica& replica) {
+  const auto k = static_cast<size_t>(request);
+  const auto pos = static_cast<size_t>(in_flight_pos_[k]);
+  const int64_t last = replica.in_flight.back();
+  replica.in_flight[pos] = last;
+  in_flight_pos_[static_cast<size_t>(last)] = static_cast<int32_t>(pos);
+  replica.in_flight.pop_back();
+  in_flight_pos_[k] = -1;
+  at_replica_[k] = 0;
+  --replica.num_outstanding;
+  replica.num_outstanding_tokens -= charge_[k];
+  charge_[k] = 0;
+  cluster_.refresh_load(replica.index());
+}
+
+// The provider takes the replica back: what it still holds goes back to the router (nothing
+// is lost); requests still on the network are re-queued when they arrive (deliver).
+void Simulator::on_spot_interrupt(int32_t index, int64_t now) {
+  Replica& replica = cluster_.replica(index);
+  if (replica.state == ReplicaState::stopped) return;
+  fleet_.set_state(index, ReplicaState::stopped, now);
+  std::vector<int64_t> ids = replica.in_flight;
+  std::sort(ids.begin(), ids.end(), std::greater<>());  // pushed to the front: lowest id first
+  for (int64_t id : ids) {
+    if (!at_replica_[static_cast<size_t>(id)]) continue;  // still on the network
+    // Between steps the scheduler hands the request back; a step in flight is lost with the
+    // replica (what the request produced so far is in its record either way).
+    if (!replica.stepping) replica.scheduler().remove_request(id);
+    detach(id, replica);
+    ++result_.records[static_cast<size_t>(id)].num_requeues;
+    hold(id, true);
+  }
+  dispatch_held(now);
 }
 
 void Simulator::reject(int64_t request, int64_t now, std::string reason) {
@@ -221,7 +425,7 @@ void Simulator::finish(int64_t request, int64_t now) {
   const auto k = static_cast<size_t>(request);
   RequestRecord& rec = result_.records[k];
   rec.status = RequestStatus::finished;
-  rec.finish_ns = now;
+  rec.finish_ns = now + rec.network_ns;
   timeline_.add_finished();
   ++num_done_;
   for (int64_t j = dependents_begin_[k]; j < dependents_begin_[k + 1]; ++j) {
@@ -242,7 +446,7 @@ void Simulator::request_wake(Replica& replica, int64_t at) {
 void Simulator::on_wake(int32_t index, int64_t now) {
   Replica& replica = cluster_.replica(index);
   if (now == replica.next_wake_ns) replica.next_wake_ns = Replica::kNever;
-  if (!replica.stepping) start_step(replica, now);
+  if (!replica.stepping && replica.state != ReplicaState::stopped) start_step(replica, now);
 }
 
 void Simulator::start_step(Replica& replica, int64_t now) {
@@ -282,32 +486,59 @@ void Simulator::start_step(Replica& replica, int64_t now) {
 void Simulator::on_step_end(int32_t index, int64_t now) {
   Replica& replica = cluster_.replica(index);
   replica.stepping = false;
-  const std::span<const sched::RequestEvent> events = replica.scheduler().update({}, now);
+  if (replica.state == ReplicaState::stopped) return;  // interrupted: the step is lost
+  const std::span<const sched::SeqOutput> outputs = replica.step_outputs();
+  const sched::StepPlan& plan = replica.plan();
+  const std::span<const double> hol_delay = replica.hol_delay_s();
+  const std::span<const double> hol_caused = replica.hol_caused_s();
+  // Outstanding tokens: computed prompt tokens and produced output tokens leave the charge.
+  for (size_t i = 0; i < plan.seqs.size(); ++i) {
+    const sched::ScheduledSeq& seq = plan.seqs[i];
+    const auto k = static_cast<size_t>(seq.request_id);
+    RequestRecord& rec = result_.records[k];
+    if (!hol_delay.empty()) {
+      rec.hol_delay_s += hol_delay[i];
+      rec.hol_caused_s += hol_caused[i];
+    }
+    const int64_t accepted = outputs.empty() ? 0 : std::max(0, outputs[i].num_accepted_tokens - 1);
+    const int64_t done = std::min(charge_[k], seq.num_new_tokens - seq.num_spec_tokens + accepted);
+    charge_[k] -= done;
+    replica.num_outstanding_tokens -= done;
+  }
+  const std::span<const sched::RequestEvent> events = replica.scheduler().update(outputs, now);
+  bool freed = false;
   for (const sched::RequestEvent& ev : events) {
     RequestRecord& rec = result_.records[static_cast<size_t>(ev.request_id)];
     rec.num_preemptions = ev.num_preemptions;
-    rec.num_prefix_hit_tokens = ev.num_prefix_hit_tokens;
+    if (rec.num_requeues == 0) rec.num_prefix_hit_tokens = ev.num_prefix_hit_tokens;
     if (ev.num_new_output_tokens > 0) {
-      // Tokens of one step come out together: the first closes the gap since the previous
-      // token, the others (accepted speculative tokens) follow with no gap.
-      if (ev.first_token) {
-        rec.first_token_ns = now;
+      // Tokens of one step come out together, reaching the client network_ns later: the
+      // first closes the gap since the previous token, the others (accepted speculative
+      // tokens) follow with no gap. A re-queued request's first token came from its first
+      // replica.
+      const int64_t shown = now + rec.network_ns;
+      if (rec.first_token_ns < 0) {
+        rec.first_token_ns = shown;
+        fleet_.add_ttft(replica.pool(), static_cast<double>(shown - rec.arrival_ns) / 1e9);
       } else {
-        const int64_t gap = now - rec.last_token_ns;
+        const int64_t gap = shown - rec.last_token_ns;
         result_.itl.add(static_cast<double>(gap) / 1e9);
         rec.max_itl_ns = std::max(rec.max_itl_ns, gap);
       }
       for (int32_t t = 1; t < ev.num_new_output_tokens; ++t) result_.itl.add(0.0);
-      rec.last_token_ns = now;
+      rec.last_token_ns = shown;
       rec.num_output_tokens_done += ev.num_new_output_tokens;
       timeline_.add_output_tokens(ev.num_new_output_tokens);
     }
     if (ev.finished) {
-      --replica.num_outstanding;
+      detach(ev.request_id, replica);
       finish(ev.request_id, now);
+      freed = true;
     }
   }
   start_step(replica, now);
+  fleet_.stop_if_drained(index, now);
+  if (freed) dispatch_held(now);
 }
 
 }  // namespace

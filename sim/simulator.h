@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/fleet_controller.h"
 #include "sim/request_record.h"
 #include "sim/sample_set.h"
 #include "sim/scenario.h"
@@ -32,6 +33,8 @@ struct ReplicaSummary {
   int64_t num_gpu_blocks = 0;
   sched::SchedulerStats scheduler;
   kv::BlockManagerStats block_manager;
+  int64_t warm_ns = 0;            // time spent warm or draining
+  int64_t num_routed_tokens = 0;  // prompt + output tokens of the requests routed to it
 };
 
 struct RunResult {
@@ -45,6 +48,7 @@ struct RunResult {
   int64_t end_ns = 0;                    // the last event
   int64_t num_events = 0;                // events processed
   int64_t num_steps = 0;
+  FleetReport fleet;  // billing, peaks, scaling and interruption counts
 };
 
 // Told how far a run is, now and then (every few thousand events).

@@ -34,9 +34,9 @@ void TimelineRecorder::close_intervals_until(int64_t now_ns) {
 void TimelineRecorder::close_open(int64_t end_ns) {
   TimelineRow& row = open_;
   row.end_ns = end_ns;
+  row.num_queued_at_router = num_queued_at_router_;
   int64_t num_used_blocks = 0;
   int64_t num_total_blocks = 0;
-  double dollars_per_hour = 0.0;
   for (int32_t i = 0; i < cluster_.num_replicas(); ++i) {
     const Replica& r = cluster_.replica(i);
     const sched::Scheduler& s = r.scheduler();
@@ -45,21 +45,18 @@ void TimelineRecorder::close_open(int64_t end_ns) {
     ++row.num_replicas_by_state[static_cast<size_t>(r.state)];
     num_used_blocks += r.block_manager().num_used_blocks();
     num_total_blocks += r.block_manager().num_gpu_blocks();
-    if (r.state != ReplicaState::stopped) {
-      const PoolSpec& pool = cluster_.pool_of(i);
-      dollars_per_hour += pool.deployment.tp * pool.resolved_price_per_gpu_hour;
-    }
   }
   const int64_t length_ns = end_ns - row.start_ns;
   row.kv_usage = num_total_blocks > 0
                      ? static_cast<double>(num_used_blocks) / static_cast<double>(num_total_blocks)
                      : 0.0;
   const int64_t busy = open_busy_ns_;
-  const double capacity_ns = static_cast<double>(length_ns) * cluster_.num_replicas();
+  // Capacity: replicas serving (warm or draining) at the interval's end.
+  const int32_t num_serving =
+      row.num_replicas_by_state[static_cast<size_t>(ReplicaState::warm)] +
+      row.num_replicas_by_state[static_cast<size_t>(ReplicaState::draining)];
+  const double capacity_ns = static_cast<double>(length_ns) * num_serving;
   row.utilization = capacity_ns > 0 ? static_cast<double>(busy) / capacity_ns : 0.0;
-  row.dollars = dollars_per_hour * static_cast<double>(length_ns) / 3.6e12;
-  cumulative_dollars_ += row.dollars;
-  row.cumulative_dollars = cumulative_dollars_;
   rows_.push_back(row);
   open_ = TimelineRow{};
   open_.start_ns = end_ns;

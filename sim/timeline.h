@@ -1,5 +1,6 @@
 // The per-interval timeline of a run (timeline.csv). Counters accumulate over each interval;
 // state columns (queue depth, running, replicas by state, KV use) are sampled at its end.
+// Dollars come from the billing ledger after the run (the simulator fills them in).
 #pragma once
 
 #include <array>
@@ -23,8 +24,11 @@ struct TimelineRow {
   std::array<int32_t, kNumReplicaStates> num_replicas_by_state{};  // at end
   double kv_usage = 0.0;     // at end: used / total GPU KV blocks over all replicas
   double utilization = 0.0;  // busy replica-time / (replicas x interval length)
-  double dollars = 0.0;      // cost of the GPUs provisioned (not stopped) over the interval
+  double dollars = 0.0;      // billed over the interval (the ledger's interval cost)
   double cumulative_dollars = 0.0;
+  int64_t num_queued_at_router = 0;  // at end: requests held at the router
+  int64_t micro_dollars = 0;         // dollars, exact (BillingLedger::interval_costs)
+  int64_t cumulative_micro_dollars = 0;
 };
 
 class TimelineRecorder {
@@ -40,6 +44,9 @@ class TimelineRecorder {
   void add_finished() { ++open_.num_finished; }
   void add_rejected() { ++open_.num_rejected; }
   void add_output_tokens(int64_t n) { open_.num_output_tokens += n; }
+  // Requests held at the router now (sampled at each interval's end).
+  void set_router_queue(int64_t n) { num_queued_at_router_ = n; }
+  int64_t interval_ns() const { return interval_ns_; }
   // A replica is busy over [start_ns, end_ns) (a step); start_ns is in the open interval.
   void add_busy(int64_t start_ns, int64_t end_ns);
 
@@ -59,7 +66,7 @@ class TimelineRecorder {
   // [intervals ahead], index 0 = the next interval.
   std::vector<int64_t> future_busy_ns_;
   std::vector<TimelineRow> rows_;
-  double cumulative_dollars_ = 0.0;
+  int64_t num_queued_at_router_ = 0;
 };
 
 }  // namespace tidal::sim

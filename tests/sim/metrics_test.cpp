@@ -71,6 +71,13 @@ TEST(Metrics, RunMetricsAndCosts) {
   r.replicas = {ReplicaSummary{}, ReplicaSummary{}};
   r.replicas[0].busy_ns = 1800 * kSecond;
   r.replicas[1].busy_ns = 900 * kSecond;
+  r.replicas[0].warm_ns = 3600 * kSecond;
+  r.replicas[1].warm_ns = 3600 * kSecond;
+  // The ledger's figures for 2 replicas x tp 2 for one hour at $2 per GPU-hour.
+  r.fleet.billing.fleet.total = 8'000'000;
+  r.fleet.billing.fleet.gpu_hours_billed = 4.0;
+  r.fleet.billing.by_pool = {r.fleet.billing.fleet};
+  r.fleet.peak_replicas = {2};
 
   const RunMetrics m = compute_metrics(s, r);
   EXPECT_EQ(m.num_requests, 4);

@@ -20,10 +20,10 @@ std::vector<ReplicaLoad> loads(std::initializer_list<int64_t> outstanding) {
 
 TEST(Router, RegistryNames) {
   const auto names = router_names();
-  ASSERT_EQ(names.size(), 2u);
+  ASSERT_EQ(names.size(), 8u);
   EXPECT_EQ(names[0], "round_robin");
   EXPECT_EQ(names[1], "least_outstanding_requests");
-  EXPECT_THROW(make_router("random"), std::logic_error);
+  EXPECT_THROW(make_router("no_such_router"), std::logic_error);
 }
 
 TEST(Router, RoundRobinCyclesAndSkipsReplicasThatAreNotWarm) {
@@ -32,7 +32,7 @@ TEST(Router, RoundRobinCyclesAndSkipsReplicasThatAreNotWarm) {
   const Request r;
   EXPECT_EQ(router->route(r, view), 0);
   EXPECT_EQ(router->route(r, view), 1);
-  view[2].state = ReplicaState::starting;
+  view[2].state = ReplicaState::loading;
   EXPECT_EQ(router->route(r, view), 0);
   EXPECT_EQ(router->route(r, view), 1);
   for (ReplicaLoad& l : view) l.state = ReplicaState::draining;

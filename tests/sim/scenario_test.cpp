@@ -161,7 +161,8 @@ TEST(ScenarioErrors, TpNotDividingHeads) {
 
 TEST(ScenarioErrors, ZeroReplicas) {
   EXPECT_EQ(error_of(scenario_text(R"(, "num_replicas": 0)")),
-            "scenario.json: fleet.pools[0].num_replicas: must be >= 1, got 0");
+            "scenario.json: fleet.pools[0].num_replicas: must be at least 1 with a fixed-size pool "
+            "(no autoscaler)");
 }
 
 TEST(ScenarioErrors, WrongType) {
@@ -175,7 +176,7 @@ TEST(ScenarioErrors, WrongType) {
 TEST(ScenarioErrors, UnknownKeys) {
   EXPECT_EQ(error_of(scenario_text("", R"(, "sed": 1)")),
             "scenario.json: sed: unknown key (known keys: name, seed, duration_s, "
-            "timeline_interval_s, workloads, fleet, router, output)");
+            "timeline_interval_s, workloads, fleet, router, output, metrics, network)");
   EXPECT_PRED2(starts_with, error_of(scenario_text(R"(, "replicas": 2)")),
                "scenario.json: fleet.pools[0].replicas: unknown key (kn");
   EXPECT_PRED2(starts_with, error_of(scenario_text(R"(, "scheduler": {"polcy": "static"})")),
@@ -183,9 +184,10 @@ TEST(ScenarioErrors, UnknownKeys) {
 }
 
 TEST(ScenarioErrors, UnknownNames) {
-  EXPECT_EQ(error_of(scenario_text("", R"(, "router": {"policy": "random"})")),
-            "scenario.json: router.policy: unknown router \"random\" (known: round_robin, "
-            "least_outstanding_requests)");
+  EXPECT_EQ(error_of(scenario_text("", R"(, "router": {"policy": "rando"})")),
+            "scenario.json: router.policy: unknown router \"rando\" (known: round_robin, "
+            "least_outstanding_requests, random, least_outstanding_tokens, power_of_two, "
+            "session_affinity, prefix_aware, cache_aware)");
   EXPECT_EQ(error_of(scenario_text(R"(, "scheduler": {"policy": "fifo"})")),
             "scenario.json: fleet.pools[0].scheduler.policy: unknown batching policy 'fifo' "
             "(known: static, continuous, chunked_prefill)");

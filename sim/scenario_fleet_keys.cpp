@@ -1,0 +1,102 @@
+#include "sim/scenario_fleet_keys.h"
+
+#include <fmt/format.h>
+
+namespace tidal::sim {
+
+void read_workload_fleet_keys(JsonObject& obj, WorkloadSpec& w) {
+  w.region = obj.optional_string("region");
+  if (w.region && w.region->empty()) obj.fail("region", "must not be empty");
+  if (const nlohmann::json* mix = obj.child("region_mix"); mix != nullptr && !mix->is_null()) {
+    if (w.region) obj.fail("region_mix", "give either region or region_mix");
+    if (!mix->is_object() || mix->empty()) {
+      obj.fail("region_mix", "expected a non-empty object {\"region\": weight}");
+    }
+    JsonObject mix_obj(*mix, obj.path_of("region_mix"), obj.file());
+    std::vector<std::string_view> names;
+    for (auto it = mix->begin(); it != mix->end(); ++it) {
+      const double weight = mix_obj.positive(it.key(), mix_obj.number(it.key(), 0.0));
+      w.region_mix.emplace_back(it.key(), weight);
+    }
+    for (const auto& [name, weight] : w.region_mix) names.push_back(name);
+    mix_obj.finish(names);
+  }
+  if (obj.has("max_output_tokens") && !obj.child("max_output_tokens")->is_null()) {
+    w.max_output_tokens = obj.at_least("max_output_tokens", obj.integer("max_output_tokens", 1), 1);
+  }
+}
+
+void read_router_knobs(JsonObject& obj, RouterSpec& router) {
+  router.load_factor = obj.number("load_factor", router.load_factor);
+  if (!(router.load_factor >= 1.0)) {
+    obj.fail("load_factor", fmt::format("must be >= 1, got {}", router.load_factor));
+  }
+  router.prefix_blocks =
+      static_cast<int32_t>(obj.at_least("prefix_blocks", obj.integer("prefix_blocks", 4), 1));
+  router.virtual_nodes = static_cast<int32_t>(
+      obj.at_least("virtual_nodes", obj.integer("virtual_nodes", router.virtual_nodes), 1));
+  if (router.virtual_nodes > 4096) obj.fail("virtual_nodes", "must be <= 4096");
+  router.prefer_nearest_region = obj.boolean("prefer_nearest_region", router.prefer_nearest_region);
+  if (const nlohmann::json* v = obj.child("class_priority"); v != nullptr && !v->is_null()) {
+    if (!v->is_array()) obj.fail("class_priority", "expected an array of slo_class names");
+    for (const nlohmann::json& name : *v) {
+      if (!name.is_string() || name.get<std::string>().empty()) {
+        obj.fail("class_priority", "expected an array of non-empty strings");
+      }
+      router.class_priority.push_back(name.get<std::string>());
+    }
+  }
+}
+
+MetricsSpec parse_metrics_spec(JsonObject& root) {
+  MetricsSpec spec;
+  const nlohmann::json* value = root.child("metrics");
+  if (value == nullptr || value->is_null()) return spec;
+  JsonObject obj(*value, "metrics", root.file());
+  spec.long_prefill_tokens = obj.at_least(
+      "long_prefill_tokens", obj.integer("long_prefill_tokens", spec.long_prefill_tokens), 1);
+  spec.peak_bin_s = obj.positive("peak_bin_s", obj.number("peak_bin_s", spec.peak_bin_s));
+  obj.finish({"long_prefill_tokens", "peak_bin_s"});
+  return spec;
+}
+
+std::optional<fleet::NetworkSpec> parse_network(JsonObject& root,
+                                                const std::vector<PoolSpec>& pools,
+                                                const std::vector<WorkloadSpec>& workloads) {
+  const std::string& file = root.file();
+  const nlohmann::json* value = root.child("network");
+  if (value == nullptr || value->is_null()) {
+    for (size_t p = 0; p < pools.size(); ++p) {
+      if (!pools[p].region.empty()) {
+        throw_at(file, fmt::format("fleet.pools[{}].region", p), "needs a scenario \"network\"");
+      }
+    }
+    for (size_t w = 0; w < workloads.size(); ++w) {
+      if (workloads[w].region || !workloads[w].region_mix.empty()) {
+        throw_at(file, fmt::format("workloads[{}]", w), "region needs a scenario \"network\"");
+      }
+    }
+    return std::nullopt;
+  }
+  fleet::NetworkSpec spec = fleet::parse_network_spec(*value, file, "network");
+  const fleet::NetworkGraph graph(spec);
+  std::vector<int32_t> sites;
+  for (size_t p = 0; p < pools.size(); ++p) {
+    const std::string path = fmt::format("fleet.pools[{}].region", p);
+    if (pools[p].region.empty()) throw_at(file, path, "missing (required with a network)");
+    sites.push_back(graph.require_region(pools[p].region, false, file, path));
+  }
+  for (size_t w = 0; w < workloads.size(); ++w) {
+    if (workloads[w].region) {
+      graph.require_region(*workloads[w].region, true, file,
+                           fmt::format("workloads[{}].region", w));
+    }
+    for (const auto& [name, weight] : workloads[w].region_mix) {
+      graph.require_region(name, true, file, fmt::format("workloads[{}].region_mix.{}", w, name));
+    }
+  }
+  graph.require_clients_served(sites, file, "network");
+  return spec;
+}
+
+}  // namespace tidal::sim

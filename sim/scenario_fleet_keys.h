@@ -1,0 +1,25 @@
+// Scenario keys of the fleet simulation outside the pools: a workload's region and token cap,
+// the router's knobs, the `metrics` object and the `network` (internal to the loader).
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "sim/json_object.h"
+#include "sim/scenario.h"
+
+namespace tidal::sim {
+
+// `region`, `region_mix`, `max_output_tokens` of one workload.
+void read_workload_fleet_keys(JsonObject& workload_obj, WorkloadSpec& workload);
+// Every router knob but `policy`.
+void read_router_knobs(JsonObject& router_obj, RouterSpec& router);
+MetricsSpec parse_metrics_spec(JsonObject& root);
+// The `network` (null when absent). With a network every pool needs a hosting `region`, every
+// workload region must be a client region, and each client region must reach a pool; without
+// one, pools and workloads must not name regions.
+std::optional<fleet::NetworkSpec> parse_network(JsonObject& root,
+                                                const std::vector<PoolSpec>& pools,
+                                                const std::vector<WorkloadSpec>& workloads);
+
+}  // namespace tidal::sim

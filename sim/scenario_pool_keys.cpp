@@ -1,0 +1,117 @@
+#include "sim/scenario_pool_keys.h"
+
+#include <fmt/format.h>
+
+namespace tidal::sim {
+namespace {
+
+// Per-method defaults of speculative decoding (docs/scenario.md gives the sources):
+// acceptance rate alpha chosen so that the expected accepted tokens per step at k = 4,
+// (1 - alpha^(k+1)) / (1 - alpha), is near FACTS.md's Spec-Bench figures.
+struct SpecDefaults {
+  std::string_view method;
+  double acceptance_rate;
+  double draft_cost_ratio;
+};
+constexpr std::array<SpecDefaults, 3> kSpecDefaults{{
+    {"ngram", 0.5, 0.0},   // prompt lookup: no draft model; alpha an example value
+    {"draft", 0.6, 0.1},   // SpS on Vicuna-7B: 2.28 tokens/step -> alpha ~0.6 at k = 4
+    {"eagle", 0.8, 0.05},  // EAGLE on Vicuna-7B: 3.61 tokens/step -> alpha ~0.8 at k = 4-5
+}};
+
+SpeculativeSpec read_speculative(JsonObject& pool_obj) {
+  SpeculativeSpec spec;
+  const nlohmann::json* value = pool_obj.child("speculative");
+  if (value == nullptr || value->is_null()) return spec;
+  JsonObject obj(*value, pool_obj.path_of("speculative"), pool_obj.file());
+  spec.method = obj.required_string("method");
+  const SpecDefaults* defaults = nullptr;
+  for (const SpecDefaults& d : kSpecDefaults) {
+    if (d.method == spec.method) defaults = &d;
+  }
+  if (defaults == nullptr) {
+    obj.fail("method",
+             fmt::format("unknown method \"{}\" (known: ngram, draft, eagle)", spec.method));
+  }
+  const int64_t k =
+      obj.at_least("num_speculative_tokens", obj.integer("num_speculative_tokens", 4), 1);
+  if (k > 16) obj.fail("num_speculative_tokens", fmt::format("must be <= 16, got {}", k));
+  spec.num_speculative_tokens = static_cast<int32_t>(k);
+  spec.acceptance_rate = obj.number("acceptance_rate", defaults->acceptance_rate);
+  if (!(spec.acceptance_rate >= 0.0 && spec.acceptance_rate <= 1.0)) {
+    obj.fail("acceptance_rate", fmt::format("must be in [0, 1], got {}", spec.acceptance_rate));
+  }
+  spec.draft_cost_ratio = obj.non_negative(
+      "draft_cost_ratio", obj.number("draft_cost_ratio", defaults->draft_cost_ratio));
+  obj.finish({"method", "num_speculative_tokens", "acceptance_rate", "draft_cost_ratio"});
+  return spec;
+}
+
+}  // namespace
+
+void read_pool_fleet_keys(JsonObject& obj, PoolSpec& pool) {
+  const std::string& file = obj.file();
+  pool.fleet_keys = nlohmann::json::object();
+  if (const nlohmann::json* v = obj.child("autoscaler"); v != nullptr && !v->is_null()) {
+    pool.autoscaler = fleet::parse_autoscaler_spec(*v, file, obj.path_of("autoscaler"));
+    pool.fleet_keys["autoscaler"] = *v;
+  }
+  if (const nlohmann::json* v = obj.child("cold_start"); v != nullptr && !v->is_null()) {
+    pool.cold_start = fleet::parse_cold_start_spec(*v, file, obj.path_of("cold_start"));
+    pool.fleet_keys["cold_start"] = *v;
+  }
+  if (const nlohmann::json* v = obj.child("pricing"); v != nullptr && !v->is_null()) {
+    pool.pricing = fleet::parse_pricing_spec(*v, file, obj.path_of("pricing"));
+    pool.fleet_keys["pricing"] = *v;
+  }
+  if (const nlohmann::json* v = obj.child("spot"); v != nullptr && !v->is_null()) {
+    pool.spot = fleet::parse_spot_spec(*v, file, obj.path_of("spot"));
+    pool.fleet_keys["spot"] = *v;
+    if (pool.pricing.market != fleet::Market::spot) {
+      obj.fail("spot", "needs \"pricing\": {\"market\": \"spot\"} (interruptions hit spot leases)");
+    }
+  }
+  pool.speculative = read_speculative(obj);
+  pool.region = obj.string("region", "");
+  const fleet::AutoscalerSpec& a = pool.autoscaler;
+  if (a.policy == "fixed" && pool.num_replicas < 1) {
+    obj.fail("num_replicas", "must be at least 1 with a fixed-size pool (no autoscaler)");
+  }
+  if (a.policy != "fixed" && a.policy != "scheduled" && a.max_replicas < 1) {
+    obj.fail("autoscaler", "max_replicas must be at least 1");
+  }
+  if (a.policy == "scheduled") {
+    bool any = false;
+    for (const fleet::SchedulePoint& p : a.schedule) any = any || p.num_replicas > 0;
+    if (!any) obj.fail("autoscaler", "schedule must ask for at least one replica at some hour");
+  }
+}
+
+void resolve_pool_fleet(const JsonObject& obj, const perf::ModelSpec& model,
+                        const perf::GpuSpec& gpu, PoolSpec& pool) {
+  if (pool.price_per_gpu_hour) {
+    if (pool.pricing.on_demand_per_gpu_hour) {
+      obj.fail("price_per_gpu_hour",
+               "give either price_per_gpu_hour or pricing.on_demand_per_gpu_hour");
+    }
+    pool.pricing.on_demand_per_gpu_hour = pool.price_per_gpu_hour;
+  }
+  pool.pool_pricing = fleet::resolve_pricing(pool.pricing, gpu, pool.deployment.tp, pool.name);
+  pool.resolved_price_per_gpu_hour = fleet::to_dollars(pool.pool_pricing.market_per_gpu_hour());
+  pool.cold_start_times =
+      fleet::cold_start(pool.cold_start, model, gpu, pool.deployment, pool.memory);
+  if (pool.speculative.enabled()) {
+    const int32_t k = pool.speculative.num_speculative_tokens;
+    if (pool.scheduler.num_speculative_tokens != 0 && pool.scheduler.num_speculative_tokens != k) {
+      obj.fail("speculative", fmt::format("num_speculative_tokens {} differs from "
+                                          "scheduler.num_speculative_tokens {}",
+                                          k, pool.scheduler.num_speculative_tokens));
+    }
+    pool.scheduler.num_speculative_tokens = k;
+  } else if (pool.scheduler.num_speculative_tokens > 0) {
+    obj.fail("scheduler",
+             "num_speculative_tokens needs a \"speculative\" object (method, acceptance)");
+  }
+}
+
+}  // namespace tidal::sim

@@ -1,0 +1,26 @@
+// The fleet keys of one pool (`autoscaler`, `cold_start`, `pricing`, `spot`, `speculative`,
+// `region`), read and resolved for the scenario loader. Internal to sim/scenario_fleet.cpp.
+#pragma once
+
+#include <array>
+#include <string_view>
+
+#include "sim/json_object.h"
+#include "sim/perf/gpu_catalog.h"
+#include "sim/perf/model_catalog.h"
+#include "sim/scenario.h"
+
+namespace tidal::sim {
+
+// The keys this reads, for JsonObject::finish.
+inline constexpr std::array<std::string_view, 6> kPoolFleetKeys{
+    "autoscaler", "cold_start", "pricing", "spot", "speculative", "region"};
+
+// Reads the keys from `pool_obj` into `pool` (before the memory plan).
+void read_pool_fleet_keys(JsonObject& pool_obj, PoolSpec& pool);
+
+// After the memory plan: cold-start times, resolved prices, the scheduler's speculative tokens.
+void resolve_pool_fleet(const JsonObject& pool_obj, const perf::ModelSpec& model,
+                        const perf::GpuSpec& gpu, PoolSpec& pool);
+
+}  // namespace tidal::sim

@@ -1,0 +1,113 @@
+// Each router's choice on constructed replica states.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "sim/router.h"
+
+namespace tidal::sim {
+namespace {
+
+std::vector<ReplicaLoad> loads(std::initializer_list<int64_t> outstanding) {
+  std::vector<ReplicaLoad> result;
+  for (int64_t n : outstanding) {
+    ReplicaLoad load;
+    load.num_outstanding = n;
+    result.push_back(load);
+  }
+  return result;
+}
+
+std::unique_ptr<Router> router(const std::string& policy, uint64_t seed = 1) {
+  RouterSpec spec;
+  spec.policy = policy;
+  return make_router(spec, seed);
+}
+
+Request session_request(int64_t id, const std::string& session) {
+  Request r;
+  r.id = id;
+  r.session_id = session;
+  return r;
+}
+
+TEST(FleetRouter, RandomIsSeededAndPicksOnlyUsableReplicas) {
+  std::vector<ReplicaLoad> view = loads({0, 0, 0, 0});
+  view[1].state = ReplicaState::draining;
+  view[2].accepting = false;  // at max_inputs
+  auto a = router("random", 9);
+  auto b = router("random", 9);
+  std::vector<int32_t> seen(4, 0);
+  for (int i = 0; i < 200; ++i) {
+    const int32_t choice = a->route(Request{}, view);
+    EXPECT_EQ(choice, b->route(Request{}, view));
+    ++seen[static_cast<size_t>(choice)];
+  }
+  EXPECT_EQ(seen[1], 0);
+  EXPECT_EQ(seen[2], 0);
+  EXPECT_GT(seen[0], 50);
+  EXPECT_GT(seen[3], 50);
+  for (ReplicaLoad& l : view) l.state = ReplicaState::loading;
+  EXPECT_EQ(a->route(Request{}, view), -1);
+}
+
+TEST(FleetRouter, LeastOutstandingTokensLooksAtTokensNotRequests) {
+  std::vector<ReplicaLoad> view = loads({1, 5, 3});
+  view[0].num_outstanding_tokens = 4000;  // one essay
+  view[1].num_outstanding_tokens = 400;   // five classifications
+  view[2].num_outstanding_tokens = 900;
+  EXPECT_EQ(router("least_outstanding_tokens")->route(Request{}, view), 1);
+  EXPECT_EQ(router("least_outstanding_requests")->route(Request{}, view), 0);
+}
+
+TEST(FleetRouter, PowerOfTwoTakesTheLighterOfTwoDraws) {
+  std::vector<ReplicaLoad> view = loads({7, 2});
+  auto p2c = router("power_of_two", 3);
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(p2c->route(Request{}, view), 1);
+  view = loads({5, 1, 9});
+  int32_t count_heaviest = 0;
+  for (int i = 0; i < 100; ++i) count_heaviest += p2c->route(Request{}, view) == 2 ? 1 : 0;
+  EXPECT_EQ(count_heaviest, 0);  // the heaviest loses every pairing
+}
+
+TEST(FleetRouter, SessionAffinityIsStickyUntilOverloaded) {
+  auto sticky = router("session_affinity");
+  std::vector<ReplicaLoad> view = loads({0, 0, 0});
+  const int32_t home = sticky->route(session_request(1, "s1"), view);
+  EXPECT_EQ(home, 0);
+  view[0].num_outstanding = 2;  // mean 2/3: overloaded above 1.25 * 0.67 + 1 = 1.83
+  view[1].num_outstanding = 0;
+  EXPECT_EQ(sticky->route(session_request(2, "s1"), view), 1);  // falls back, re-homes
+  view = loads({1, 1, 1});
+  EXPECT_EQ(sticky->route(session_request(3, "s1"), view), 1);  // the new home sticks
+  view[1].state = ReplicaState::stopped;
+  EXPECT_EQ(sticky->route(session_request(4, "s1"), view), 0);
+  EXPECT_EQ(sticky->route(session_request(5, ""), loads({3, 1, 2})), 1);  // no session: least
+}
+
+TEST(FleetRouter, PrefixAwareHashesPrefixesWithBoundedLoad) {
+  auto prefix = router("prefix_aware");
+  Request a;
+  a.prefix_blocks = {11, 22, 33, 44, 55};
+  a.prefix_block_tokens = 16;
+  Request b = a;
+  b.prefix_blocks[4] = 99;  // differs only after the first 4 blocks: same key
+  std::vector<ReplicaLoad> view = loads({0, 0, 0, 0});
+  const int32_t first = prefix->route(a, view);
+  ASSERT_GE(first, 0);
+  EXPECT_EQ(prefix->route(b, view), first);
+  // Bounded load: with the home at the bound ceil(1.25 * (total + 1) / 4), the walk moves on.
+  view[static_cast<size_t>(first)].num_outstanding = 3;  // total 3 -> bound ceil(1.25) = 2
+  const int32_t moved = prefix->route(a, view);
+  EXPECT_NE(moved, first);
+  EXPECT_GE(moved, 0);
+}
+
+TEST(FleetRouter, CacheAwareFallsBackToLeastLoadedWithoutMatches) {
+  auto cache = router("cache_aware");
+  std::vector<ReplicaLoad> view = loads({4, 2, 3});  // no block managers: nothing matches
+  EXPECT_EQ(cache->route(Request{}, view), 1);
+}
+
+}  // namespace
+}  // namespace tidal::sim
