@@ -7,6 +7,7 @@ namespace tidal::cli {
 
 void add_trace_command(CLI::App& app);
 void add_report_command(CLI::App& app);
+void add_plan_command(CLI::App& app);
 void add_model_command(CLI::App& app);
 void add_simulate_command(CLI::App& app);
 void add_dash_command(CLI::App& app);

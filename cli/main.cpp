@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   tidal::cli::add_trace_command(app);
   tidal::cli::add_report_command(app);
+  tidal::cli::add_plan_command(app);
   tidal::cli::add_model_command(app);
   tidal::cli::add_simulate_command(app);
   tidal::cli::add_dash_command(app);

@@ -1,0 +1,101 @@
+#include "plan/plan_setup.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "plan/fnv_hash.h"
+#include "traces/input_error.h"
+
+namespace tidal::plan {
+namespace {
+
+nlohmann::json read_scenario_json(const std::string& path) {
+  if (std::filesystem::is_directory(path)) {
+    throw InputError(fmt::format("{}: is a directory, not a scenario file", path));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot open scenario file", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  try {
+    return nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    const std::string what = e.what();
+    const size_t at = what.find("parse error");
+    throw InputError(fmt::format("{}: {}", path, at == std::string::npos ? what : what.substr(at)));
+  }
+}
+
+std::string fingerprint_of(const PlanContext& c) {
+  nlohmann::ordered_json dims = nlohmann::ordered_json::array();
+  for (const Dimension& d : c.space.dimensions) {
+    dims.push_back(nlohmann::ordered_json{{"key", d.key}, {"values", d.values}});
+  }
+  std::vector<std::string> slo;
+  for (const SloTarget& t : c.slo) slo.push_back(t.text);
+  const nlohmann::ordered_json inputs{
+      {"scenario", c.scenario_json},
+      {"pool", c.space.pool_index},
+      {"dimensions", dims},
+      {"capacity",
+       {c.space.capacity.min_rate_scale, c.space.capacity.max_rate_scale,
+        c.space.capacity.tolerance}},
+      {"slo", slo},
+      {"mode", std::string(plan_mode_name(c.mode))}};
+  return fnv1a_hex(inputs.dump());
+}
+
+}  // namespace
+
+PlanInputs load_plan_inputs(const PlanOptions& options) {
+  PlanInputs in;
+  PlanContext& c = in.context;
+  c.scenario_file = options.scenario_path;
+  c.scenario_dir = std::filesystem::path(options.scenario_path).parent_path().string();
+  c.scenario_json = read_scenario_json(options.scenario_path);
+  in.base = sim::parse_scenario(c.scenario_json, c.scenario_file, c.scenario_dir);
+  c.space = load_search_space(options.space_path, in.base);
+
+  if (options.mode == "cost") {
+    c.mode = PlanMode::cost;
+  } else if (options.mode == "capacity") {
+    c.mode = PlanMode::capacity;
+  } else {
+    throw InputError(
+        fmt::format("--mode: unknown mode \"{}\" (known: cost, capacity)", options.mode));
+  }
+  if (options.latency != "ttft" && options.latency != "tpot" && options.latency != "e2e") {
+    throw InputError(
+        fmt::format("--latency: unknown \"{}\" (known: ttft, tpot, e2e)", options.latency));
+  }
+  if (options.slo.empty()) {
+    throw InputError("--slo: at least one target is required (e.g. --slo p99_ttft<=1s)");
+  }
+  for (const std::string& text : options.slo) {
+    SloTarget t = parse_slo_target(text);
+    if (t.slo_class) {
+      bool known = false;
+      std::string names;
+      for (const sim::SloClass& k : in.base.slo_classes) {
+        known = known || k.name == *t.slo_class;
+        names += (names.empty() ? "" : ", ") + k.name;
+      }
+      if (!known) {
+        throw InputError(fmt::format("--slo \"{}\": no SLO class \"{}\" in {} (classes: {})", text,
+                                     *t.slo_class, options.scenario_path, names));
+      }
+    }
+    c.slo.push_back(std::move(t));
+  }
+  c.fingerprint = fingerprint_of(c);
+  in.candidates = enumerate_candidates(c.space);
+  for (const Candidate& cand : in.candidates) {
+    in.ids.push_back(candidate_id(c.fingerprint, cand.config));
+  }
+  return in;
+}
+
+}  // namespace tidal::plan

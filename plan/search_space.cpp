@@ -1,0 +1,182 @@
+#include "plan/search_space.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "traces/input_error.h"
+
+namespace tidal::plan {
+namespace {
+
+constexpr int64_t kMaxCandidates = 1'000'000;
+
+[[noreturn]] void fail(const std::string& file, const std::string& path, const std::string& what) {
+  throw InputError(fmt::format("{}: {}: {}", file, path, what));
+}
+
+// The resolved pool value at a dotted path, or nullptr.
+const nlohmann::ordered_json* find_path(const nlohmann::ordered_json& pool,
+                                        const std::string& key) {
+  const nlohmann::ordered_json* node = &pool;
+  size_t begin = 0;
+  while (begin <= key.size()) {
+    const size_t dot = key.find('.', begin);
+    const std::string part =
+        key.substr(begin, dot == std::string::npos ? std::string::npos : dot - begin);
+    if (part.empty() || !node->is_object() || !node->contains(part)) return nullptr;
+    node = &node->at(part);
+    if (dot == std::string::npos) break;
+    begin = dot + 1;
+  }
+  return node;
+}
+
+std::string known_keys(const nlohmann::ordered_json& pool, const std::string& prefix = "") {
+  std::string keys;
+  for (const auto& [key, value] : pool.items()) {
+    const std::string path = prefix + key;
+    std::string entry = value.is_object() ? known_keys(value, path + ".") : path;
+    keys += (keys.empty() ? "" : ", ") + entry;
+  }
+  return keys;
+}
+
+CapacitySettings parse_capacity(const nlohmann::ordered_json& value, const std::string& file) {
+  if (!value.is_object()) fail(file, "capacity", "expected an object");
+  CapacitySettings c;
+  for (const auto& [key, v] : value.items()) {
+    double* target = key == "min_rate_scale"   ? &c.min_rate_scale
+                     : key == "max_rate_scale" ? &c.max_rate_scale
+                     : key == "tolerance"      ? &c.tolerance
+                                               : nullptr;
+    if (target == nullptr) {
+      fail(file, "capacity." + key,
+           "unknown key (known: min_rate_scale, max_rate_scale, tolerance)");
+    }
+    if (!v.is_number() || !(v.get<double>() > 0)) {
+      fail(file, "capacity." + key, fmt::format("expected a number > 0, got {}", v.dump()));
+    }
+    *target = v.get<double>();
+  }
+  if (!(c.max_rate_scale > c.min_rate_scale)) {
+    fail(file, "capacity.max_rate_scale",
+         fmt::format("must exceed min_rate_scale ({})", c.min_rate_scale));
+  }
+  if (c.tolerance >= 1.0) fail(file, "capacity.tolerance", "must be < 1 (a relative width)");
+  return c;
+}
+
+}  // namespace
+
+SearchSpace parse_search_space(const nlohmann::ordered_json& root, const std::string& file,
+                               const sim::Scenario& base) {
+  if (!root.is_object()) fail(file, "(root)", "expected an object");
+  SearchSpace space;
+  space.file = file;
+  for (const auto& [key, value] : root.items()) {
+    if (key != "pool" && key != "dimensions" && key != "capacity") {
+      fail(file, key, "unknown key (known: pool, dimensions, capacity)");
+    }
+  }
+  if (root.contains("pool")) {
+    const auto& pool = root.at("pool");
+    if (!pool.is_string()) fail(file, "pool", "expected a pool name");
+    bool found = false;
+    for (size_t i = 0; i < base.pools.size(); ++i) {
+      if (base.pools[i].name == pool.get<std::string>()) {
+        space.pool_index = i;
+        found = true;
+      }
+    }
+    if (!found)
+      fail(file, "pool", fmt::format("no pool \"{}\" in {}", pool.get<std::string>(), base.file));
+  }
+  space.pool_name = base.pools[space.pool_index].name;
+  if (root.contains("capacity")) space.capacity = parse_capacity(root.at("capacity"), file);
+
+  const nlohmann::ordered_json resolved_pool =
+      sim::scenario_to_json(base).at("fleet").at("pools").at(space.pool_index);
+  if (!root.contains("dimensions")) fail(file, "dimensions", "missing (required)");
+  const auto& dims = root.at("dimensions");
+  if (!dims.is_object()) fail(file, "dimensions", "expected an object of key -> [values]");
+  int64_t num_candidates = 1;
+  for (const auto& [key, values] : dims.items()) {
+    const std::string path = "dimensions." + key;
+    const bool own_pricing = key == "pricing" && find_path(resolved_pool, key) == nullptr;
+    if (!own_pricing && find_path(resolved_pool, key) == nullptr) {
+      fail(file, path,
+           fmt::format("not a key of pool \"{}\" (known: pricing, {})", space.pool_name,
+                       known_keys(resolved_pool)));
+    }
+    if (!own_pricing && find_path(resolved_pool, key)->is_object()) {
+      fail(file, path, "names an object; search one of its keys (e.g. " + key + ".<key>)");
+    }
+    if (key == "name") fail(file, path, "the pool name cannot be searched");
+    if (!values.is_array() || values.empty())
+      fail(file, path, "expected a non-empty array of values");
+    Dimension d{key, {}};
+    for (size_t i = 0; i < values.size(); ++i) {
+      const auto& v = values[i];
+      if (own_pricing && (!v.is_string() || (v != "on_demand" && v != "spot"))) {
+        fail(file, fmt::format("{}[{}]", path, i),
+             fmt::format("expected \"on_demand\" or \"spot\", got {}", v.dump()));
+      }
+      for (const auto& earlier : d.values) {
+        if (earlier == v)
+          fail(file, fmt::format("{}[{}]", path, i), fmt::format("{} repeats", v.dump()));
+      }
+      d.values.push_back(v);
+    }
+    space.catalog_pricing = space.catalog_pricing || own_pricing;
+    num_candidates *= static_cast<int64_t>(d.values.size());
+    if (num_candidates > kMaxCandidates) {
+      fail(file, "dimensions", fmt::format("more than {} candidates", kMaxCandidates));
+    }
+    space.dimensions.push_back(std::move(d));
+  }
+  return space;
+}
+
+SearchSpace load_search_space(const std::string& path, const sim::Scenario& base) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot open search space file", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  nlohmann::ordered_json root;
+  try {
+    root = nlohmann::ordered_json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    const std::string what = e.what();
+    const size_t at = what.find("parse error");
+    throw InputError(fmt::format("{}: {}", path, at == std::string::npos ? what : what.substr(at)));
+  }
+  return parse_search_space(root, path, base);
+}
+
+std::vector<Candidate> enumerate_candidates(const SearchSpace& space) {
+  int64_t num_candidates = 1;
+  for (const Dimension& d : space.dimensions)
+    num_candidates *= static_cast<int64_t>(d.values.size());
+  std::vector<Candidate> candidates;
+  candidates.reserve(static_cast<size_t>(num_candidates));
+  for (int64_t index = 0; index < num_candidates; ++index) {
+    Candidate c{index, nlohmann::ordered_json::object()};
+    // Mixed radix, last dimension fastest.
+    int64_t rest = index;
+    std::vector<size_t> digits(space.dimensions.size());
+    for (size_t k = space.dimensions.size(); k-- > 0;) {
+      const auto n = static_cast<int64_t>(space.dimensions[k].values.size());
+      digits[k] = static_cast<size_t>(rest % n);
+      rest /= n;
+    }
+    for (size_t k = 0; k < space.dimensions.size(); ++k) {
+      c.config[space.dimensions[k].key] = space.dimensions[k].values[digits[k]];
+    }
+    candidates.push_back(std::move(c));
+  }
+  return candidates;
+}
+
+}  // namespace tidal::plan
