@@ -1,5 +1,7 @@
 #include "validate/engine_side.h"
 
+#include <sys/resource.h>
+
 #include <filesystem>
 #include <optional>
 #include <utility>
@@ -10,6 +12,18 @@
 #include "engine/run_writer.h"
 
 namespace tidal::validate {
+namespace {
+
+double process_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+}  // namespace
 
 EngineSide run_engine_side(const engine::EngineRunArgs& args, std::vector<Request> requests,
                            const std::string& out_dir) {
@@ -22,7 +36,9 @@ EngineSide run_engine_side(const engine::EngineRunArgs& args, std::vector<Reques
       std::move(target.weights), args.config,
       draft ? std::optional<models::ModelWeights>(std::move(draft->weights)) : std::nullopt);
   engine::SteadyClock clock;
+  const double cpu_start = process_cpu_seconds();
   side.run = engine::replay(engine, std::move(requests), args.replay, clock);
+  if (side.run.wall_s > 0.0) side.cpu_share = (process_cpu_seconds() - cpu_start) / side.run.wall_s;
 
   nlohmann::ordered_json inputs{{"model", args.model},
                                 {"model_source", side.model_source},

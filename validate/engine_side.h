@@ -21,6 +21,9 @@ struct EngineSide {
   engine::MemoryReport memory;
   engine::SpecStats spec;
   std::string model_source;
+  // CPU seconds this process used during the replay over its wall seconds: how much of the
+  // machine the engine got (1 = one core throughout; well below 1 on a shared, busy machine).
+  double cpu_share = 0.0;
 };
 
 // `requests` were prepared with engine::prepare_requests(…, args.replay). Writes the run folder

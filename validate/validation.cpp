@@ -242,7 +242,9 @@ ValidationResult run_validation(const ValidateOptions& options,
                  {"num_preemptions", measured.metrics.num_preemptions},
                  {"num_prefix_hit_tokens", measured.metrics.num_prefix_hit_tokens},
                  {"num_steps", static_cast<int64_t>(measured.run.steps.size())},
-                 {"spec_acceptance_rate", measured.spec.acceptance_rate()}};
+                 {"spec_acceptance_rate", measured.spec.acceptance_rate()},
+                 {"wall_s", measured.run.wall_s},
+                 {"cpu_share", measured.cpu_share}};
   j["sim"] = {{"num_finished", predicted.metrics.num_finished},
               {"num_rejected", predicted.metrics.num_rejected},
               {"num_preemptions", predicted.metrics.num_preemptions},
@@ -251,6 +253,8 @@ ValidationResult run_validation(const ValidateOptions& options,
   j["notes"] = notes;
 
   result.table = format_table(title, comparison, steps, noise);
+  result.table += fmt::format("engine CPU share during the replay: {:.2f} (CPU s / wall s)\n",
+                              measured.cpu_share);
   write_text(dir / "validation.json", j.dump(2) + "\n");
   write_text(dir / "validation.txt", result.table);
   return result;
