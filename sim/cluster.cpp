@@ -33,7 +33,6 @@ int32_t Cluster::add_replica(int32_t pool, ReplicaState state) {
   r.site = pool_sites_[static_cast<size_t>(pool)];
   if (spec.autoscaler.max_inputs) r.max_inputs = *spec.autoscaler.max_inputs;
   loads_.emplace_back();
-  loads_.back().block_manager = &r.block_manager();
   refresh_load(index);
   return index;
 }
@@ -48,8 +47,9 @@ void Cluster::refresh_load(int32_t i) {
   load.pool = r.pool();
   load.state = r.state;
   load.num_outstanding = r.num_outstanding;
-  load.num_waiting = r.scheduler().num_waiting();
-  load.kv_usage = r.scheduler().kv_usage();
+  load.num_waiting = r.released() ? 0 : r.scheduler().num_waiting();
+  load.kv_usage = r.released() ? 0.0 : r.scheduler().kv_usage();
+  load.block_manager = r.released() ? nullptr : &r.block_manager();
   load.num_outstanding_tokens = r.num_outstanding_tokens;
   load.accepting =
       r.num_outstanding < r.max_inputs && (site_restriction_ < 0 || r.site == site_restriction_);

@@ -149,6 +149,7 @@ void FleetController::scale_down(int32_t pool, int32_t count, int64_t now_ns) {
     const Replica& r = cluster_.replica(i);
     if (r.pool() != pool || !is_starting(r.state)) continue;
     set_state(i, ReplicaState::stopped, now_ns);
+    cluster_.replica(i).release();
     ++report_.num_scale_downs[static_cast<size_t>(pool)];
     --count;
   }
@@ -182,6 +183,7 @@ void FleetController::on_spot_notice(int32_t index, int64_t now_ns) {
   ++report_.num_spot_interruptions[static_cast<size_t>(cluster_.replica(index).pool())];
   if (is_starting(current)) {
     set_state(index, ReplicaState::stopped, now_ns);
+    cluster_.replica(index).release();
   } else if (current == ReplicaState::warm) {
     set_state(index, ReplicaState::draining, now_ns);
     stop_if_drained(index, now_ns);
@@ -192,6 +194,7 @@ void FleetController::stop_if_drained(int32_t index, int64_t now_ns) {
   const Replica& r = cluster_.replica(index);
   if (r.state == ReplicaState::draining && r.num_outstanding == 0 && !r.stepping) {
     set_state(index, ReplicaState::stopped, now_ns);
+    cluster_.replica(index).release();
   }
 }
 

@@ -9,13 +9,30 @@ Replica::Replica(int32_t index, int32_t pool, const PoolSpec& spec, int64_t long
                  uint64_t seed)
     : index_(index),
       pool_(pool),
-      block_manager_(spec.kv),
-      scheduler_(spec.scheduler, block_manager_),
+      num_gpu_blocks_(spec.kv.num_gpu_blocks),
+      block_manager_(std::make_unique<kv::BlockManager>(spec.kv)),
+      scheduler_(std::make_unique<sched::Scheduler>(spec.scheduler, *block_manager_)),
       step_model_(*spec.step_model),
       long_prefill_tokens_(long_prefill_tokens),
       draft_cost_ratio_(spec.speculative.draft_cost_ratio),
       speculative_(spec.speculative.enabled()),
       acceptance_(spec.speculative.acceptance_rate, seed) {}
+
+void Replica::release() {
+  released_scheduler_stats_ = scheduler_->stats();
+  released_block_manager_stats_ = block_manager_->stats();
+  scheduler_.reset();
+  block_manager_.reset();
+  plan_ = nullptr;
+}
+
+sched::SchedulerStats Replica::scheduler_stats() const {
+  return released() ? released_scheduler_stats_ : scheduler_->stats();
+}
+
+kv::BlockManagerStats Replica::block_manager_stats() const {
+  return released() ? released_block_manager_stats_ : block_manager_->stats();
+}
 
 std::span<const sched::SeqOutput> Replica::step_outputs() {
   if (!speculative_) return {};
@@ -49,7 +66,7 @@ void Replica::account_hol(double step_s) {
 }
 
 int64_t Replica::plan_step(int64_t now_ns) {
-  const sched::StepPlan& plan = scheduler_.schedule(now_ns);
+  const sched::StepPlan& plan = scheduler_->schedule(now_ns);
   plan_ = &plan;
   if (plan.empty()) return -1;
   work_.resize(plan.seqs.size());

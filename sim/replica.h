@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -30,9 +31,19 @@ class Replica {
 
   int32_t index() const { return index_; }
   int32_t pool() const { return pool_; }
-  sched::Scheduler& scheduler() { return scheduler_; }
-  const sched::Scheduler& scheduler() const { return scheduler_; }
-  const kv::BlockManager& block_manager() const { return block_manager_; }
+  // The scheduler and KV pool; not after release().
+  sched::Scheduler& scheduler() { return *scheduler_; }
+  const sched::Scheduler& scheduler() const { return *scheduler_; }
+  const kv::BlockManager& block_manager() const { return *block_manager_; }
+
+  // Frees the scheduler and KV pool of a stopped replica (a long autoscaled run creates many
+  // replicas); their final counters stay readable below.
+  void release();
+  bool released() const { return scheduler_ == nullptr; }
+  sched::SchedulerStats scheduler_stats() const;
+  kv::BlockManagerStats block_manager_stats() const;
+  int64_t num_used_blocks() const { return released() ? 0 : block_manager_->num_used_blocks(); }
+  int64_t num_gpu_blocks() const { return num_gpu_blocks_; }
 
   // Asks the scheduler for the next step at `now_ns` and the step-time model for its length
   // (compute plus KV swap copies). Returns the duration in ns (>= 1), or -1 when the plan is
@@ -71,8 +82,11 @@ class Replica {
  private:
   int32_t index_;
   int32_t pool_;
-  kv::BlockManager block_manager_;
-  sched::Scheduler scheduler_;
+  int64_t num_gpu_blocks_;
+  std::unique_ptr<kv::BlockManager> block_manager_;
+  std::unique_ptr<sched::Scheduler> scheduler_;
+  sched::SchedulerStats released_scheduler_stats_;  // kept by release()
+  kv::BlockManagerStats released_block_manager_stats_;
   void account_hol(double step_s);
 
   const perf::StepTimeModel& step_model_;

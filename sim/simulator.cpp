@@ -224,10 +224,10 @@ RunResult Simulator::run() {
   set_interval_dollars(result_.fleet.interval_costs, result_.timeline);
   for (int32_t i = 0; i < cluster_.num_replicas(); ++i) {
     const Replica& r = cluster_.replica(i);
-    result_.replicas.push_back(ReplicaSummary{
-        r.pool(), r.busy_ns, r.num_steps, r.num_batched_tokens, r.block_manager().num_used_blocks(),
-        r.block_manager().num_gpu_blocks(), r.scheduler().stats(), r.block_manager().stats(),
-        r.warm_ns, r.num_routed_tokens});
+    result_.replicas.push_back(
+        ReplicaSummary{r.pool(), r.busy_ns, r.num_steps, r.num_batched_tokens, r.num_used_blocks(),
+                       r.num_gpu_blocks(), r.scheduler_stats(), r.block_manager_stats(), r.warm_ns,
+                       r.num_routed_tokens});
   }
   if (progress_ != nullptr) progress_->update(1.0);
   return std::move(result_);
@@ -398,6 +398,7 @@ void Simulator::on_spot_interrupt(int32_t index, int64_t now) {
     ++result_.records[static_cast<size_t>(id)].num_requeues;
     hold(id, true);
   }
+  if (!replica.stepping) replica.release();  // else when its lost step ends
   dispatch_held(now);
 }
 
@@ -486,7 +487,10 @@ void Simulator::start_step(Replica& replica, int64_t now) {
 void Simulator::on_step_end(int32_t index, int64_t now) {
   Replica& replica = cluster_.replica(index);
   replica.stepping = false;
-  if (replica.state == ReplicaState::stopped) return;  // interrupted: the step is lost
+  if (replica.state == ReplicaState::stopped) {  // interrupted: the step is lost
+    if (!replica.released()) replica.release();
+    return;
+  }
   const std::span<const sched::SeqOutput> outputs = replica.step_outputs();
   const sched::StepPlan& plan = replica.plan();
   const std::span<const double> hol_delay = replica.hol_delay_s();

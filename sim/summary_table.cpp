@@ -58,6 +58,25 @@ std::string format_summary_table(const Scenario& scenario, const RunMetrics& m) 
   line(fmt::format("            {} / 1M input tokens   {} / 1M output tokens",
                    dollars_cell(m.dollars_per_1m_input_tokens),
                    dollars_cell(m.dollars_per_1m_output_tokens)));
+  const FleetMetrics& f = m.fleet;
+  std::string by_state;
+  for (const auto& [state, dollars] : f.dollars_by_state) {
+    if (dollars <= 0.0) continue;
+    by_state += fmt::format("{}{} ${:.2f}", by_state.empty() ? "" : ", ", state, dollars);
+  }
+  if (f.dollars_granularity > 0.0)
+    by_state += fmt::format(", rounding ${:.2f}", f.dollars_granularity);
+  if (!by_state.empty()) line(fmt::format("            by state: {}", by_state));
+  if (f.tokens_per_dollar) {
+    line(fmt::format("            {:.0f} tokens per $   peak-sized fleet ${:.2f} ({:.1f}% saved)",
+                     *f.tokens_per_dollar, f.peak_sized_dollars,
+                     100.0 * f.peak_sized_savings.value_or(0.0)));
+  }
+  if (f.num_scale_ups + f.num_scale_downs + f.num_spot_interruptions > 0) {
+    line(
+        fmt::format("fleet       {} scale-ups, {} scale-downs, {} spot interruptions, {} re-queued",
+                    f.num_scale_ups, f.num_scale_downs, f.num_spot_interruptions, f.num_requeues));
+  }
   return out;
 }
 

@@ -39,10 +39,11 @@ void TimelineRecorder::close_open(int64_t end_ns) {
   int64_t num_total_blocks = 0;
   for (int32_t i = 0; i < cluster_.num_replicas(); ++i) {
     const Replica& r = cluster_.replica(i);
+    ++row.num_replicas_by_state[static_cast<size_t>(r.state)];
+    if (r.released()) continue;
     const sched::Scheduler& s = r.scheduler();
     row.queue_depth += s.num_waiting() + s.num_swapped();
     row.num_running += s.num_running();
-    ++row.num_replicas_by_state[static_cast<size_t>(r.state)];
     num_used_blocks += r.block_manager().num_used_blocks();
     num_total_blocks += r.block_manager().num_gpu_blocks();
   }
