@@ -1,0 +1,132 @@
+// The dashboard's actions without a window: load, run in the background, pin, edit, run
+// again, compare, export, cancel.
+#include "ui/dash_model.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "sim/simulate_command.h"
+#include "traces/input_error.h"
+
+namespace tidal::ui {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kScenario = std::string(TIDAL_SOURCE_DIR) + "/tests/ui/small_scenario.json";
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("tidal_ui_model_" + std::to_string(::getpid())) / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+nlohmann::json read_json(const fs::path& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+TEST(DashModel, RunPinEditRerunAndExport) {
+  const fs::path out = fresh_dir("what_if");
+  DashModel model(out.string());
+  model.load(kScenario);
+  ASSERT_TRUE(model.scenario().valid()) << model.scenario().error();
+  EXPECT_EQ(model.settings().recent_files.front(), kScenario);
+  EXPECT_THROW(model.pin_current(), InputError);
+
+  model.start_run();
+  EXPECT_THROW(model.start_run(), InputError);  // one run at a time
+  const RunOutcome first = model.wait_for_run();
+  ASSERT_EQ(first.status, RunOutcome::Status::succeeded) << first.message;
+  ASSERT_NE(model.current(), nullptr);
+  EXPECT_EQ(model.current()->dir, (out / "dash-small-1").string());
+  EXPECT_EQ(model.current()->label, "dash-small (dash-small-1)");
+
+  // The dashboard's run folder holds what `tidal simulate` writes for the same scenario.
+  sim::SimulateOptions cli;
+  cli.scenario_path = kScenario;
+  cli.out_dir = (out / "cli").string();
+  cli.show_progress = false;
+  sim::run_simulate_command(cli);
+  EXPECT_EQ(read_json(out / "dash-small-1" / "summary.json")["metrics"],
+            read_json(out / "cli" / "summary.json")["metrics"]);
+
+  model.pin_current();
+  model.scenario().set("fleet.pools[0].num_replicas", 4);
+  model.start_run();
+  ASSERT_EQ(model.wait_for_run().status, RunOutcome::Status::succeeded);
+  ASSERT_NE(model.pinned(), model.current());
+  EXPECT_EQ(model.current()->dir, (out / "dash-small-2").string());
+  const nlohmann::json second = read_json(out / "dash-small-2" / "summary.json");
+  EXPECT_EQ(second["scenario"]["fleet"]["pools"][0]["num_replicas"], 4);
+  EXPECT_EQ(model.current()->data.summary.num_requests, model.pinned()->data.summary.num_requests);
+  EXPECT_GT(model.current()->data.summary.dollars, model.pinned()->data.summary.dollars);
+
+  model.export_report((out / "report" / "report.html").string());
+  EXPECT_TRUE(fs::exists(out / "report" / "report.html"));
+  EXPECT_TRUE(fs::exists(out / "report" / "report.json"));
+
+  // An opened run folder joins the list and becomes current.
+  model.load((out / "cli").string());
+  EXPECT_EQ(model.runs().size(), 3u);
+  EXPECT_EQ(model.current()->dir, (out / "cli").string());
+}
+
+TEST(DashModel, InvalidScenariosDoNotRun) {
+  DashModel model(fresh_dir("invalid").string());
+  model.scenario().set("fleet.pools[0].tp", 3);
+  try {
+    model.start_run();
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "the scenario is invalid: " + model.scenario().error());
+  }
+  EXPECT_FALSE(model.running());
+}
+
+TEST(DashModel, WorkloadErrorsFoundByTheRunAreFlaggedOnTheField) {
+  DashModel model(fresh_dir("bad_generator").string());
+  model.load(kScenario);
+  model.scenario().set("workloads[0].generator.rate", -1);
+  ASSERT_TRUE(model.scenario().valid());  // generator specs are checked when the run loads them
+  model.start_run();
+  const RunOutcome outcome = model.wait_for_run();
+  EXPECT_EQ(outcome.status, RunOutcome::Status::failed);
+  EXPECT_FALSE(model.scenario().valid());
+  EXPECT_EQ(model.scenario().error_path(), "workloads[0].generator.rate");
+  EXPECT_TRUE(model.banner().is_error);
+  EXPECT_EQ(model.current(), nullptr);
+}
+
+TEST(DashModel, CancelEndsTheRunWithoutARunFolder) {
+  const fs::path out = fresh_dir("cancel");
+  DashModel model(out.string());  // the built-in default scenario: an hour of traffic
+  model.start_run();
+  model.cancel_run();
+  EXPECT_EQ(model.wait_for_run().status, RunOutcome::Status::cancelled);
+  EXPECT_EQ(model.current(), nullptr);
+  EXPECT_FALSE(fs::exists(out / "default-1" / "summary.json"));
+  EXPECT_EQ(model.banner().text, "run cancelled");
+}
+
+TEST(DashModel, LoadErrors) {
+  DashModel model(fresh_dir("load").string());
+  const fs::path empty = fresh_dir("not_a_run");
+  try {
+    model.load(empty.string());
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), empty.string() + ": not a run folder (no summary.json)");
+  }
+  EXPECT_THROW(model.load("/nonexistent/trace.csv"), InputError);
+  EXPECT_THROW(model.export_report("/tmp/x.html"), InputError);
+}
+
+}  // namespace
+}  // namespace tidal::ui
