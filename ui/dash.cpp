@@ -70,7 +70,7 @@ int run_headless(DashModel& model, DashWindow& window, const DashOptions& option
   int64_t frames_after_script = 0;
   while (true) {
     window.begin_frame(0.0);
-    load_paths(model, state, window.take_dropped_paths());
+    load_paths(model, window.take_dropped_paths());
     model.poll();
     std::optional<std::string> capture = runner ? runner->step(model) : std::nullopt;
     const bool script_done = !runner || runner->done();
@@ -91,7 +91,7 @@ int run_interactive(DashModel& model, DashWindow& window, const std::string& set
   FramePacer pacer;
   while (!window.should_close()) {
     window.begin_frame(model.running() ? 0.0 : kIdleWait_s);
-    load_paths(model, state, window.take_dropped_paths());
+    load_paths(model, window.take_dropped_paths());
     model.poll();
     theme.sync(model.settings().light_theme);
     draw_dash_frame(model, state);

@@ -85,13 +85,13 @@ void toolbar(DashModel& model, FrameState& state) {
                                &state.load_path, ImGuiInputTextFlags_EnterReturnsTrue);
   ImGui::SameLine();
   if ((ImGui::Button("Open", ImVec2(button_w, 0.0f)) || entered) && !state.load_path.empty()) {
-    load_paths(model, state, {state.load_path});
+    load_paths(model, {state.load_path});
   }
   ImGui::SameLine();
   ImGui::SetNextItemWidth(button_w);
   if (ImGui::BeginCombo("##recent", "Recent", ImGuiComboFlags_HeightLarge)) {
     for (const std::string& path : std::vector<std::string>(model.settings().recent_files)) {
-      if (ImGui::Selectable(path.c_str())) load_paths(model, state, {path});
+      if (ImGui::Selectable(path.c_str())) load_paths(model, {path});
     }
     ImGui::EndCombo();
   }
@@ -107,8 +107,8 @@ void toolbar(DashModel& model, FrameState& state) {
   ImGui::BeginDisabled(model.current() == nullptr);
   if (ImGui::Button("Pin", ImVec2(button_w, 0.0f))) guarded(model, [&] { model.pin_current(); });
   ImGui::EndDisabled();
-  ImGui::SameLine(0.0f, 24.0f);
   if (!model.runs().empty()) {
+    ImGui::SameLine(0.0f, 24.0f);
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x);
     const LoadedRun* current = model.current();
     if (ImGui::BeginCombo("##runs", current != nullptr ? current->label.c_str() : "")) {
@@ -175,13 +175,8 @@ void views_panel(DashModel& model, FrameState& state) {
 
 }  // namespace
 
-void load_paths(DashModel& model, FrameState& state, const std::vector<std::string>& paths) {
-  for (const std::string& path : paths) {
-    guarded(model, [&] {
-      model.load(path);
-      state.form.save_path.clear();
-    });
-  }
+void load_paths(DashModel& model, const std::vector<std::string>& paths) {
+  for (const std::string& path : paths) guarded(model, [&] { model.load(path); });
 }
 
 void draw_dash_frame(DashModel& model, FrameState& state) {

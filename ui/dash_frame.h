@@ -21,7 +21,7 @@ struct FrameState {
 
 // Loads each path (files dropped on the window, the path field), reporting failures in the
 // banner.
-void load_paths(DashModel& model, FrameState& state, const std::vector<std::string>& paths);
+void load_paths(DashModel& model, const std::vector<std::string>& paths);
 
 void draw_dash_frame(DashModel& model, FrameState& state);
 

@@ -98,6 +98,20 @@ void FormState::queue(std::string path, std::optional<ojson> value) {
   edits_.emplace_back(std::move(path), std::move(value));
 }
 
+void FormState::begin_frame(const ScenarioDocument& doc) {
+  reveal_error_ = doc.error() != last_error_ && !doc.valid();
+  last_error_ = doc.error();
+}
+
+bool error_within(const ScenarioDocument& doc, const std::string& json_path) {
+  if (doc.valid()) return false;
+  if (json_path.empty()) return true;
+  const std::string& error = doc.error_path();
+  if (error == json_path) return true;
+  return error.size() > json_path.size() && error.compare(0, json_path.size(), json_path) == 0 &&
+         (error[json_path.size()] == '.' || error[json_path.size()] == '[');
+}
+
 bool FormState::apply(ScenarioDocument& doc) {
   const bool any = !edits_.empty();
   for (auto& [path, value] : edits_) {
@@ -131,6 +145,7 @@ void field_row(const ScenarioDocument& doc, FormState& form, const std::string& 
   bool is_default = false;
   const ojson* value = shown_value(doc, path, &is_default);
   const bool has_error = !doc.valid() && doc.error_path() == path;
+  if (has_error && form.reveal_error()) ImGui::SetScrollHereY(0.3f);
   ImGui::PushID(path.c_str());
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
@@ -178,12 +193,11 @@ void object_rows(const ScenarioDocument& doc, FormState& form, const std::string
     if (value != nullptr && value->is_object()) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
-      const bool error_inside = !doc.valid() && doc.error_path().rfind(child, 0) == 0;
+      const bool error_inside = error_within(doc, child);
+      if (error_inside && form.reveal_error()) ImGui::SetNextItemOpen(true);
       if (error_inside) ImGui::PushStyleColor(ImGuiCol_Text, palette().error_text);
-      const bool open = ImGui::TreeNodeEx(
-          child.c_str(),
-          ImGuiTreeNodeFlags_SpanFullWidth | (error_inside ? ImGuiTreeNodeFlags_DefaultOpen : 0),
-          "%s", key.c_str());
+      const bool open =
+          ImGui::TreeNodeEx(child.c_str(), ImGuiTreeNodeFlags_SpanFullWidth, "%s", key.c_str());
       if (error_inside) ImGui::PopStyleColor();
       if (open) {
         object_rows(doc, form, child, choices_for);

@@ -30,10 +30,20 @@ class FormState {
   // Text being typed into fields that commit on Enter (arrays, unset values), by JSON path.
   std::map<std::string, std::string>& drafts() { return drafts_; }
 
+  // Call once a frame before drawing. In the frame after the document's error changed,
+  // reveal_error() is true: the form opens what holds the flagged field and scrolls to it.
+  void begin_frame(const ScenarioDocument& doc);
+  bool reveal_error() const { return reveal_error_; }
+
  private:
   std::vector<std::pair<std::string, std::optional<nlohmann::ordered_json>>> edits_;
   std::map<std::string, std::string> drafts_;
+  std::string last_error_;
+  bool reveal_error_ = false;
 };
+
+// True when the document's error names `json_path` or a key inside it.
+bool error_within(const ScenarioDocument& doc, const std::string& json_path);
 
 // Rows for each key of the object at `path` (keys of the resolved document first, then keys
 // only the user's JSON has), objects nested as tree nodes. Call inside a 2-column table.

@@ -57,6 +57,10 @@ void error_banner(const ScenarioDocument& doc) {
 
 void save_row(DashModel& model, ScenarioFormState& state) {
   ScenarioDocument& doc = model.scenario();
+  if (state.save_label != doc.label()) {
+    state.save_label = doc.label();
+    state.save_path.clear();
+  }
   if (state.save_path.empty()) {
     state.save_path =
         doc.path().empty() ? doc.resolved().value("name", "scenario") + ".json" : doc.path();
@@ -85,7 +89,8 @@ void list_section(const ScenarioDocument& doc, FormState& form, const std::strin
     const std::string path = fmt::format("{}[{}]", list_path, i);
     const ojson& element = (*list)[i];
     const std::string name = element.is_object() ? element.value("name", "") : "";
-    const bool error_inside = !doc.valid() && doc.error_path().rfind(path, 0) == 0;
+    const bool error_inside = error_within(doc, path);
+    if (error_inside && form.reveal_error()) ImGui::SetNextItemOpen(true);
     if (error_inside) ImGui::PushStyleColor(ImGuiCol_Text, palette().error_text);
     const bool open = ImGui::TreeNodeEx(
         path.c_str(), ImGuiTreeNodeFlags_DefaultOpen | ImGuiTreeNodeFlags_SpanAvailWidth, "%s  %s",
@@ -128,9 +133,9 @@ void object_section(const ScenarioDocument& doc, FormState& form, const char* pa
   ImGui::EndTable();
 }
 
-bool section_header(const ScenarioDocument& doc, const char* title, const char* path) {
-  const bool error_inside = !doc.valid() && doc.error_path().rfind(path, 0) == 0;
-  if (error_inside) ImGui::SetNextItemOpen(true);
+bool section_header(const ScenarioDocument& doc, const FormState& form, const char* title,
+                    const char* path) {
+  if (form.reveal_error() && error_within(doc, path)) ImGui::SetNextItemOpen(true);
   return ImGui::CollapsingHeader(title, ImGuiTreeNodeFlags_DefaultOpen);
 }
 
@@ -158,6 +163,7 @@ std::vector<std::string> scenario_choices(const std::string& path) {
 
 void draw_scenario_form(DashModel& model, ScenarioFormState& state) {
   const ScenarioDocument& doc = model.scenario();
+  state.fields.begin_frame(doc);
   ImGui::TextUnformatted(doc.label().c_str());
   ImGui::SameLine();
   if (doc.valid()) {
@@ -171,17 +177,19 @@ void draw_scenario_form(DashModel& model, ScenarioFormState& state) {
   ImGui::Separator();
 
   ImGui::BeginChild("form", ImVec2(0.0f, 0.0f), false);
-  if (section_header(doc, "Run", "")) {
+  if (section_header(doc, state.fields, "Run", "")) {
     keys_section(doc, state.fields, {"name", "seed", "duration_s", "timeline_interval_s"});
   }
-  if (section_header(doc, "Workloads", "workloads")) {
+  if (section_header(doc, state.fields, "Workloads", "workloads")) {
     list_section(doc, state.fields, "workloads", "trace or generator, tenant, SLOs, scaling");
   }
-  if (section_header(doc, "Fleet pools", "fleet")) {
+  if (section_header(doc, state.fields, "Fleet pools", "fleet")) {
     list_section(doc, state.fields, "fleet.pools", "GPU, model, TP, dtypes, batching, pricing");
   }
-  if (section_header(doc, "Router", "router")) object_section(doc, state.fields, "router");
-  if (section_header(doc, "Output", "output")) object_section(doc, state.fields, "output");
+  if (section_header(doc, state.fields, "Router", "router"))
+    object_section(doc, state.fields, "router");
+  if (section_header(doc, state.fields, "Output", "output"))
+    object_section(doc, state.fields, "output");
   ImGui::EndChild();
   state.fields.apply(model.scenario());
 }

@@ -12,7 +12,8 @@ namespace tidal::ui {
 
 struct ScenarioFormState {
   FormState fields;
-  std::string save_path;  // the "save as" field
+  std::string save_path;   // the "save as" field
+  std::string save_label;  // the document the field was filled for (a new one refills it)
 };
 
 void draw_scenario_form(DashModel& model, ScenarioFormState& state);

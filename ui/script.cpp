@@ -20,6 +20,8 @@ constexpr OpName kOps[] = {
     {"load", ScriptOp::load},
     {"set", ScriptOp::set},
     {"run", ScriptOp::run},
+    {"start", ScriptOp::start},
+    {"cancel", ScriptOp::cancel},
     {"pin", ScriptOp::pin},
     {"rerun", ScriptOp::rerun},
     {"view", ScriptOp::view},
@@ -59,12 +61,14 @@ ScriptCommand parse_line(std::string_view text, int line, const std::string& fil
   }
   if (!known) {
     fail(
-        fmt::format("unknown command \"{}\" (known: load, set, run, pin, rerun, view, theme, "
-                    "screenshot, wait-frames, export-report)",
+        fmt::format("unknown command \"{}\" (known: load, set, run, start, cancel, pin, rerun, "
+                    "view, theme, screenshot, wait-frames, export-report)",
                     word));
   }
   switch (cmd.op) {
     case ScriptOp::run:
+    case ScriptOp::start:
+    case ScriptOp::cancel:
     case ScriptOp::pin:
     case ScriptOp::rerun:
       if (!rest.empty()) fail(fmt::format("{} takes no argument, got \"{}\"", word, rest));

@@ -3,6 +3,8 @@
 //   load PATH                  scenario JSON, trace file or run folder
 //   set JSON.PATH VALUE        edit the scenario (VALUE is JSON, or else a string)
 //   run                        run the scenario and wait until it finishes
+//   start                      start a run and go on (screenshots then show its progress)
+//   cancel                     cancel the run going, if any, and wait until it has stopped
 //   pin                        pin the current run for comparison
 //   rerun                      run the edited scenario again and show the comparison
 //   view NAME                  workload | queue | fleet | latency | cdf | kv | cost | tenants |
@@ -28,6 +30,8 @@ enum class ScriptOp {
   load,
   set,
   run,
+  start,
+  cancel,
   pin,
   rerun,
   view,
@@ -40,7 +44,7 @@ enum class ScriptOp {
 struct ScriptCommand {
   ScriptOp op = ScriptOp::run;
   int line = 0;            // 1-based line in the script file
-  std::string argument;    // the path, JSON path, view or theme name ("" for run/pin/rerun)
+  std::string argument;    // the path, JSON path, view or theme name ("" for the others)
   std::string value;       // set: the value text
   int64_t num_frames = 0;  // wait-frames
 };

@@ -15,13 +15,14 @@ constexpr int64_t kFramesBeforeCapture = 3;
 }  // namespace
 
 bool ScriptRunner::done() const {
-  return next_ >= script_.commands.size() && !waiting_run_ && frames_left_ == 0;
+  return next_ >= script_.commands.size() && !waiting_run_ && !waiting_cancel_ && frames_left_ == 0;
 }
 
 std::optional<std::string> ScriptRunner::step(DashModel& model) {
-  if (waiting_run_) {
+  if (waiting_run_ || waiting_cancel_) {
     if (model.running()) return std::nullopt;
-    finish_run(model);
+    if (waiting_run_) finish_run(model);
+    waiting_cancel_ = false;
   }
   if (frames_left_ > 0) {
     if (--frames_left_ > 0) return std::nullopt;
@@ -66,6 +67,13 @@ bool ScriptRunner::perform(DashModel& model, const ScriptCommand& command) {
       model.start_run();
       waiting_run_ = next_ - 1;
       return false;
+    case ScriptOp::start:
+      model.start_run();
+      return true;
+    case ScriptOp::cancel:
+      model.cancel_run();
+      waiting_cancel_ = model.running();
+      return !waiting_cancel_;
     case ScriptOp::pin:
       model.pin_current();
       return true;

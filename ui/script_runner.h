@@ -29,6 +29,7 @@ class ScriptRunner {
   Script script_;
   size_t next_ = 0;                     // next command to perform
   std::optional<size_t> waiting_run_;   // the run/rerun command whose run is going
+  bool waiting_cancel_ = false;         // a cancel waits for the run to stop
   int64_t frames_left_ = 0;             // frames to render before going on
   std::optional<std::string> capture_;  // screenshot taken when frames_left_ reaches 0
 };

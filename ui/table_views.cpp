@@ -158,7 +158,7 @@ void draw_compare_view(DashModel& model, ViewsState& state) {
   }
   ImGui::Text("pinned: %s    current: %s", pinned->label.c_str(), current->label.c_str());
   export_row(model, state);
-  const float table_w = std::min(560.0f, ImGui::GetContentRegionAvail().x * 0.45f);
+  const float table_w = std::min(720.0f, ImGui::GetContentRegionAvail().x * 0.62f);
   const float top_h = ImGui::GetContentRegionAvail().y * 0.42f;
   ImGui::BeginChild("delta", ImVec2(table_w, top_h), false);
   delta_table(*pinned, *current, top_h);

@@ -30,9 +30,11 @@ TEST(Script, ParsesEveryCommandWithItsLine) {
       "theme light\n"
       "wait-frames 3\n"
       "screenshot out/a b.png\n"
-      "export-report out/report.html\n",
+      "export-report out/report.html\n"
+      "start\n"
+      "cancel\n",
       "s.dash");
-  ASSERT_EQ(script.commands.size(), 11u);
+  ASSERT_EQ(script.commands.size(), 13u);
   EXPECT_EQ(script.commands[0].op, ScriptOp::load);
   EXPECT_EQ(script.commands[0].argument, "tests/ui/small scenario.json");
   EXPECT_EQ(script.commands[0].line, 2);
@@ -48,13 +50,16 @@ TEST(Script, ParsesEveryCommandWithItsLine) {
   EXPECT_EQ(script.commands[9].argument, "out/a b.png");
   EXPECT_EQ(script.commands[10].op, ScriptOp::export_report);
   EXPECT_EQ(script.commands[10].line, 13);
+  EXPECT_EQ(script.commands[11].op, ScriptOp::start);
+  EXPECT_EQ(script.commands[12].op, ScriptOp::cancel);
 }
 
 TEST(Script, ErrorsNameFileAndLine) {
   EXPECT_EQ(error_of("run\nfly away\n"),
-            "s.dash:2: unknown command \"fly\" (known: load, set, run, pin, rerun, view, theme, "
-            "screenshot, wait-frames, export-report)");
+            "s.dash:2: unknown command \"fly\" (known: load, set, run, start, cancel, pin, rerun, "
+            "view, theme, screenshot, wait-frames, export-report)");
   EXPECT_EQ(error_of("run now"), "s.dash:1: run takes no argument, got \"now\"");
+  EXPECT_EQ(error_of("cancel it"), "s.dash:1: cancel takes no argument, got \"it\"");
   EXPECT_EQ(error_of("\n\nload"), "s.dash:3: load needs a path");
   EXPECT_EQ(error_of("set fleet.pools[0].tp"), "s.dash:1: set needs a JSON path and a value");
   EXPECT_EQ(error_of("view plots"),

@@ -125,7 +125,8 @@ void draw_plot(const char* id, const PlotSpec& spec, std::span<const Series> ser
   const Ticks x_shown = nice_ticks(x.min * x_scale.factor, x.max * x_scale.factor, kMaxXTicks);
 
   std::vector<std::string> y_labels;  // [num y ticks]
-  float label_w = 0.0f;
+  // At least the width of "0,000", so plots stacked in a column line up.
+  float label_w = ImGui::CalcTextSize("0,000").x;
   for (const double v : y_shown.values) {
     y_labels.push_back(format_tick(v, tick_decimals(y_shown.step)));
     label_w = std::max(label_w, ImGui::CalcTextSize(y_labels.back().c_str()).x);

@@ -12,6 +12,7 @@ namespace {
 constexpr float kLineWidth = 1.8f;
 constexpr float kDashLength = 7.0f;
 constexpr float kGapLength = 4.0f;
+constexpr ImU32 kAreaAlpha = 0xD8;  // stacked areas are slightly see-through
 
 // Indices [first, last) of the points that can show in `x`: one beyond each edge, so lines
 // reach the border.
@@ -127,7 +128,8 @@ void draw_series(ImDrawList& draw, const PlotFrame& frame, std::span<const Serie
       base[i] += s.y[i];
       if (i < first || i >= last) continue;
       draw.AddRectFilled(ImVec2(frame.screen_x(s.x[i]), frame.screen_y(base[i])),
-                         ImVec2(frame.screen_x(s.x_end[i]), frame.screen_y(bottom)), s.color);
+                         ImVec2(frame.screen_x(s.x_end[i]), frame.screen_y(bottom)),
+                         (s.color & ~IM_COL32_A_MASK) | (kAreaAlpha << IM_COL32_A_SHIFT));
     }
   }
 }
