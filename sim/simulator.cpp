@@ -288,7 +288,16 @@ void Simulator::hold(int64_t request, bool front) {
 }
 
 void Simulator::dispatch_held(int64_t now) {
-  while (!held_.empty() && dispatch(held_.front(), now)) held_.pop_front();
+  // Taken off the queue before dispatching: a dispatch may reject the request and route its
+  // dependents, which re-enters here.
+  while (!held_.empty()) {
+    const int64_t request = held_.front();
+    held_.pop_front();
+    if (!dispatch(request, now)) {
+      held_.push_front(request, rank_[static_cast<size_t>(request)]);
+      break;
+    }
+  }
   timeline_.set_router_queue(held_.size());
 }
 

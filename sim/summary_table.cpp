@@ -1,5 +1,7 @@
 #include "sim/summary_table.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 namespace tidal::sim {
@@ -64,13 +66,15 @@ std::string format_summary_table(const Scenario& scenario, const RunMetrics& m) 
     if (dollars <= 0.0) continue;
     by_state += fmt::format("{}{} ${:.2f}", by_state.empty() ? "" : ", ", state, dollars);
   }
-  if (f.dollars_granularity > 0.0)
+  if (f.dollars_granularity >= 0.005) {
     by_state += fmt::format(", rounding ${:.2f}", f.dollars_granularity);
+  }
   if (!by_state.empty()) line(fmt::format("            by state: {}", by_state));
   if (f.tokens_per_dollar) {
     line(fmt::format("            {:.0f} tokens per $   peak-sized fleet ${:.2f} ({:.1f}% saved)",
                      *f.tokens_per_dollar, f.peak_sized_dollars,
-                     100.0 * f.peak_sized_savings.value_or(0.0)));
+                     // rounded to the printed digit; + 0.0 turns -0.0 into 0.0
+                     std::round(1000.0 * f.peak_sized_savings.value_or(0.0)) / 10.0 + 0.0));
   }
   if (f.num_scale_ups + f.num_scale_downs + f.num_spot_interruptions > 0) {
     line(
