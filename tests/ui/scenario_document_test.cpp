@@ -2,12 +2,15 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
 
+#include "engine/sched/config.h"
 #include "sim/default_scenario.h"
+#include "sim/router.h"
 #include "traces/input_error.h"
 #include "ui/scenario_form.h"
 
@@ -149,9 +152,13 @@ TEST(ScenarioForm, FieldsWithFixedChoicesOfferTheRegistries) {
   EXPECT_NE(std::find(models.begin(), models.end(), "llama-3-8b"), models.end());
   EXPECT_EQ(scenario_choices("fleet.pools[0].kv_dtype").size(), 7u);
   const std::vector<std::string> policies = scenario_choices("fleet.pools[0].scheduler.policy");
-  EXPECT_EQ(policies, (std::vector<std::string>{"static", "continuous", "chunked_prefill"}));
-  EXPECT_EQ(scenario_choices("router.policy"),
-            (std::vector<std::string>{"round_robin", "least_outstanding_requests"}));
+  EXPECT_EQ(policies, std::vector<std::string>(sched::batch_policy_names().begin(),
+                                               sched::batch_policy_names().end()));
+  EXPECT_NE(std::find(policies.begin(), policies.end(), "chunked_prefill"), policies.end());
+  const std::vector<std::string> routers = scenario_choices("router.policy");
+  EXPECT_EQ(routers,
+            std::vector<std::string>(sim::router_names().begin(), sim::router_names().end()));
+  EXPECT_NE(std::find(routers.begin(), routers.end(), "round_robin"), routers.end());
   EXPECT_FALSE(scenario_choices("workloads[0].generator.kind").empty());
   EXPECT_TRUE(scenario_choices("fleet.pools[0].tp").empty());
 }
