@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
       "num_replicas": [1, 2, 4, 8],
       "scheduler.policy": ["continuous", "chunked_prefill"],
       "scheduler.max_num_seqs": [64, 256],
-      "pricing": ["on_demand", "spot"]}})"));
+      "pricing.market": ["on_demand", "spot"]}})"));
 
   const int all_cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   for (int num_threads : {1, all_cores}) {

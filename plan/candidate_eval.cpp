@@ -6,7 +6,6 @@
 
 #include "plan/fnv_hash.h"
 #include "sim/metrics.h"
-#include "sim/perf/gpu_catalog.h"
 #include "sim/simulator.h"
 #include "traces/input_error.h"
 
@@ -14,18 +13,6 @@ namespace tidal::plan {
 namespace {
 
 using json = nlohmann::json;
-
-void set_path(json& object, const std::string& key, const json& value) {
-  json* node = &object;
-  size_t begin = 0;
-  for (size_t dot = key.find('.'); dot != std::string::npos; dot = key.find('.', begin)) {
-    json& child = (*node)[key.substr(begin, dot - begin)];
-    if (!child.is_object()) child = json::object();
-    node = &child;
-    begin = dot + 1;
-  }
-  (*node)[key.substr(begin)] = value;
-}
 
 struct Simulation {
   sim::RunMetrics metrics;
@@ -134,17 +121,8 @@ std::shared_ptr<const sim::RequestTable> TableCache::get(double rate_scale,
 json candidate_scenario_json(const PlanContext& context, const Candidate& candidate,
                              double rate_scale) {
   json root = context.scenario_json;
-  json& pool = root.at("fleet").at("pools").at(context.space.pool_index);
   for (const auto& [key, value] : candidate.config.items()) {
-    if (key == "pricing" && context.space.catalog_pricing) continue;
-    set_path(pool, key, json(value));
-  }
-  if (context.space.catalog_pricing && candidate.config.contains("pricing")) {
-    const std::string where =
-        fmt::format("{}: fleet.pools[{}].gpu", context.scenario_file, context.space.pool_index);
-    const perf::GpuSpec& gpu = perf::find_gpu(pool.at("gpu").get<std::string>(), where);
-    pool["price_per_gpu_hour"] =
-        candidate.config.at("pricing") == "spot" ? gpu.price_spot_per_h : gpu.price_on_demand_per_h;
+    set_pool_key(root, context.space.pool_index, key, json(value));
   }
   if (rate_scale != 1.0) {
     for (json& w : root.at("workloads")) {

@@ -57,7 +57,8 @@ PlanInputs load_plan_inputs(const PlanOptions& options) {
   c.scenario_dir = std::filesystem::path(options.scenario_path).parent_path().string();
   c.scenario_json = read_scenario_json(options.scenario_path);
   in.base = sim::parse_scenario(c.scenario_json, c.scenario_file, c.scenario_dir);
-  c.space = load_search_space(options.space_path, in.base);
+  c.space = load_search_space(options.space_path,
+                              BaseScenario{c.scenario_json, c.scenario_file, c.scenario_dir});
 
   if (options.mode == "cost") {
     c.mode = PlanMode::cost;

@@ -21,26 +21,36 @@ const nlohmann::ordered_json* find_path(const nlohmann::ordered_json& pool,
                                         const std::string& key) {
   const nlohmann::ordered_json* node = &pool;
   size_t begin = 0;
-  while (begin <= key.size()) {
+  while (true) {
     const size_t dot = key.find('.', begin);
     const std::string part =
         key.substr(begin, dot == std::string::npos ? std::string::npos : dot - begin);
-    if (part.empty() || !node->is_object() || !node->contains(part)) return nullptr;
+    if (!node->is_object() || !node->contains(part)) return nullptr;
     node = &node->at(part);
-    if (dot == std::string::npos) break;
+    if (dot == std::string::npos) return node;
     begin = dot + 1;
   }
-  return node;
 }
 
-std::string known_keys(const nlohmann::ordered_json& pool, const std::string& prefix = "") {
-  std::string keys;
-  for (const auto& [key, value] : pool.items()) {
-    const std::string path = prefix + key;
-    std::string entry = value.is_object() ? known_keys(value, path + ".") : path;
-    keys += (keys.empty() ? "" : ", ") + entry;
+// The loader's message when it does not know `key` (or a key on its path) of the pool, else
+// empty. Other refusals (a value out of range, a model that does not fit) are the candidates'.
+std::string unknown_key_error(const BaseScenario& base, size_t pool_index, const std::string& key,
+                              const nlohmann::json& value) {
+  nlohmann::json probe = base.json;
+  set_pool_key(probe, pool_index, key, value);
+  try {
+    sim::parse_scenario(probe, base.file, base.dir);
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    const std::string pool = fmt::format("fleet.pools[{}].", pool_index);
+    for (size_t end = key.find('.');; end = key.find('.', end + 1)) {
+      if (message.find(pool + key.substr(0, end) + ": unknown key") != std::string::npos) {
+        return message;
+      }
+      if (end == std::string::npos) break;
+    }
   }
-  return keys;
+  return "";
 }
 
 CapacitySettings parse_capacity(const nlohmann::ordered_json& value, const std::string& file) {
@@ -71,7 +81,8 @@ CapacitySettings parse_capacity(const nlohmann::ordered_json& value, const std::
 }  // namespace
 
 SearchSpace parse_search_space(const nlohmann::ordered_json& root, const std::string& file,
-                               const sim::Scenario& base) {
+                               const BaseScenario& scenario) {
+  const sim::Scenario base = sim::parse_scenario(scenario.json, scenario.file, scenario.dir);
   if (!root.is_object()) fail(file, "(root)", "expected an object");
   SearchSpace space;
   space.file = file;
@@ -104,32 +115,31 @@ SearchSpace parse_search_space(const nlohmann::ordered_json& root, const std::st
   int64_t num_candidates = 1;
   for (const auto& [key, values] : dims.items()) {
     const std::string path = "dimensions." + key;
-    const bool own_pricing = key == "pricing" && find_path(resolved_pool, key) == nullptr;
-    if (!own_pricing && find_path(resolved_pool, key) == nullptr) {
-      fail(file, path,
-           fmt::format("not a key of pool \"{}\" (known: pricing, {})", space.pool_name,
-                       known_keys(resolved_pool)));
-    }
-    if (!own_pricing && find_path(resolved_pool, key)->is_object()) {
-      fail(file, path, "names an object; search one of its keys (e.g. " + key + ".<key>)");
+    if (key.empty() || key.front() == '.' || key.back() == '.' ||
+        key.find("..") != std::string::npos) {
+      fail(file, path, "expected a dotted pool key such as tp or scheduler.max_num_seqs");
     }
     if (key == "name") fail(file, path, "the pool name cannot be searched");
+    const nlohmann::ordered_json* resolved = find_path(resolved_pool, key);
+    if (resolved != nullptr && resolved->is_object()) {
+      fail(file, path, fmt::format("names an object; search one of its keys (e.g. {}.<key>)", key));
+    }
     if (!values.is_array() || values.empty())
       fail(file, path, "expected a non-empty array of values");
+    const std::string unknown =
+        unknown_key_error(scenario, space.pool_index, key, nlohmann::json(values[0]));
+    if (!unknown.empty()) {
+      fail(file, path, fmt::format("not a key of pool \"{}\" ({})", space.pool_name, unknown));
+    }
     Dimension d{key, {}};
     for (size_t i = 0; i < values.size(); ++i) {
       const auto& v = values[i];
-      if (own_pricing && (!v.is_string() || (v != "on_demand" && v != "spot"))) {
-        fail(file, fmt::format("{}[{}]", path, i),
-             fmt::format("expected \"on_demand\" or \"spot\", got {}", v.dump()));
-      }
       for (const auto& earlier : d.values) {
         if (earlier == v)
           fail(file, fmt::format("{}[{}]", path, i), fmt::format("{} repeats", v.dump()));
       }
       d.values.push_back(v);
     }
-    space.catalog_pricing = space.catalog_pricing || own_pricing;
     num_candidates *= static_cast<int64_t>(d.values.size());
     if (num_candidates > kMaxCandidates) {
       fail(file, "dimensions", fmt::format("more than {} candidates", kMaxCandidates));
@@ -139,7 +149,7 @@ SearchSpace parse_search_space(const nlohmann::ordered_json& root, const std::st
   return space;
 }
 
-SearchSpace load_search_space(const std::string& path, const sim::Scenario& base) {
+SearchSpace load_search_space(const std::string& path, const BaseScenario& base) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot open search space file", path));
   std::ostringstream text;
@@ -153,6 +163,19 @@ SearchSpace load_search_space(const std::string& path, const sim::Scenario& base
     throw InputError(fmt::format("{}: {}", path, at == std::string::npos ? what : what.substr(at)));
   }
   return parse_search_space(root, path, base);
+}
+
+void set_pool_key(nlohmann::json& scenario, size_t pool_index, const std::string& key,
+                  const nlohmann::json& value) {
+  nlohmann::json* node = &scenario.at("fleet").at("pools").at(pool_index);
+  size_t begin = 0;
+  for (size_t dot = key.find('.'); dot != std::string::npos; dot = key.find('.', begin)) {
+    nlohmann::json& child = (*node)[key.substr(begin, dot - begin)];
+    if (!child.is_object()) child = nlohmann::json::object();
+    node = &child;
+    begin = dot + 1;
+  }
+  (*node)[key.substr(begin)] = value;
 }
 
 std::vector<Candidate> enumerate_candidates(const SearchSpace& space) {

@@ -10,15 +10,15 @@
 //       "weight_dtype": ["bf16", "int4"],
 //       "scheduler.policy": ["static", "continuous"],
 //       "num_replicas": [2, 4, 8],
-//       "pricing": ["on_demand", "spot"]
+//       "pricing.market": ["on_demand", "spot"]
 //     },
 //     "capacity": {"min_rate_scale": 0.25, "max_rate_scale": 16, "tolerance": 0.02}
 //   }
 //
-// A dimension key is a dotted path into the pool's resolved JSON (as summary.json echoes it:
-// tp, weight_dtype, scheduler.max_num_seqs, ...), so every pool setting the scenario format
-// knows can be searched; `pricing` (on_demand | spot) sets price_per_gpu_hour from the GPU
-// catalog unless the scenario format has its own `pricing` key.
+// A dimension key is a dotted path into the pool's scenario JSON (tp, weight_dtype,
+// scheduler.max_num_seqs, pricing.market, autoscaler.max_replicas, ...), so every pool setting
+// the scenario format knows can be searched. A key the scenario loader does not know is an error
+// of the space; a value it refuses makes that candidate invalid.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +32,7 @@
 namespace tidal::plan {
 
 struct Dimension {
-  std::string key;                             // dotted pool path, or "pricing"
+  std::string key;                             // dotted path inside the pool
   std::vector<nlohmann::ordered_json> values;  // [num_values], at least one
 };
 
@@ -47,7 +47,6 @@ struct SearchSpace {
   size_t pool_index = 0;
   std::string pool_name;
   std::vector<Dimension> dimensions;
-  bool catalog_pricing = false;  // `pricing` is the plan's own (catalog prices)
   CapacitySettings capacity;
 };
 
@@ -56,11 +55,24 @@ struct Candidate {
   nlohmann::ordered_json config;  // dimension key -> value, in dimension order
 };
 
-// Parses and validates against the loaded base scenario (pool names, dimension keys). Every
-// error is an InputError naming the file and JSON path.
+// The scenario a space applies to: its file's JSON and where relative paths resolve.
+struct BaseScenario {
+  nlohmann::json json;
+  std::string file;
+  std::string dir;
+};
+
+// Parses and validates against the base scenario: the pool must exist, and each dimension key
+// must be one the scenario loader knows (probed by loading the scenario with the key set to
+// its first value). Every error is an InputError naming the file and JSON path.
 SearchSpace parse_search_space(const nlohmann::ordered_json& root, const std::string& file,
-                               const sim::Scenario& base);
-SearchSpace load_search_space(const std::string& path, const sim::Scenario& base);
+                               const BaseScenario& base);
+SearchSpace load_search_space(const std::string& path, const BaseScenario& base);
+
+// `scenario` with `value` set at the dotted `key` of pool `pool_index` (objects created on
+// the way).
+void set_pool_key(nlohmann::json& scenario, size_t pool_index, const std::string& key,
+                  const nlohmann::json& value);
 
 // Every candidate, index order. An empty `dimensions` gives one candidate (the scenario).
 std::vector<Candidate> enumerate_candidates(const SearchSpace& space);

@@ -20,6 +20,18 @@ std::string expect_kind(const JsonView& doc, const std::string& kind) {
   return found;
 }
 
+ValidationSide load_side(const std::string& dir) {
+  const std::filesystem::path root(dir);
+  if (!std::filesystem::is_directory(root)) throw InputError(fmt::format("{}: not a folder", dir));
+  ValidationSide side;
+  side.dir = dir;
+  const std::string summary_path = (root / "summary.json").string();
+  const nlohmann::json summary = read_json_file(summary_path);
+  side.ttft = read_latency_figures(JsonView(summary, summary_path).at("metrics"), "ttft");
+  side.requests = read_requests((root / "requests.csv").string());
+  return side;
+}
+
 }  // namespace
 
 bool is_validation_folder(const std::string& dir) {
@@ -35,10 +47,8 @@ ValidationData load_validation(const std::string& dir) {
   ValidationData v;
   v.dir = dir;
   v.title = doc.has("title") ? doc.string("title") : std::string("Simulator fidelity");
-  v.predicted = load_run((root / doc.string("predicted_run")).string());
-  v.measured = load_run((root / doc.string("measured_run")).string());
-  v.predicted.label = "predicted";
-  v.measured.label = "measured";
+  v.predicted = load_side((root / doc.string("predicted_run")).string());
+  v.measured = load_side((root / doc.string("measured_run")).string());
   const JsonView metrics = doc.at("metrics");
   for (size_t i = 0; i < metrics.size(); ++i) {
     const JsonView m = metrics.at(i);

@@ -23,11 +23,19 @@ struct ValidationMetric {
   bool pass = false;
 };
 
+// One side of a validation: only what the engine's and the simulator's run folders share
+// (requests.csv and summary.json's metrics block).
+struct ValidationSide {
+  std::string dir;
+  RequestRows requests;
+  LatencyFigures ttft;  // summary.json metrics.ttft
+};
+
 struct ValidationData {
   std::string dir;
   std::string title;
-  RunData predicted;
-  RunData measured;
+  ValidationSide predicted;  // the simulator
+  ValidationSide measured;   // the engine
   std::vector<ValidationMetric> metrics;
 };
 

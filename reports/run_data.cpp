@@ -12,9 +12,8 @@
 #include "traces/input_error.h"
 
 namespace tidal::reports {
-namespace {
 
-LatencyFigures read_latency(const JsonView& parent, std::string_view key) {
+LatencyFigures read_latency_figures(const JsonView& parent, std::string_view key) {
   const JsonView v = parent.at(key);
   LatencyFigures f;
   f.count = v.integer("count");
@@ -25,6 +24,8 @@ LatencyFigures read_latency(const JsonView& parent, std::string_view key) {
   f.max_s = v.nullable_number("max_s");
   return f;
 }
+
+namespace {
 
 ClassFigures read_class(const JsonView& v) {
   ClassFigures c;
@@ -39,9 +40,9 @@ ClassFigures read_class(const JsonView& v) {
   c.num_slo_met = v.integer("num_slo_met");
   c.slo_attainment = v.number("slo_attainment");
   c.goodput_rps = v.number("goodput_rps");
-  c.ttft = read_latency(v, "ttft");
-  c.tpot = read_latency(v, "tpot");
-  c.e2e = read_latency(v, "e2e");
+  c.ttft = read_latency_figures(v, "ttft");
+  c.tpot = read_latency_figures(v, "tpot");
+  c.e2e = read_latency_figures(v, "e2e");
   return c;
 }
 
@@ -65,11 +66,59 @@ PoolFigures read_pool(const JsonView& scenario_pool, const JsonView& resolved_po
   p.dollars = cost_pool.number("dollars");
   p.utilization = cost_pool.number("utilization");
   p.num_steps = cost_pool.integer("num_steps");
+  p.on_demand_per_gpu_hour = scenario_pool.number("price_per_gpu_hour");
+  if (scenario_pool.has("pricing")) {
+    const JsonView pricing = scenario_pool.at("pricing");
+    if (pricing.has("market")) p.market = pricing.string("market");
+    if (pricing.has("on_demand_per_gpu_hour")) {
+      p.on_demand_per_gpu_hour = pricing.number("on_demand_per_gpu_hour");
+    }
+  }
   if (cost_pool.string("pool") != p.name) {
     cost_pool.fail("pool", fmt::format("\"{}\" does not match scenario.fleet.pools name \"{}\"",
                                        cost_pool.string("pool"), p.name));
   }
   return p;
+}
+
+// Lifecycle states first, in lifecycle order; other names after, by name.
+int state_rank(const std::string& state) {
+  static const std::vector<std::string> kOrder{"requested", "provisioning", "loading", "starting",
+                                               "warm",      "draining",     "stopped"};
+  const auto it = std::find(kOrder.begin(), kOrder.end(), state);
+  return static_cast<int>(it - kOrder.begin());
+}
+
+// An object of name -> number.
+std::vector<std::pair<std::string, double>> number_map(const JsonView& v) {
+  if (!v.value().is_object()) v.fail("", "expected an object of name -> number");
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& item : v.value().items()) out.emplace_back(item.key(), v.number(item.key()));
+  return out;
+}
+
+FleetFigures read_fleet(const JsonView& f) {
+  FleetFigures fleet;
+  fleet.num_replicas_total = f.integer("num_replicas_total");
+  fleet.num_scale_ups = f.integer("num_scale_ups");
+  fleet.num_scale_downs = f.integer("num_scale_downs");
+  fleet.num_spot_interruptions = f.integer("num_spot_interruptions");
+  fleet.num_requeues = f.integer("num_requeues");
+  const JsonView pools = f.at("pools");
+  for (size_t i = 0; i < pools.size(); ++i) {
+    const JsonView p = pools.at(i);
+    PoolColdStart c;
+    c.pool = p.string("pool");
+    c.peak_replicas = p.integer("peak_replicas");
+    const JsonView cold = p.at("cold_start");
+    c.from_snapshot = cold.boolean("from_snapshot");
+    for (const char* stage : {"total_s", "provisioning_s", "image_pull_s", "weight_load_s",
+                              "engine_init_s", "snapshot_restore_s", "kv_alloc_s"}) {
+      c.stages_s.emplace_back(stage, cold.number(stage));
+    }
+    fleet.pools.push_back(std::move(c));
+  }
+  return fleet;
 }
 
 int32_t intern(std::map<std::string, int32_t>& ids, const std::string& name) {
@@ -116,11 +165,11 @@ RunSummary read_summary(const std::string& path) {
   s.request_throughput_rps = m.number("request_throughput_rps");
   s.input_tokens_per_s = m.number("input_tokens_per_s");
   s.output_tokens_per_s = m.number("output_tokens_per_s");
-  s.ttft = read_latency(m, "ttft");
-  s.tpot = read_latency(m, "tpot");
-  s.itl = read_latency(m, "itl");
-  s.e2e = read_latency(m, "e2e");
-  s.queue_delay = read_latency(m, "queue_delay");
+  s.ttft = read_latency_figures(m, "ttft");
+  s.tpot = read_latency_figures(m, "tpot");
+  s.itl = read_latency_figures(m, "itl");
+  s.e2e = read_latency_figures(m, "e2e");
+  s.queue_delay = read_latency_figures(m, "queue_delay");
   s.num_slo_met = m.integer("num_slo_met");
   s.slo_attainment = m.number("slo_attainment");
   s.goodput_rps = m.number("goodput_rps");
@@ -145,16 +194,19 @@ RunSummary read_summary(const std::string& path) {
   for (size_t i = 0; i < scenario_pools.size(); ++i) {
     s.pools.push_back(read_pool(scenario_pools.at(i), resolved_pools.at(i), cost_pools.at(i)));
   }
-  if (costs.has("by_state")) {
-    const JsonView by_state = costs.at("by_state");
-    if (!by_state.value().is_object()) by_state.fail("", "expected an object state -> dollars");
-    for (const auto& item : by_state.value().items()) {
-      s.dollars_by_state.emplace_back(item.key(), by_state.number(item.key()));
-    }
+  if (costs.has("dollars_by_state")) {
+    s.dollars_by_state = number_map(costs.at("dollars_by_state"));
+    std::stable_sort(
+        s.dollars_by_state.begin(), s.dollars_by_state.end(),
+        [](const auto& a, const auto& b) { return state_rank(a.first) < state_rank(b.first); });
   }
-  if (costs.has("spot_savings_dollars")) {
-    s.spot_savings_dollars = costs.number("spot_savings_dollars");
+  if (costs.has("dollars_granularity")) s.dollars_granularity = costs.number("dollars_granularity");
+  if (costs.has("dollars_by_rate_class")) {
+    s.dollars_by_rate_class = number_map(costs.at("dollars_by_rate_class"));
   }
+  if (costs.has("peak_sized_dollars")) s.peak_sized_dollars = costs.number("peak_sized_dollars");
+  if (costs.has("peak_sized_savings")) s.peak_sized_savings = costs.number("peak_sized_savings");
+  if (doc.has("fleet")) s.fleet = read_fleet(doc.at("fleet"));
   return s;
 }
 
@@ -171,7 +223,8 @@ RequestRows read_requests(const std::string& path) {
       {"queue_delay_s", CellKind::optional_number},
       {"slo_met", CellKind::number},
       {"status", CellKind::text},
-      {"hol_blocking_s", CellKind::optional_number, false},
+      {"hol_delay_s", CellKind::optional_number, false},
+      {"hol_caused_s", CellKind::optional_number, false},
   };
   CsvColumns csv = read_csv_columns(path, wanted);
   RequestRows rows;
@@ -199,7 +252,8 @@ RequestRows read_requests(const std::string& path) {
   for (const std::string& status : csv.columns[10].texts) {
     rows.finished.push_back(status == "finished" ? 1 : 0);
   }
-  if (csv.columns[11].present) rows.hol_blocking_s = std::move(csv.columns[11].numbers);
+  if (csv.columns[11].present) rows.hol_delay_s = std::move(csv.columns[11].numbers);
+  if (csv.columns[12].present) rows.hol_caused_s = std::move(csv.columns[12].numbers);
   return rows;
 }
 
@@ -218,7 +272,7 @@ TimelineRows read_timeline(const std::string& path) {
   }
   for (const std::string& name : state_columns) wanted.push_back({name, CellKind::number, true});
   for (const std::string& name : dollar_columns) wanted.push_back({name, CellKind::number, true});
-  wanted.push_back({"cold_starts", CellKind::number, false});
+  wanted.push_back({"queued_at_router", CellKind::number, false});
   CsvColumns csv = read_csv_columns(path, wanted);
   if (state_columns.empty()) {
     throw InputError(fmt::format("{}:1: no replicas_<state> column in the header", path));
@@ -237,7 +291,7 @@ TimelineRows read_timeline(const std::string& path) {
   for (const std::string& name : dollar_columns) {
     rows.dollars_by_state.push_back({name.substr(8), std::move(csv.columns[c++].numbers)});
   }
-  if (csv.columns[c].present) rows.cold_starts = std::move(csv.columns[c].numbers);
+  if (csv.columns[c].present) rows.queued_at_router = std::move(csv.columns[c].numbers);
   for (size_t i = 0; i < rows.size(); ++i) {
     if (!(rows.end_s[i] > rows.start_s[i])) {
       throw InputError(fmt::format("{}:{}: end_s: {} is not after start_s {}", path, i + 2,
@@ -245,6 +299,32 @@ TimelineRows read_timeline(const std::string& path) {
     }
   }
   return rows;
+}
+
+std::vector<const NamedSeries*> distinct_replica_states(const TimelineRows& t) {
+  bool has_parts = false;
+  for (const NamedSeries& s : t.replicas_by_state) {
+    has_parts =
+        has_parts || s.name == "requested" || s.name == "provisioning" || s.name == "loading";
+  }
+  std::vector<const NamedSeries*> states;
+  for (const NamedSeries& s : t.replicas_by_state) {
+    if (!(has_parts && s.name == "starting")) states.push_back(&s);
+  }
+  std::stable_sort(states.begin(), states.end(), [](const NamedSeries* a, const NamedSeries* b) {
+    return state_rank(a->name) < state_rank(b->name);
+  });
+  return states;
+}
+
+std::optional<double> spot_savings_estimate(const RunSummary& s) {
+  std::optional<double> savings;
+  for (const PoolFigures& p : s.pools) {
+    if (p.market != "spot" || !(p.price_per_gpu_hour > 0)) continue;
+    savings =
+        savings.value_or(0.0) + p.dollars * (p.on_demand_per_gpu_hour / p.price_per_gpu_hour - 1.0);
+  }
+  return savings;
 }
 
 bool is_run_folder(const std::string& dir) {

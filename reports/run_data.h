@@ -7,10 +7,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace tidal::reports {
+
+class JsonView;  // reports/json_fields.h
 
 // A latency distribution as summary.json gives it; the optionals are empty when count == 0.
 struct LatencyFigures {
@@ -41,6 +44,26 @@ struct PoolFigures {
   double dollars = 0.0;
   double utilization = 0.0;
   int64_t num_steps = 0;
+  std::string market = "on_demand";     // scenario pricing.market when given
+  double on_demand_per_gpu_hour = 0.0;  // pricing.on_demand_per_gpu_hour, else price_per_gpu_hour
+};
+
+// A pool's cold start as summary.json `fleet.pools[]` gives it.
+struct PoolColdStart {
+  std::string pool;
+  int64_t peak_replicas = 0;
+  bool from_snapshot = false;
+  std::vector<std::pair<std::string, double>> stages_s;  // "total_s", "provisioning_s", ...
+};
+
+// summary.json `fleet` (runs of the fleet simulation).
+struct FleetFigures {
+  std::vector<PoolColdStart> pools;
+  int64_t num_replicas_total = 0;
+  int64_t num_scale_ups = 0;
+  int64_t num_scale_downs = 0;
+  int64_t num_spot_interruptions = 0;
+  int64_t num_requeues = 0;
 };
 
 struct RunSummary {
@@ -70,10 +93,18 @@ struct RunSummary {
   std::optional<double> dollars_per_1m_tokens;
   std::vector<PoolFigures> pools;
   std::vector<std::pair<std::string, int64_t>> rejections;  // reason -> count
-  // Optional (present in runs with a billing ledger).
-  std::vector<std::pair<std::string, double>> dollars_by_state;  // costs.by_state
-  std::optional<double> spot_savings_dollars;                    // costs.spot_savings_dollars
+  // Optional (runs with a billing ledger): lifecycle order, then by name.
+  std::vector<std::pair<std::string, double>> dollars_by_state;       // costs.dollars_by_state
+  std::optional<double> dollars_granularity;                          // rounding up of leases
+  std::vector<std::pair<std::string, double>> dollars_by_rate_class;  // on_demand, spot, ...
+  std::optional<double> peak_sized_dollars;  // the same fleet kept at its peak all run
+  std::optional<double> peak_sized_savings;  // 1 - dollars / peak_sized_dollars
+  std::optional<FleetFigures> fleet;
 };
+
+// What spot pools saved against their on-demand price: for each pool whose market is spot,
+// its dollars x (on-demand price / its price - 1). Empty when no pool is on spot.
+std::optional<double> spot_savings_estimate(const RunSummary& s);
 
 // requests.csv. Latencies are NaN where the file leaves them empty (rejected requests, TPOT of
 // one-token outputs).
@@ -91,7 +122,8 @@ struct RequestRows {
   std::vector<double> queue_delay_s;      // [num_requests]
   std::vector<uint8_t> finished;          // [num_requests] status == finished
   std::vector<uint8_t> slo_met;           // [num_requests]
-  std::vector<double> hol_blocking_s;     // [num_requests] when the column exists, else empty
+  std::vector<double> hol_delay_s;        // [num_requests] when the column exists, else empty
+  std::vector<double> hol_caused_s;       // [num_requests] when the column exists, else empty
 
   size_t size() const { return arrival_s.size(); }
 };
@@ -111,10 +143,14 @@ struct TimelineRows {
   std::vector<double> dollars, cumulative_dollars;
   std::vector<NamedSeries> replicas_by_state;  // columns replicas_<state>, file order
   std::vector<NamedSeries> dollars_by_state;   // optional columns dollars_<state>
-  std::vector<double> cold_starts;             // optional column cold_starts, else empty
+  std::vector<double> queued_at_router;        // optional column queued_at_router, else empty
 
   size_t size() const { return start_s.size(); }
 };
+
+// The replica-state series that do not overlap: `starting` is left out when the timeline also
+// has its parts (requested, provisioning, loading).
+std::vector<const NamedSeries*> distinct_replica_states(const TimelineRows& t);
 
 struct RunData {
   std::string dir;
@@ -125,6 +161,8 @@ struct RunData {
 };
 
 RunSummary read_summary(const std::string& path);
+// A latency block of summary.json ({"count", "mean_s", "p50_s", ...}) under `parent.key`.
+LatencyFigures read_latency_figures(const JsonView& parent, std::string_view key);
 RequestRows read_requests(const std::string& path);
 TimelineRows read_timeline(const std::string& path);
 // Reads dir/summary.json, dir/requests.csv and dir/timeline.csv.

@@ -18,7 +18,11 @@ struct StateCost {
 // the replica counts at its end (docs/report.md, "Cost").
 StateCost cost_by_state(const RunData& run) {
   if (!run.summary.dollars_by_state.empty()) {
-    return {"summary.json costs.by_state", run.summary.dollars_by_state};
+    StateCost cost{"summary.json costs.dollars_by_state", run.summary.dollars_by_state};
+    if (run.summary.dollars_granularity) {
+      cost.dollars.emplace_back("billing rounding", *run.summary.dollars_granularity);
+    }
+    return cost;
   }
   const TimelineRows& t = run.timeline;
   StateCost cost;
@@ -32,23 +36,21 @@ StateCost cost_by_state(const RunData& run) {
     return cost;
   }
   cost.source = "estimated from replica counts at interval ends";
-  for (const NamedSeries& s : t.replicas_by_state) {
-    if (s.name != "stopped") cost.dollars.emplace_back(s.name, 0.0);
+  std::vector<const NamedSeries*> billed;
+  for (const NamedSeries* s : distinct_replica_states(t)) {
+    if (s->name != "stopped") billed.push_back(s);
   }
+  for (const NamedSeries* s : billed) cost.dollars.emplace_back(s->name, 0.0);
   double unattributed = 0.0;
   for (size_t i = 0; i < t.size(); ++i) {
-    double billed = 0.0;
-    for (const NamedSeries& s : t.replicas_by_state) {
-      if (s.name != "stopped") billed += s.values[i];
-    }
-    if (billed <= 0.0) {
+    double num_billed = 0.0;
+    for (const NamedSeries* s : billed) num_billed += s->values[i];
+    if (num_billed <= 0.0) {
       unattributed += t.dollars[i];
       continue;
     }
-    size_t k = 0;
-    for (const NamedSeries& s : t.replicas_by_state) {
-      if (s.name == "stopped") continue;
-      cost.dollars[k++].second += t.dollars[i] * s.values[i] / billed;
+    for (size_t k = 0; k < billed.size(); ++k) {
+      cost.dollars[k].second += t.dollars[i] * billed[k]->values[i] / num_billed;
     }
   }
   if (unattributed > 0.0) cost.dollars.emplace_back("unattributed", unattributed);
@@ -79,13 +81,21 @@ Section cost_section(const RunSection& r) {
       {"output tokens per $", significant_cell(output_tokens_per_dollar(s))},
       {"idle share of spend", percent_cell(idle)},
   }});
-  if (s.spot_savings_dollars) {
-    section.blocks.push_back(KeyFigures{{{"spot savings", dollars_cell(s.spot_savings_dollars)}}});
+  KeyFigures fleet_figures;
+  if (const std::optional<double> spot = spot_savings_estimate(s)) {
+    fleet_figures.items.push_back({"spot savings (vs on-demand)", dollars_cell(spot)});
   }
+  if (s.peak_sized_dollars) {
+    fleet_figures.items.push_back({"peak-sized fleet cost", dollars_cell(s.peak_sized_dollars)});
+    fleet_figures.items.push_back({"saved vs peak-sized", percent_cell(s.peak_sized_savings)});
+  }
+  if (!fleet_figures.items.empty()) section.blocks.push_back(std::move(fleet_figures));
   section.blocks.push_back(Paragraph{
       "Idle share = spend on provisioned GPU time not running a batch step: the sum over "
       "timeline intervals of dollars x (1 - utilization), over total dollars. Cost per day "
-      "extrapolates the run's average spend rate to 24 h."});
+      "extrapolates the run's average spend rate to 24 h. Peak-sized fleet = the pools' peak "
+      "replica counts kept for the whole run (summary.json costs.peak_sized_dollars); spot "
+      "savings = spot pools' dollars re-priced at their on-demand price, minus what they cost."});
 
   const StateCost by_state = cost_by_state(r.run);
   double state_total = 0.0;
@@ -104,6 +114,17 @@ Section cost_section(const RunSection& r) {
   states.rows.push_back({text_cell("idle (provisioned, no step)"),
                          dollars_cell(timeline_dollars - busy_dollars), percent_cell(idle)});
   section.blocks.push_back(std::move(states));
+  if (!s.dollars_by_rate_class.empty()) {
+    Table classes{"cost-by-price-class" + r.id_suffix,
+                  "Cost by price class",
+                  {"price class", "dollars", "share"},
+                  {}};
+    for (const auto& [name, dollars] : s.dollars_by_rate_class) {
+      classes.rows.push_back({text_cell(name), dollars_cell(dollars),
+                              percent_cell(s.dollars > 0 ? dollars / s.dollars : 0.0)});
+    }
+    section.blocks.push_back(std::move(classes));
+  }
 
   Table pools{
       "cost-by-pool" + r.id_suffix,

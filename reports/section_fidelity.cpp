@@ -41,8 +41,8 @@ Section fidelity_section(const ValidationData& v, const std::string& id_suffix) 
   section.blocks.push_back(KeyFigures{{
       {"metrics within tolerance",
        Cell{fmt::format("{} of {}", num_pass, v.metrics.size()), num_pass}},
-      {"predicted p99 TTFT", latency_cell(v.predicted.summary.ttft.p99_s)},
-      {"measured p99 TTFT", latency_cell(v.measured.summary.ttft.p99_s)},
+      {"predicted p99 TTFT", latency_cell(v.predicted.ttft.p99_s)},
+      {"measured p99 TTFT", latency_cell(v.measured.ttft.p99_s)},
   }});
   Table errors{"fidelity-errors" + id_suffix,
                "Prediction error",

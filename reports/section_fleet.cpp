@@ -2,6 +2,8 @@
 // KV-cache use and utilization, cold starts — whatever timeline.csv holds.
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "reports/cells.h"
 #include "reports/chart_block.h"
 #include "reports/format.h"
@@ -23,6 +25,30 @@ Series timeline_series(const std::string& name, const TimelineRows& t,
     s.y.push_back(values.back());
   }
   return s;
+}
+
+// Fleet counters and each pool's cold start, by stage (summary.json fleet).
+Table cold_start_table(const FleetFigures& f, const std::string& id_suffix) {
+  Table table{"cold-starts" + id_suffix,
+              fmt::format("Cold starts: {} replicas created, {} scale-ups, {} scale-downs, {} "
+                          "spot interruptions, {} requests re-queued",
+                          format_count(f.num_replicas_total), format_count(f.num_scale_ups),
+                          format_count(f.num_scale_downs), format_count(f.num_spot_interruptions),
+                          format_count(f.num_requeues)),
+              {"pool", "peak replicas", "from snapshot"},
+              {}};
+  if (!f.pools.empty()) {
+    for (const auto& [stage, seconds] : f.pools[0].stages_s) {
+      table.columns.push_back(stage.substr(0, stage.size() - 2));  // "weight_load"
+    }
+  }
+  for (const PoolColdStart& p : f.pools) {
+    std::vector<Cell> row{text_cell(p.pool), count_cell(p.peak_replicas),
+                          text_cell(p.from_snapshot ? "yes" : "no")};
+    for (const auto& [stage, seconds] : p.stages_s) row.push_back(latency_cell(seconds));
+    table.rows.push_back(std::move(row));
+  }
+  return table;
 }
 
 bool all_zero(const std::vector<double>& values) {
@@ -64,11 +90,12 @@ Section fleet_section(const RunSection& r) {
   const TimeAxis time = time_axis_for(s.duration_s);
   XYChart replicas{"Replicas by lifecycle state", time.axis(), {"replicas"}};
   std::string states_seen;
-  for (const NamedSeries& state : t.replicas_by_state) {
-    if (all_zero(state.values)) continue;
+  for (const NamedSeries* state : distinct_replica_states(t)) {
+    // Stopped replicas hold no GPU; stacking them would only pile up history.
+    if (state->name == "stopped" || all_zero(state->values)) continue;
     replicas.series.push_back(
-        timeline_series(state.name, t, state.values, time.divisor, SeriesStyle::stacked_area));
-    states_seen += (states_seen.empty() ? "" : ", ") + state.name;
+        timeline_series(state->name, t, state->values, time.divisor, SeriesStyle::stacked_area));
+    states_seen += (states_seen.empty() ? "" : ", ") + state->name;
   }
   section.blocks.push_back(xy_chart_block("replicas" + r.id_suffix, replicas));
 
@@ -76,6 +103,10 @@ Section fleet_section(const RunSection& r) {
   load.series.push_back(
       timeline_series("queued", t, t.queue_depth, time.divisor, SeriesStyle::step));
   load.series.push_back(timeline_series("running", t, t.running, time.divisor, SeriesStyle::step));
+  if (!t.queued_at_router.empty()) {
+    load.series.push_back(timeline_series("held at the router", t, t.queued_at_router, time.divisor,
+                                          SeriesStyle::step));
+  }
   section.blocks.push_back(xy_chart_block("queue-running" + r.id_suffix, load));
 
   XYChart use{"KV-cache use and utilization", time.axis(),
@@ -86,18 +117,13 @@ Section fleet_section(const RunSection& r) {
       timeline_series("busy replica time", t, t.utilization, time.divisor, SeriesStyle::step));
   section.blocks.push_back(xy_chart_block("kv-utilization" + r.id_suffix, use));
 
-  if (!t.cold_starts.empty()) {
-    XYChart cold{"Cold starts", time.axis(), {"cold starts per interval"}};
-    cold.series.push_back(
-        timeline_series("cold starts", t, t.cold_starts, time.divisor, SeriesStyle::step));
-    section.blocks.push_back(xy_chart_block("cold-starts" + r.id_suffix, cold));
-  }
-  std::string note = "States seen: " + (states_seen.empty() ? std::string("none") : states_seen) +
-                     " (sampled at the end of each interval).";
+  if (s.fleet) section.blocks.push_back(cold_start_table(*s.fleet, r.id_suffix));
+  std::string note = "States drawn: " + (states_seen.empty() ? std::string("none") : states_seen) +
+                     " (sampled at the end of each interval; stopped replicas are not drawn).";
   const auto starting = std::find_if(t.replicas_by_state.begin(), t.replicas_by_state.end(),
                                      [](const NamedSeries& n) { return n.name == "starting"; });
-  if (t.cold_starts.empty() && starting != t.replicas_by_state.end() &&
-      all_zero(starting->values)) {
+  const bool scaled = s.fleet && s.fleet->num_scale_ups + s.fleet->num_scale_downs > 0;
+  if (!scaled && starting != t.replicas_by_state.end() && all_zero(starting->values)) {
     note += " No replica was starting at any interval end: the fleet ran warm throughout.";
   }
   section.blocks.push_back(Paragraph{note});

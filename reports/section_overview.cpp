@@ -32,33 +32,39 @@ Section overview_section(const RunSection& r) {
 
 std::optional<Section> hol_section(const RunSection& r) {
   const RequestRows& q = r.run.requests;
-  if (q.hol_blocking_s.empty()) return std::nullopt;
+  if (q.hol_delay_s.empty()) return std::nullopt;
   Section section{"hol" + r.id_suffix, "Head-of-line blocking" + r.title_suffix, {}};
-  section.blocks.push_back(
-      Paragraph{"Time each request's steps were stretched by long prefills scheduled with it "
-                "(requests.csv hol_blocking_s), per tenant; share = blocking over E2E latency."});
+  section.blocks.push_back(Paragraph{
+      "Time each request's steps were stretched by long prefills scheduled with it "
+      "(requests.csv hol_delay_s), per tenant; share = that delay over the tenant's E2E "
+      "latency; caused = the stretch its own long prefills put on others (hol_caused_s)."});
   Table table{"hol-by-tenant" + r.id_suffix,
               "Head-of-line blocking per tenant",
-              {"tenant", "requests", "mean", "p50", "p99", "share of E2E"},
+              {"tenant", "requests", "mean delay", "p50 delay", "p99 delay", "share of E2E",
+               "caused to others"},
               {}};
-  XYChart chart{
-      "Head-of-line blocking CDF", {"blocking per request", AxisUnit::seconds}, share_axis()};
+  XYChart chart{"Head-of-line delay CDF",
+                {"delay per request (log scale)", AxisUnit::seconds, true},
+                share_axis()};
   for (size_t t = 0; t < q.tenant_names.size(); ++t) {
     const auto id = static_cast<int32_t>(t);
-    double blocked = 0.0, e2e = 0.0;
+    double delayed = 0.0, e2e = 0.0, caused = 0.0;
     for (size_t i = 0; i < q.size(); ++i) {
-      if (q.tenant[i] != id || !std::isfinite(q.hol_blocking_s[i])) continue;
-      blocked += q.hol_blocking_s[i];
+      if (q.tenant[i] != id) continue;
+      if (!q.hol_caused_s.empty() && std::isfinite(q.hol_caused_s[i])) caused += q.hol_caused_s[i];
+      if (!std::isfinite(q.hol_delay_s[i])) continue;
+      delayed += q.hol_delay_s[i];
       if (std::isfinite(q.e2e_s[i])) e2e += q.e2e_s[i];
     }
-    const std::vector<double> sorted = sorted_finite_in_group(q.hol_blocking_s, q.tenant, id);
+    const std::vector<double> sorted = sorted_finite_in_group(q.hol_delay_s, q.tenant, id);
     const auto n = static_cast<int64_t>(sorted.size());
     table.rows.push_back(
         {text_cell(q.tenant_names[t]), count_cell(n),
-         latency_cell(n ? std::optional(blocked / static_cast<double>(n)) : std::nullopt),
+         latency_cell(n ? std::optional(delayed / static_cast<double>(n)) : std::nullopt),
          latency_cell(n ? std::optional(nearest_rank(sorted, 50)) : std::nullopt),
          latency_cell(n ? std::optional(nearest_rank(sorted, 99)) : std::nullopt),
-         percent_cell(e2e > 0 ? std::optional(blocked / e2e) : std::nullopt)});
+         percent_cell(e2e > 0 ? std::optional(delayed / e2e) : std::nullopt),
+         q.hol_caused_s.empty() ? Cell{"n/a", nullptr} : latency_cell(caused)});
     chart.series.push_back(cdf_series(q.tenant_names[t], sorted));
   }
   section.blocks.push_back(std::move(table));

@@ -1,10 +1,9 @@
 // Search spaces: validation against the scenario's pool, cartesian enumeration order,
-// candidate scenarios with overrides and catalog pricing.
+// candidate scenarios with overrides.
 #include <gtest/gtest.h>
 
 #include "plan/candidate_eval.h"
 #include "plan/search_space.h"
-#include "sim/perf/gpu_catalog.h"
 #include "tests/plan/plan_fixture.h"
 #include "traces/input_error.h"
 
@@ -13,8 +12,8 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-sim::Scenario base() {
-  return sim::parse_scenario(testing::small_scenario(), "s.json", "");
+BaseScenario base() {
+  return BaseScenario{testing::small_scenario(), "s.json", ""};
 }
 
 std::string error_of(const std::string& space_text) {
@@ -53,9 +52,9 @@ TEST(SearchSpace, ErrorsNameTheFileAndPath) {
             "space.json: pool: no pool \"cpu\" in s.json");
   EXPECT_EQ(error_of(R"({"dimensions": {}, "extra": 1})"),
             "space.json: extra: unknown key (known: pool, dimensions, capacity)");
-  EXPECT_EQ(
-      error_of(R"({"dimensions": {"pricing": ["reserved"]}})"),
-      "space.json: dimensions.pricing[0]: expected \"on_demand\" or \"spot\", got \"reserved\"");
+  EXPECT_EQ(error_of(R"({"dimensions": {"pricing.markt": ["spot"]}})"),
+            "space.json: dimensions.pricing.markt: not a key of pool \"gpus\" (s.json: "
+            "fleet.pools[0].pricing.markt: unknown key)");
   EXPECT_EQ(error_of(R"({"dimensions": {"scheduler": ["x"]}})"),
             "space.json: dimensions.scheduler: names an object; search one of its keys (e.g. "
             "scheduler.<key>)");
@@ -63,30 +62,29 @@ TEST(SearchSpace, ErrorsNameTheFileAndPath) {
             "space.json: capacity.tolerance: expected a number > 0, got 0");
   const std::string unknown = error_of(R"({"dimensions": {"tpp": [1]}})");
   EXPECT_TRUE(
-      unknown.starts_with("space.json: dimensions.tpp: not a key of pool \"gpus\" (known: "
-                          "pricing, name, model, gpu, tp,"))
+      unknown.starts_with("space.json: dimensions.tpp: not a key of pool \"gpus\" (s.json: "
+                          "fleet.pools[0].tpp: unknown key (known keys: name, model,"))
       << unknown;
-  EXPECT_NE(unknown.find("scheduler.max_num_seqs"), std::string::npos);
+  // A value the loader refuses is not an error of the space: that candidate is invalid.
+  EXPECT_EQ(error_of(R"({"dimensions": {"tp": [3, 1]}})"), "(no error)");
 }
 
-TEST(SearchSpace, CandidateScenarioAppliesOverridesAndCatalogPrices) {
+TEST(SearchSpace, CandidateScenarioAppliesOverrides) {
   PlanContext context;
   context.scenario_json = testing::small_scenario();
   context.scenario_file = "s.json";
   context.space = parse_search_space(
       ojson::parse(
-          R"({"dimensions": {"gpu": ["A100-80GB"], "scheduler.max_num_batched_tokens": [4096], "pricing": ["spot"]}})"),
+          R"({"dimensions": {"gpu": ["A100-80GB"], "scheduler.max_num_batched_tokens": [4096], "pricing.market": ["spot"], "autoscaler.policy": ["fixed"]}})"),
       "space.json", base());
-  EXPECT_TRUE(context.space.catalog_pricing);
   const std::vector<Candidate> c = enumerate_candidates(context.space);
   const nlohmann::json j = candidate_scenario_json(context, c[0], 2.0);
   const nlohmann::json& pool = j["fleet"]["pools"][0];
   EXPECT_EQ(pool["gpu"], "A100-80GB");
   EXPECT_EQ(pool["scheduler"]["max_num_batched_tokens"], 4096);
   EXPECT_EQ(pool["scheduler"]["max_num_seqs"], 128);  // untouched keys stay
-  EXPECT_DOUBLE_EQ(pool["price_per_gpu_hour"].get<double>(),
-                   perf::find_gpu("A100-80GB", "gpu").price_spot_per_h);
-  EXPECT_FALSE(pool.contains("pricing"));
+  EXPECT_EQ(pool["pricing"], nlohmann::json({{"market", "spot"}}));
+  EXPECT_EQ(pool["autoscaler"]["policy"], "fixed");
   EXPECT_DOUBLE_EQ(j["workloads"][0]["rate_scale"].get<double>(), 2.0);
   // Ids are stable and differ between configs.
   EXPECT_EQ(candidate_id("f", c[0].config), candidate_id("f", c[0].config));

@@ -77,11 +77,18 @@ TEST_F(ReportTest, SingleRunHtmlIsWellFormedAndSelfContained) {
   for (size_t i = r.html.find("http"); i != std::string::npos; i = r.html.find("http", i + 1)) {
     EXPECT_EQ(r.html.compare(i, 26, "http://www.w3.org/2000/svg"), 0) << r.html.substr(i, 60);
   }
-  for (const char* id : {"overview", "workload", "latency", "fleet", "cost"}) {
+  for (const char* id : {"overview", "workload", "latency", "fleet", "cost", "hol"}) {
     EXPECT_NE(r.html.find(std::string("<section id=\"") + id + "\">"), std::string::npos) << id;
   }
   EXPECT_EQ(section_ids(r.json),
-            (std::vector<std::string>{"overview", "workload", "latency", "fleet", "cost"}));
+            (std::vector<std::string>{"overview", "workload", "latency", "fleet", "cost", "hol"}));
+  for (const char* table :
+       {"tenants", "classes", "slo-attainment", "latency-percentiles", "pools", "cold-starts",
+        "cost-by-state", "cost-by-price-class", "cost-by-pool", "hol-by-tenant"}) {
+    EXPECT_NE(find_table(r.json, table), nullptr) << table;
+  }
+  EXPECT_EQ(find_table(r.json, "cost-by-state")->at("title"),
+            "Cost by lifecycle state (summary.json costs.dollars_by_state)");
   for (const char* chart : {"arrival-rate", "prompt-length-cdf", "ttft-cdf", "tpot-cdf", "e2e-cdf",
                             "replicas", "queue-running", "kv-utilization", "cumulative-cost"}) {
     EXPECT_NE(r.html.find(std::string("<figure id=\"") + chart + "\""), std::string::npos) << chart;

@@ -58,7 +58,17 @@ TEST_F(RunDataTest, FiguresMatchTheRunFiles) {
   double arrivals = 0;
   for (double a : run.timeline.arrivals) arrivals += a;
   EXPECT_EQ(static_cast<int64_t>(arrivals), run.summary.num_requests);
-  EXPECT_TRUE(run.requests.hol_blocking_s.empty());
+  // Fleet-simulation fields.
+  EXPECT_EQ(run.requests.hol_delay_s.size(), run.requests.size());
+  EXPECT_EQ(run.requests.hol_caused_s.size(), run.requests.size());
+  ASSERT_FALSE(run.summary.dollars_by_state.empty());
+  EXPECT_EQ(run.summary.dollars_by_state.front().first, "requested");  // lifecycle order
+  ASSERT_TRUE(run.summary.fleet.has_value());
+  ASSERT_EQ(run.summary.fleet->pools.size(), 1u);
+  EXPECT_EQ(run.summary.fleet->pools[0].stages_s.front().first, "total_s");
+  EXPECT_FALSE(spot_savings_estimate(run.summary).has_value());  // on-demand only
+  const std::vector<const NamedSeries*> states = distinct_replica_states(run.timeline);
+  for (const NamedSeries* state : states) EXPECT_NE(state->name, "starting");
 }
 
 TEST_F(RunDataTest, MissingFilesAreNamed) {
