@@ -12,5 +12,7 @@ void add_model_command(CLI::App& app);
 void add_simulate_command(CLI::App& app);
 void add_dash_command(CLI::App& app);
 void add_engine_command(CLI::App& app);
+void add_profile_command(CLI::App& app);
+void add_validate_command(CLI::App& app);
 
 }  // namespace tidal::cli

@@ -104,6 +104,11 @@ ValidationResult run_validation(const ValidateOptions& options,
   const models::ModelConfig model_config = models::resolve_config(args.model, "--model");
   engine::validate(args.config, model_config);
 
+  traces::ReadOptions read_options;
+  if (!args.trace_format.empty())
+    read_options.format = traces::parse_format_name(args.trace_format);
+  const std::vector<Request> source = traces::read_trace(args.trace, read_options);
+
   // The step-time model: a given profile, or one measured now with the same engine config.
   std::string profile_path = options.profile_path;
   perf::Profile profile;
@@ -135,10 +140,6 @@ ValidationResult run_validation(const ValidateOptions& options,
   sim_inputs.kv = {args.config.block_size, engine::num_gpu_blocks_for(args.config, model_config),
                    args.config.num_cpu_blocks, args.config.enable_prefix_caching};
 
-  traces::ReadOptions read_options;
-  if (!args.trace_format.empty())
-    read_options.format = traces::parse_format_name(args.trace_format);
-  const std::vector<Request> source = traces::read_trace(args.trace, read_options);
   std::optional<double> capacity_rps;
   if (options.load) {
     if (!(*options.load > 0.0)) throw InputError("--load: must be > 0");

@@ -132,10 +132,10 @@ ForwardTimes ForwardBench::run(std::span<const perf::SeqWork> batch, int min_rep
   }
   ForwardTimes times;
   for (int c = 0; c < perf::kNumOpClasses; ++c) {
-    times.seconds[static_cast<size_t>(c)] = median(per_class[static_cast<size_t>(c)]);
+    times.seconds[static_cast<size_t>(c)] = lower_quartile(per_class[static_cast<size_t>(c)]);
   }
-  times.forward_seconds = median(walls);
-  times.unattributed_seconds = std::max(0.0, median(unattributed));
+  times.forward_seconds = lower_quartile(walls);
+  times.unattributed_seconds = std::max(0.0, lower_quartile(unattributed));
   times.num_repeats = num_repeats;
   return times;
 }

@@ -1,7 +1,7 @@
 // Runs the paged forward pass of one tensor-parallel rank on synthetic batches and times every
 // operator class (TimingBackend over the CPU backend), with warm-up and repeats, keeping the
-// median of each class, less the cost of the clock reads the timing adds. The all-reduces between
-// ranks are skipped here (timed on their own).
+// lower quartile of each class (lower_quartile), less the cost of the clock reads the timing adds.
+// The all-reduces between ranks are skipped here (timed on their own).
 #pragma once
 
 #include <array>
@@ -21,9 +21,10 @@ namespace tidal::profile {
 class TimingBackend;
 
 struct ForwardTimes {
-  std::array<double, perf::kNumOpClasses> seconds{};  // median per class, all layers
-  double forward_seconds = 0.0;                       // median wall time of forward()
-  double unattributed_seconds = 0.0;  // median of forward() wall time minus its timed operators
+  std::array<double, perf::kNumOpClasses> seconds{};  // lower quartile per class, all layers
+  double forward_seconds = 0.0;                       // lower quartile of forward()'s wall time
+  double unattributed_seconds = 0.0;  // lower quartile of forward()'s wall time minus its timed
+                                      // operators
                                       // (flattening the batch, activation buffers)
   int num_repeats = 0;
 

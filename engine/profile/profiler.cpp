@@ -293,7 +293,8 @@ perf::Profile run_profile(const ProfileOptions& options, const ProgressFn& progr
   profile.provenance.source = fmt::format(
       "tidal profile --backend cpu: {} ({}), tp {}, {} kernel threads per rank, weights {}, KV "
       "{}. Operators timed inside the paged forward of rank 0's shard (TimingBackend), one "
-      "warm-up then {}-{} repeats per point, medians; 1-D tables fitted piecewise-linear within "
+      "warm-up then {}-{} repeats per point, lower quartiles; 1-D tables fitted piecewise-linear "
+      "within "
       "{}%; residual adds are fused into the norms (add_rms_norm) and measure 0; embedding "
       "includes the "
       "forward's time outside the operators (batch flattening, activation buffers); cpu_overhead = "

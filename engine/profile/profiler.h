@@ -3,10 +3,11 @@
 // (TimingBackend), over grids: num_tokens for the per-token operators, (chunk, context) for
 // prefill attention, (batch, context) for decode attention, batch size for the LM head and
 // sampling, message size for the shared-memory all-reduce (tp > 1); the per-step CPU overhead is
-// what real engine steps spend beyond those operators. Every point: one warm-up, repeats, the
-// median. 1-D tables are fitted piecewise-linear (fit_piecewise_linear); attention grids keep
-// their medians. Grids stop growing once one forward exceeds max_point_seconds, so a small model
-// profiles in well under the time budget.
+// what real engine steps spend beyond those operators (median over steps). Every operator
+// point: one warm-up, repeats, the lower quartile (lower_quartile). 1-D tables are fitted
+// piecewise-linear (fit_piecewise_linear); attention grids keep their medians. Grids stop growing
+// once one forward exceeds max_point_seconds, so a small model profiles in well under the time
+// budget.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +29,7 @@ struct ProfileOptions {
   int64_t max_batch_size = 64;     // decode batches and overhead waves go up to this
   double max_point_seconds = 0.5;  // a sweep stops after a point whose forward takes longer
   double target_point_seconds = 0.05;  // measurement time per point (sets the repeats)
-  int min_repeats = 3;
+  int min_repeats = 5;
   int max_repeats = 15;
   double max_relative_fit_error = 0.03;  // fit_piecewise_linear tolerance
 };

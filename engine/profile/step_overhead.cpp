@@ -16,7 +16,8 @@ std::vector<OverheadSample> measure_step_overhead(const models::ModelWeights& we
   engine::EngineConfig plain = config;
   plain.spec = engine::SpecConfig{};
   plain.enable_prefix_caching = false;
-  plain.scheduler.policy = "continuous";  // every wave runs at once, no batching deadline
+  // Every wave runs at once: static batching's deadline would only add idle waits.
+  if (plain.scheduler.policy == "static") plain.scheduler.policy = "continuous";
   const int64_t largest_wave = *std::max_element(wave_sizes.begin(), wave_sizes.end());
   plain.scheduler.max_num_seqs =
       std::max<int32_t>(plain.scheduler.max_num_seqs, static_cast<int32_t>(largest_wave));

@@ -23,7 +23,8 @@ struct OverheadSample {
 
 // For each wave size s in `wave_sizes`: s requests of prompt_tokens / output_tokens tokens
 // arrive together and run to completion on an engine built from `weights` (copied) and
-// `config` (speculative decoding off). Every executed step gives one sample.
+// `config` (speculative decoding and prefix caching off, static batching run as continuous).
+// Every executed step gives one sample.
 std::vector<OverheadSample> measure_step_overhead(const models::ModelWeights& weights,
                                                   const engine::EngineConfig& config,
                                                   const perf::StepTimeModel& operator_model,

@@ -1,0 +1,104 @@
+// `tidal profile`: wiring of engine/profile (CPU operator profiles) and sim/perf's Vidur import
+// to the command line.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+#include "engine/engine_config.h"
+#include "engine/profile/profiler.h"
+#include "models/quantize_weights.h"
+#include "sim/perf/profile.h"
+#include "sim/perf/vidur_import.h"
+#include "traces/input_error.h"
+
+namespace tidal::cli {
+namespace {
+
+struct ProfileCliArgs {
+  profile::ProfileOptions options;
+  std::string backend = "cpu";
+  std::string quant = "none";
+  std::string kv_dtype = "bf16";
+  std::string out;
+};
+
+struct ImportCliArgs {
+  std::string vidur_dir;
+  std::string gpu;
+  std::string model;
+  int32_t tp = 1;
+  std::string out;
+};
+
+void add_import_vidur(CLI::App& profile_app) {
+  auto args = std::make_shared<ImportCliArgs>();
+  CLI::App* cmd = profile_app.add_subcommand(
+      "import-vidur", "Turn Vidur's profiling CSVs into a tidal profile JSON");
+  cmd->add_option("dir", args->vidur_dir,
+                  "Vidur profiling folder (holding compute/, network/, legacy_oss_release_*/)")
+      ->required();
+  cmd->add_option("--gpu", args->gpu, "Vidur GPU label: a100, a40 or h100")->required();
+  cmd->add_option("--model", args->model,
+                  "model as Vidur names it, e.g. meta-llama/Llama-2-70b-hf (the folder under "
+                  "compute/<gpu>/)")
+      ->required();
+  cmd->add_option("--tp", args->tp, "tensor-parallel degree of the rows to import (default 1)");
+  cmd->add_option("--out", args->out, "profile JSON to write")->required();
+  cmd->callback([args] {
+    const std::string model_dir = args->model.substr(args->model.find_last_of('/') + 1);
+    const perf::Profile p = perf::import_vidur(args->vidur_dir, args->gpu, model_dir, args->tp);
+    perf::save_profile(p, args->out);
+    std::printf("wrote %s (%s, %s, tp %d; attention %s)\n", args->out.c_str(),
+                p.provenance.device.c_str(), p.model.name.c_str(), p.tp,
+                p.attention_source == perf::TimeSource::measured ? "measured" : "roofline");
+  });
+}
+
+}  // namespace
+
+void add_profile_command(CLI::App& app) {
+  auto args = std::make_shared<ProfileCliArgs>();
+  profile::ProfileOptions& o = args->options;
+  CLI::App* cmd = app.add_subcommand(
+      "profile", "Measure a step-time profile on the engine's backend (or import Vidur's)");
+  cmd->add_option("--backend", args->backend, "cpu (cuda when the CUDA backend is built)");
+  cmd->add_option("--model", o.model, "checkpoint folder, config.json or preset");
+  cmd->add_option("--tp", o.engine.tp, "tensor-parallel ranks (default 1)");
+  cmd->add_option("--quant", args->quant, "weight quantization: none, int8, int8:gN, fp8");
+  cmd->add_option("--kv-dtype", args->kv_dtype, "KV cache dtype: f32, bf16, int8 (default bf16)");
+  cmd->add_option("--threads", o.engine.num_threads, "kernel threads per rank (default 1)");
+  cmd->add_option("--block-size", o.engine.block_size, "tokens per KV block (default 16)");
+  cmd->add_option("--model-seed", o.model_seed, "seed of random weights (default 0)");
+  cmd->add_option("--max-tokens", o.max_num_tokens, "largest token count profiled (default 2048)");
+  cmd->add_option("--max-batch", o.max_batch_size, "largest decode batch profiled (default 64)");
+  cmd->add_option("--max-point-seconds", o.max_point_seconds,
+                  "stop growing a grid after a forward slower than this (default 0.5)");
+  cmd->add_option("--out", args->out, "profile JSON to write");
+  add_import_vidur(*cmd);
+  cmd->callback([cmd, args] {
+    if (cmd->got_subcommand("import-vidur")) return;
+    if (args->backend == "cuda") {
+      throw InputError(
+          "--backend: cuda: the CUDA backend is not built into this tidal (the engine has no "
+          "CUDA backend here); use --backend cpu");
+    }
+    if (args->backend != "cpu") {
+      throw InputError("--backend: '" + args->backend + "' is not a backend (cpu, cuda)");
+    }
+    if (args->options.model.empty()) throw InputError("--model: required");
+    if (args->out.empty()) throw InputError("--out: required");
+    args->options.engine.quant = models::parse_quant_spec(args->quant, "--quant");
+    args->options.engine.kv_dtype = engine::parse_kv_dtype(args->kv_dtype, "--kv-dtype");
+    const perf::Profile p = profile::run_profile(
+        args->options, [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); });
+    perf::save_profile(p, args->out);
+    std::printf("wrote %s (%s, %s, tp %d, %d threads)\n", args->out.c_str(),
+                p.provenance.device.c_str(), p.model.name.c_str(), p.tp,
+                args->options.engine.num_threads);
+  });
+}
+
+}  // namespace tidal::cli
