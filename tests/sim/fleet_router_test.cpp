@@ -3,6 +3,8 @@
 
 #include <vector>
 
+#include "engine/kv/block_hash.h"
+#include "engine/kv/block_manager.h"
 #include "sim/router.h"
 
 namespace tidal::sim {
@@ -101,6 +103,39 @@ TEST(FleetRouter, PrefixAwareHashesPrefixesWithBoundedLoad) {
   const int32_t moved = prefix->route(a, view);
   EXPECT_NE(moved, first);
   EXPECT_GE(moved, 0);
+}
+
+// A block pool whose prefix cache holds the first `num_blocks` engine blocks of `request`.
+kv::BlockManager cached_pool(const Request& request, int64_t num_blocks) {
+  kv::BlockManagerConfig config;
+  config.block_size = 16;
+  config.num_gpu_blocks = 64;
+  config.enable_prefix_caching = true;
+  kv::BlockManager pool(config);
+  const std::vector<uint64_t> hashes = kv::engine_block_hashes(request, 16);
+  EXPECT_TRUE(pool.allocate_slots(1000, num_blocks * 16));
+  pool.cache_blocks(1000, hashes, num_blocks);
+  pool.free(1000);  // cached free blocks still match
+  return pool;
+}
+
+TEST(FleetRouter, CacheAwarePicksTheLongestMatchUnlessOverloaded) {
+  Request request;
+  request.id = 7;
+  request.prompt_tokens = 128;  // 8 blocks of 16
+  request.prefix_block_tokens = 16;
+  for (uint64_t b = 0; b < 8; ++b) request.prefix_blocks.push_back(100 + b);
+  kv::BlockManager short_match = cached_pool(request, 2);
+  kv::BlockManager long_match = cached_pool(request, 6);
+  kv::BlockManager no_match = cached_pool(Request{}, 0);
+  std::vector<ReplicaLoad> view = loads({1, 2, 0});
+  view[0].block_manager = &short_match;
+  view[1].block_manager = &long_match;
+  view[2].block_manager = &no_match;
+  auto cache = router("cache_aware");
+  EXPECT_EQ(cache->route(request, view), 1);  // 6 blocks beat 2
+  view[1].num_outstanding = 5;                // mean 2: overloaded above 1.25 * 2 + 1
+  EXPECT_EQ(cache->route(request, view), 2);  // least loaded instead
 }
 
 TEST(FleetRouter, CacheAwareFallsBackToLeastLoadedWithoutMatches) {
