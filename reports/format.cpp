@@ -80,6 +80,7 @@ std::string format_percent(double share) {
 }
 
 std::string format_ratio(double ratio) {
+  if (ratio > 0.0 && ratio < 0.005) return "<0.01x";
   return format_number(ratio, 2) + "x";
 }
 

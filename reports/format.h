@@ -24,7 +24,7 @@ std::string format_dollars(double dollars);
 // A share in [0, 1] as a percentage: one decimal ("71.1%"), two decimals from 99% up so that
 // "100.00%" means exactly 1 ("99.99%" for 0.99999).
 std::string format_percent(double share);
-// "2.30x", "0.59x".
+// "2.30x", "0.59x", "1,234.50x"; "<0.01x" for positive ratios that would print as 0.00x.
 std::string format_ratio(double ratio);
 // Requests or tokens per second: format_significant plus the unit ("4.41 req/s").
 std::string format_rate(double per_second, const std::string& unit);

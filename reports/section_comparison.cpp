@@ -91,7 +91,13 @@ Section comparison_section(const std::vector<RunData>& runs) {
   for (size_t k = 1; k < runs.size(); ++k) {
     table.columns.push_back(runs[k].label);
     table.columns.push_back(fmt::format("{} / {}", runs[k].label, base.label));
-    table.columns.push_back(fmt::format("verdict ({})", runs[k].label));
+  }
+  std::vector<Table> verdicts;  // one per compared run
+  for (size_t k = 1; k < runs.size(); ++k) {
+    verdicts.push_back(Table{fmt::format("verdicts-{}", k + 1),
+                             fmt::format("Verdicts: {} vs {}", runs[k].label, base.label),
+                             {"metric", "verdict"},
+                             {}});
   }
   for (const ComparedMetric& m : compared_metrics()) {
     const std::optional<double> base_value = m.value(base);
@@ -100,11 +106,14 @@ Section comparison_section(const std::vector<RunData>& runs) {
       const std::optional<double> v = m.value(runs[k]);
       row.push_back(value_cell(m.metric, v));
       row.push_back(ratio_cell(ratio_of(base_value, v)));
-      row.push_back(text_cell(verdict(m.metric, base.label, base_value, runs[k].label, v)));
+      verdicts[k - 1].rows.push_back(
+          {text_cell(m.metric.name),
+           text_cell(verdict(m.metric, base.label, base_value, runs[k].label, v))});
     }
     table.rows.push_back(std::move(row));
   }
   section.blocks.push_back(std::move(table));
+  for (Table& t : verdicts) section.blocks.push_back(std::move(t));
 
   section.blocks.push_back(overlay_cdf(runs, "comparison-ttft-cdf", "TTFT", &RequestRows::ttft_s));
   section.blocks.push_back(

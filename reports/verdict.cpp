@@ -9,15 +9,16 @@
 namespace tidal::reports {
 namespace {
 
-constexpr double kSame = 0.005;     // ratios within 0.5% of 1 are "the same"
-constexpr double kTimesFrom = 1.5;  // from 1.5x up, changes read "2.3x" instead of "+50%"
+constexpr double kSame = 0.005;      // ratios within 0.5% of 1 are "the same"
+constexpr double kTimesFrom = 1.5;   // from 1.5x up, increases read "2.30x" instead of "+50%"
+constexpr double kTimesBelow = 0.1;  // from 10x down, decreases read "12.0x" instead of "-92%"
 
 std::string percent_change(double ratio) {
   return format_number(std::fabs(ratio - 1.0) * 100.0, 0) + "%";
 }
 
 std::string times(double ratio) {
-  return format_number(ratio, 1) + "x";
+  return format_significant(ratio) + "x";
 }
 
 }  // namespace
@@ -52,14 +53,16 @@ std::string verdict(const MetricValue& metric, const std::string& base_label,
   }
   const double r = *ratio;
   const bool same = std::fabs(r - 1.0) < kSame;
+  const bool much_lower = r <= kTimesBelow;
   switch (metric.kind) {
     case MetricKind::cost:
-      if (same)
+      if (same) {
         return fmt::format("{} costs the same {} as {} {}", label, metric.phrase, base_label,
                            values);
-      if (r >= kTimesFrom) {
-        return fmt::format("{} costs {} more {} vs {} {}", label, times(r), metric.phrase,
-                           base_label, values);
+      }
+      if (r >= kTimesFrom || much_lower) {
+        return fmt::format("{} costs {} {} {} vs {} {}", label, times(r > 1 ? r : 1.0 / r),
+                           r > 1 ? "more" : "less", metric.phrase, base_label, values);
       }
       return fmt::format("{} costs {} {} {} vs {} {}", label, percent_change(r),
                          r > 1 ? "more" : "less", metric.phrase, base_label, values);
@@ -71,9 +74,9 @@ std::string verdict(const MetricValue& metric, const std::string& base_label,
       }
       const char* up = "raises";
       const char* down = metric.kind == MetricKind::latency ? "cuts" : "lowers";
-      if (r >= kTimesFrom) {
-        return fmt::format("{} {} {} {} vs {} {}", label, up, metric.name, times(r), base_label,
-                           values);
+      if (r >= kTimesFrom || much_lower) {
+        return fmt::format("{} {} {} {} vs {} {}", label, r > 1 ? up : down, metric.name,
+                           times(r > 1 ? r : 1.0 / r), base_label, values);
       }
       return fmt::format("{} {} {} by {} vs {} {}", label, r > 1 ? up : down, metric.name,
                          percent_change(r), base_label, values);

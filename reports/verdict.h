@@ -1,6 +1,8 @@
 // One-line verdicts comparing a run with the first run of a report, metric by metric
-// ("B cuts p99 TTFT by 41% vs A (119 ms -> 70.2 ms)", "B costs 2.3x more per 1M output
-// tokens vs A"). The wording is policy; docs/report.md gives the thresholds.
+// ("B cuts p99 TTFT by 41% vs A (119 ms -> 70.2 ms)", "B costs 2.30x more per 1M output
+// tokens vs A"). Increases of 1.5x or more and decreases to a tenth or less read as a factor
+// ("raises p99 TTFT 2.30x", "cuts p99 TTFT 57,258x"), others as a percentage. docs/report.md
+// gives the thresholds.
 #pragma once
 
 #include <optional>

@@ -47,6 +47,8 @@ TEST(Format, DollarsPercentsRatios) {
   EXPECT_EQ(format_percent(0.99999), "99.99%");
   EXPECT_EQ(format_percent(0.995), "99.50%");
   EXPECT_EQ(format_ratio(2.3), "2.30x");
+  EXPECT_EQ(format_ratio(0.0000059), "<0.01x");
+  EXPECT_EQ(format_ratio(1234.5), "1,234.50x");
   EXPECT_EQ(format_rate(4.4119, "req/s"), "4.41 req/s");
   EXPECT_EQ(or_na(std::nullopt, format_latency), "n/a");
 }
@@ -87,7 +89,9 @@ TEST(Verdict, LatencyCutsAndRaises) {
   const MetricValue p99{"p99 TTFT", "", MetricKind::latency, format_latency};
   EXPECT_EQ(verdict(p99, "A", 0.119, "B", 0.0702),
             "B cuts p99 TTFT by 41% vs A (119 ms -> 70.2 ms)");
-  EXPECT_EQ(verdict(p99, "A", 0.1, "B", 0.23), "B raises p99 TTFT 2.3x vs A (100 ms -> 230 ms)");
+  EXPECT_EQ(verdict(p99, "A", 0.1, "B", 0.23), "B raises p99 TTFT 2.30x vs A (100 ms -> 230 ms)");
+  EXPECT_EQ(verdict(p99, "A", 56743.0, "B", 0.991),
+            "B cuts p99 TTFT 57,258x vs A (56,743 s -> 991 ms)");
   EXPECT_EQ(verdict(p99, "A", 0.1, "B", 0.1002), "B matches A on p99 TTFT (100 ms -> 100 ms)");
 }
 
@@ -95,7 +99,9 @@ TEST(Verdict, CostsMoreOrLess) {
   const MetricValue unit{"$ / 1M output tokens", "per 1M output tokens", MetricKind::cost,
                          format_dollars};
   EXPECT_EQ(verdict(unit, "A", 4.0, "B", 9.2),
-            "B costs 2.3x more per 1M output tokens vs A ($4.00 -> $9.20)");
+            "B costs 2.30x more per 1M output tokens vs A ($4.00 -> $9.20)");
+  EXPECT_EQ(verdict(unit, "A", 4.0, "B", 0.3),
+            "B costs 13.3x less per 1M output tokens vs A ($4.00 -> $0.300)");
   EXPECT_EQ(verdict(unit, "A", 4.0, "B", 2.36),
             "B costs 41% less per 1M output tokens vs A ($4.00 -> $2.36)");
   EXPECT_EQ(verdict(unit, "A", 4.0, "B", 5.0),

@@ -167,9 +167,12 @@ TEST_F(ReportTest, TwoRunsAreComparedWithRatiosAndVerdicts) {
   }
   const nlohmann::json* table = find_table(r.json, "comparison-table");
   ASSERT_NE(table, nullptr);
-  EXPECT_EQ(table->at("columns"),
-            (nlohmann::json{"metric", "one-replica", "two-replicas", "two-replicas / one-replica",
-                            "verdict (two-replicas)"}));
+  EXPECT_EQ(table->at("columns"), (nlohmann::json{"metric", "one-replica", "two-replicas",
+                                                  "two-replicas / one-replica"}));
+  const nlohmann::json* verdicts = find_table(r.json, "verdicts-2");
+  ASSERT_NE(verdicts, nullptr);
+  EXPECT_EQ(verdicts->at("title"), "Verdicts: two-replicas vs one-replica");
+  ASSERT_EQ(verdicts->at("rows").size(), table->at("rows").size());
   const double a = read_json_file(one_ + "/summary.json")["costs"]["dollars"].get<double>();
   const double b = read_json_file(two_ + "/summary.json")["costs"]["dollars"].get<double>();
   const double p99_a =
@@ -177,20 +180,24 @@ TEST_F(ReportTest, TwoRunsAreComparedWithRatiosAndVerdicts) {
   const double p99_b =
       read_json_file(two_ + "/summary.json")["metrics"]["ttft"]["p99_s"].get<double>();
   bool seen_cost = false, seen_ttft = false;
-  for (const auto& row : table->at("rows")) {
+  for (size_t i = 0; i < table->at("rows").size(); ++i) {
+    const nlohmann::json& row = table->at("rows")[i];
+    const std::string verdict_text = verdicts->at("rows")[i][1]["text"];
+    EXPECT_EQ(verdicts->at("rows")[i][0]["text"], row[0]["text"]);
     if (row[0]["text"] == "total cost") {
       seen_cost = true;
       EXPECT_EQ(row[3]["text"], format_ratio(b / a));
       EXPECT_DOUBLE_EQ(row[3]["value"].get<double>(), b / a);
-      EXPECT_TRUE(row[4]["text"].get<std::string>().starts_with("two-replicas costs "));
+      EXPECT_TRUE(verdict_text.starts_with("two-replicas costs ")) << verdict_text;
     }
     if (row[0]["text"] == "p99 TTFT") {
       seen_ttft = true;
       EXPECT_EQ(row[1]["text"], format_latency(p99_a));
       EXPECT_EQ(row[2]["text"], format_latency(p99_b));
       EXPECT_EQ(row[3]["text"], format_ratio(p99_b / p99_a));
-      EXPECT_TRUE(row[4]["text"].get<std::string>().starts_with(
-          p99_b < p99_a ? "two-replicas cuts p99 TTFT by " : "two-replicas raises p99 TTFT"));
+      EXPECT_TRUE(verdict_text.starts_with(p99_b < p99_a ? "two-replicas cuts p99 TTFT "
+                                                         : "two-replicas raises p99 TTFT"))
+          << verdict_text;
     }
   }
   EXPECT_TRUE(seen_cost);
