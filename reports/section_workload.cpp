@@ -71,7 +71,7 @@ Section workload_section(const RunSection& r) {
       format_number(run.timeline.size() > 0 ? run.timeline.end_s[0] - run.timeline.start_s[0] : 0,
                     1) +
       " s). Peak-to-mean = the highest interval rate over the mean rate up to the last "
-      "arrival; a tenant's own ratio is usually far above the aggregate's."});
+      "arrival, for all tenants together and for each tenant alone."});
 
   // Arrival rate chart: aggregate plus each tenant.
   const TimeAxis time = time_axis_for(run.summary.duration_s);
