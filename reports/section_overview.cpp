@@ -1,4 +1,5 @@
 // The headline figures of one run, and head-of-line blocking per tenant when the run has it.
+#include <algorithm>
 #include <cmath>
 
 #include "reports/cells.h"
@@ -68,7 +69,14 @@ std::optional<Section> hol_section(const RunSection& r) {
     chart.series.push_back(cdf_series(q.tenant_names[t], sorted));
   }
   section.blocks.push_back(std::move(table));
-  section.blocks.push_back(xy_chart_block("hol-cdf" + r.id_suffix, chart));
+  const bool any_delay =
+      std::any_of(q.hol_delay_s.begin(), q.hol_delay_s.end(), [](double d) { return d > 0.0; });
+  if (any_delay) {
+    section.blocks.push_back(xy_chart_block("hol-cdf" + r.id_suffix, chart));
+  } else {
+    section.blocks.push_back(
+        Paragraph{"No request was delayed by long prefills (hol_delay_s is 0 throughout)."});
+  }
   return section;
 }
 

@@ -109,7 +109,10 @@ Section plan_section(const PlanData& plan, const std::string& id_suffix) {
   columns.push_back("reason");
   Table frontier_table{
       "plan-frontier" + id_suffix, "Pareto frontier (cost vs latency)", columns, {}};
-  for (const PlanCandidate* c : on_frontier) frontier_table.rows.push_back(candidate_row(plan, *c));
+  // The table lists the frontier by ascending cost, as plan.json does.
+  for (auto it = on_frontier.rbegin(); it != on_frontier.rend(); ++it) {
+    frontier_table.rows.push_back(candidate_row(plan, **it));
+  }
   section.blocks.push_back(std::move(frontier_table));
   Table all{"plan-candidates" + id_suffix, "Every candidate", columns, {}};
   for (const PlanCandidate& c : plan.candidates) all.rows.push_back(candidate_row(plan, c));

@@ -262,6 +262,8 @@ TEST_F(ReportTest, PlanFolderRendersAPlanSection) {
   ASSERT_NE(frontier, nullptr);
   ASSERT_EQ(frontier->at("rows").size(), 2u);
   EXPECT_EQ(md_row(frontier->at("rows")[0]),
+            "| a | 1 | slo_missed | 1 | $1.00 | 3.00 s | 50.0% | yes | p99_ttft = 3 s > 1 s |");
+  EXPECT_EQ(md_row(frontier->at("rows")[1]),
             "| b | 2 | feasible | 2 | $2.00 | 400 ms | 100.00% | yes |  |");
   EXPECT_NE(r.html.find("<figure id=\"plan-scatter\""), std::string::npos);
 }
