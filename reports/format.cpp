@@ -88,8 +88,4 @@ std::string format_rate(double per_second, const std::string& unit) {
   return format_significant(per_second) + " " + unit;
 }
 
-std::string or_na(const std::optional<double>& value, std::string (*format)(double)) {
-  return value ? format(*value) : std::string("n/a");
-}
-
 }  // namespace tidal::reports

@@ -28,7 +28,5 @@ std::string format_percent(double share);
 std::string format_ratio(double ratio);
 // Requests or tokens per second: format_significant plus the unit ("4.41 req/s").
 std::string format_rate(double per_second, const std::string& unit);
-// "n/a" for an empty optional, else the formatter's text.
-std::string or_na(const std::optional<double>& value, std::string (*format)(double));
 
 }  // namespace tidal::reports

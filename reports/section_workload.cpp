@@ -44,6 +44,17 @@ Series rate_series(const std::string& name, const RunData& run, const RateProfil
   return s;
 }
 
+// Share of a tenant's requests (all requests for tenant -1) that met their class' SLO.
+Cell slo_met_share(const RequestRows& q, int32_t tenant) {
+  int64_t num = 0, num_met = 0;
+  for (size_t i = 0; i < q.size(); ++i) {
+    if (tenant >= 0 && q.tenant[i] != tenant) continue;
+    ++num;
+    num_met += q.slo_met[i];
+  }
+  return percent_cell(num > 0 ? std::optional(static_cast<double>(num_met) / num) : std::nullopt);
+}
+
 Cell length_percentile(const std::vector<double>& sorted, double p) {
   if (sorted.empty()) return Cell{"n/a", nullptr};
   const double v = nearest_rank(sorted, p);
@@ -94,8 +105,8 @@ Section workload_section(const RunSection& r) {
       "Output length CDF", {"output tokens", AxisUnit::number, true}, share_axis()};
   Table tenant_table{"tenants" + r.id_suffix,
                      "Tenants",
-                     {"tenant", "requests", "share", "mean rate", "peak-to-mean", "prompt p50",
-                      "prompt p99", "output p50", "output p99"},
+                     {"tenant", "requests", "share", "SLO met", "mean rate", "peak-to-mean",
+                      "prompt p50", "prompt p99", "output p50", "output p99"},
                      {}};
   const auto total = static_cast<double>(std::max<size_t>(q.size(), 1));
   for (size_t t = 0; t < q.tenant_names.size(); ++t) {
@@ -108,7 +119,7 @@ Section workload_section(const RunSection& r) {
     }
     const auto n = static_cast<int64_t>(prompts.size());
     tenant_table.rows.push_back({text_cell(q.tenant_names[t]), count_cell(n),
-                                 percent_cell(static_cast<double>(n) / total),
+                                 percent_cell(static_cast<double>(n) / total), slo_met_share(q, id),
                                  rate_cell(tenants[t].profile.mean_per_s, "req/s"),
                                  ratio_cell(tenants[t].profile.peak_to_mean),
                                  length_percentile(prompts, 50), length_percentile(prompts, 99),
@@ -117,7 +128,7 @@ Section workload_section(const RunSection& r) {
   const std::vector<double> prompts = sorted_finite(q.prompt_tokens);
   const std::vector<double> outputs = sorted_finite(q.output_tokens);
   tenant_table.rows.push_back({text_cell("all tenants"), count_cell(static_cast<int64_t>(q.size())),
-                               percent_cell(q.size() > 0 ? 1.0 : 0.0),
+                               percent_cell(q.size() > 0 ? 1.0 : 0.0), slo_met_share(q, -1),
                                rate_cell(all.mean_per_s, "req/s"), ratio_cell(all.peak_to_mean),
                                length_percentile(prompts, 50), length_percentile(prompts, 99),
                                length_percentile(outputs, 50), length_percentile(outputs, 99)});

@@ -50,7 +50,6 @@ TEST(Format, DollarsPercentsRatios) {
   EXPECT_EQ(format_ratio(0.0000059), "<0.01x");
   EXPECT_EQ(format_ratio(1234.5), "1,234.50x");
   EXPECT_EQ(format_rate(4.4119, "req/s"), "4.41 req/s");
-  EXPECT_EQ(or_na(std::nullopt, format_latency), "n/a");
 }
 
 TEST(AxisScale, LinearTicksAreRoundAndCoverTheData) {

@@ -124,6 +124,11 @@ TEST_F(ReportTest, FiguresEqualSummaryJsonAsFormatted) {
     EXPECT_NE(r.html.find(std::string(">") + text + "<"), std::string::npos) << text;
     EXPECT_NE(r.md.find(text), std::string::npos) << text;
   }
+  // Per-tenant SLO shares come from requests.csv; over all tenants they equal the summary's.
+  const nlohmann::json* tenants = find_table(r.json, "tenants");
+  ASSERT_NE(tenants, nullptr);
+  EXPECT_EQ(tenants->at("rows").back()[3]["text"],
+            format_percent(m["slo_attainment"].get<double>()));
   // The raw values travel in report.json next to the text.
   const nlohmann::json* table = find_table(r.json, "latency-percentiles");
   ASSERT_NE(table, nullptr);
