@@ -159,7 +159,6 @@ RunSeries derive_series(const reports::RunData& run) {
   for (const reports::NamedSeries& state : tl.replicas_by_state) {
     s.replicas_by_state.push_back({state.name, state.values});
   }
-  s.cold_starts = tl.cold_starts;
   s.cumulative_dollars = tl.cumulative_dollars;
   s.dollars_per_1m_tokens = cost_per_token(rows, s);
   s.ttft = percentiles_by_arrival(rows, rows.ttft_s, s.start_s);

@@ -51,8 +51,7 @@ struct RunSeries {
   std::vector<double> queue_depth, running;      // [num_intervals] at the interval's end
   std::vector<double> kv_usage, utilization;     // [num_intervals] shares
   std::vector<NamedValues> replicas_by_state;    // timeline order: starting, warm, ...
-  std::vector<double> cold_starts;         // [num_intervals] when the timeline has them, else empty
-  std::vector<double> cumulative_dollars;  // [num_intervals]
+  std::vector<double> cumulative_dollars;        // [num_intervals]
   // Dollars so far over tokens (input + output) of requests finished so far, per million;
   // NaN until the first request finishes.
   std::vector<double> dollars_per_1m_tokens;  // [num_intervals]

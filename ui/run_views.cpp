@@ -84,12 +84,7 @@ void fleet_view(const RunSeries& s, plot::AxisView& axis) {
     states.push_back(Series{s.replicas_by_state[i].name, s.start_s, s.replicas_by_state[i].values,
                             s.end_s, color(i), SeriesStyle::stacked_area});
   }
-  std::string note = "stacked by lifecycle state";
-  if (!s.cold_starts.empty()) {
-    double total = 0.0;
-    for (const double c : s.cold_starts) total += c;
-    note += fmt::format("; {} cold starts", plot::format_value(total, Unit::count));
-  }
+  const std::string note = "stacked by lifecycle state (cold starts show as loading)";
   plot::draw_plot("replicas", {"Replicas", note, Unit::run_time, Unit::count, &axis, {}}, states,
                   grid_cell(1, 2));
   const Series util[] = {line("busy share", s.end_s, s.utilization, 2)};
