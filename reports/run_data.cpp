@@ -222,6 +222,7 @@ RequestRows read_requests(const std::string& path) {
       {"e2e_s", CellKind::optional_number},
       {"queue_delay_s", CellKind::optional_number},
       {"slo_met", CellKind::number},
+      {"status", CellKind::text},
       {"hol_delay_s", CellKind::optional_number, false},
       {"hol_caused_s", CellKind::optional_number, false},
   };
@@ -248,8 +249,11 @@ RequestRows read_requests(const std::string& path) {
     }
     rows.slo_met.push_back(v == 1.0 ? 1 : 0);
   }
-  if (csv.columns[10].present) rows.hol_delay_s = std::move(csv.columns[10].numbers);
-  if (csv.columns[11].present) rows.hol_caused_s = std::move(csv.columns[11].numbers);
+  for (const std::string& status : csv.columns[10].texts) {
+    rows.finished.push_back(status == "finished" ? 1 : 0);
+  }
+  if (csv.columns[11].present) rows.hol_delay_s = std::move(csv.columns[11].numbers);
+  if (csv.columns[12].present) rows.hol_caused_s = std::move(csv.columns[12].numbers);
   return rows;
 }
 
@@ -275,9 +279,10 @@ TimelineRows read_timeline(const std::string& path) {
   }
 
   TimelineRows rows;
-  std::vector<double>* targets[] = {&rows.start_s,     &rows.end_s,   &rows.arrivals,
-                                    &rows.queue_depth, &rows.running, &rows.kv_usage,
-                                    &rows.utilization, &rows.dollars, &rows.cumulative_dollars};
+  std::vector<double>* targets[] = {&rows.start_s,           &rows.end_s,       &rows.arrivals,
+                                    &rows.output_tokens,     &rows.queue_depth, &rows.running,
+                                    &rows.kv_usage,          &rows.utilization, &rows.dollars,
+                                    &rows.cumulative_dollars};
   size_t c = 0;
   for (std::vector<double>* target : targets) *target = std::move(csv.columns[c++].numbers);
   for (const std::string& name : state_columns) {

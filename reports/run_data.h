@@ -120,6 +120,7 @@ struct RequestRows {
   std::vector<double> tpot_s;             // [num_requests]
   std::vector<double> e2e_s;              // [num_requests]
   std::vector<double> queue_delay_s;      // [num_requests]
+  std::vector<uint8_t> finished;          // [num_requests] status == finished
   std::vector<uint8_t> slo_met;           // [num_requests] 1 when it met its class' SLO
   std::vector<double> hol_delay_s;        // [num_requests] when the column exists, else empty
   std::vector<double> hol_caused_s;       // [num_requests] when the column exists, else empty
