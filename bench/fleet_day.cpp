@@ -31,27 +31,37 @@ nlohmann::json lengths(int median, double sigma, int max) {
 }
 
 nlohmann::json day_scenario(double duration_s) {
-  const nlohmann::json diurnal = {
-      {"name", "diurnal"},
-      {"slo_class", "interactive"},
-      {"slo", {{"ttft_s", 2.0}}},
-      {"generator",
-       {{"kind", "diurnal"}, {"peak_rate", 40}, {"trough_rate", 8}, {"duration_s", duration_s},
-        {"prompt", lengths(512, 0.9, 4000)}, {"output", lengths(128, 0.8, 1000)}}}};
-  const nlohmann::json bursts = {
-      {"name", "bursts"},
-      {"slo_class", "batch"},
-      {"generator",
-       {{"kind", "bursty"}, {"rate", 3}, {"peak_to_mean", 10}, {"mean_burst_s", 120},
-        {"duration_s", duration_s}, {"prompt", lengths(1024, 0.8, 6000)},
-        {"output", lengths(200, 0.8, 1000)}}}};
+  const nlohmann::json diurnal = {{"name", "diurnal"},
+                                  {"slo_class", "interactive"},
+                                  {"slo", {{"ttft_s", 2.0}}},
+                                  {"generator",
+                                   {{"kind", "diurnal"},
+                                    {"peak_rate", 40},
+                                    {"trough_rate", 8},
+                                    {"duration_s", duration_s},
+                                    {"prompt", lengths(512, 0.9, 4000)},
+                                    {"output", lengths(128, 0.8, 1000)}}}};
+  const nlohmann::json bursts = {{"name", "bursts"},
+                                 {"slo_class", "batch"},
+                                 {"generator",
+                                  {{"kind", "bursty"},
+                                   {"rate", 3},
+                                   {"peak_to_mean", 10},
+                                   {"mean_burst_s", 120},
+                                   {"duration_s", duration_s},
+                                   {"prompt", lengths(1024, 0.8, 6000)},
+                                   {"output", lengths(200, 0.8, 1000)}}}};
   const nlohmann::json pool = {
       {"model", "llama-3-8b"},
       {"gpu", "H100-SXM"},
       {"num_replicas", 8},
       {"autoscaler",
-       {{"policy", "target_concurrency"}, {"target_inputs", 48}, {"min_replicas", 2},
-        {"max_replicas", 64}, {"evaluation_interval_s", 30}, {"scale_down_window_s", 600}}},
+       {{"policy", "target_concurrency"},
+        {"target_inputs", 48},
+        {"min_replicas", 2},
+        {"max_replicas", 64},
+        {"evaluation_interval_s", 30},
+        {"scale_down_window_s", 600}}},
       {"cold_start", {{"provisioning_s", 30}, {"snapshot", {{"enabled", true}}}}}};
   return {{"name", "fleet_day"},
           {"seed", 1},
