@@ -23,7 +23,6 @@ reports::RunData small_run() {
   tl.utilization = {0.2, 0.9, 0.1};
   tl.cumulative_dollars = {1.0, 2.0, 2.5};
   tl.replicas_by_state = {{"starting", {1.0, 0.0, 0.0}}, {"warm", {1.0, 2.0, 2.0}}};
-  tl.cold_starts = {1.0, 0.0, 0.0};
 
   reports::RequestRows& r = run.requests;
   r.tenant_names = {"a", "b"};
@@ -53,7 +52,6 @@ TEST(RunSeries, ArrivalRatesAndPeakToMean) {
   ASSERT_EQ(s.tenant_arrival_rate.size(), 2u);
   EXPECT_EQ(s.tenant_arrival_rate[0].values, (std::vector<double>{0.1, 0.2, 0.0}));
   EXPECT_EQ(s.tenant_arrival_rate[1].values, (std::vector<double>{0.0, 0.1, 0.2}));
-  EXPECT_EQ(s.cold_starts, (std::vector<double>{1.0, 0.0, 0.0}));
   ASSERT_EQ(s.replicas_by_state.size(), 2u);
   EXPECT_EQ(s.replicas_by_state[1].name, "warm");
 }
