@@ -156,8 +156,9 @@ RunSeries derive_series(const reports::RunData& run) {
   s.running = tl.running;
   s.kv_usage = tl.kv_usage;
   s.utilization = tl.utilization;
-  for (const reports::NamedSeries& state : tl.replicas_by_state) {
-    s.replicas_by_state.push_back({state.name, state.values});
+  s.queued_at_router = tl.queued_at_router;
+  for (const reports::NamedSeries* state : reports::distinct_replica_states(tl)) {
+    s.replicas_by_state.push_back({state->name, state->values});
   }
   s.cumulative_dollars = tl.cumulative_dollars;
   s.dollars_per_1m_tokens = cost_per_token(rows, s);

@@ -49,9 +49,11 @@ struct RunSeries {
   std::vector<NamedValues> tenant_arrival_rate;  // per tenant [num_intervals] req/s
   std::vector<double> output_tokens_per_s;       // [num_intervals]
   std::vector<double> queue_depth, running;      // [num_intervals] at the interval's end
+  std::vector<double> queued_at_router;          // [num_intervals] held at the router, if any
   std::vector<double> kv_usage, utilization;     // [num_intervals] shares
-  std::vector<NamedValues> replicas_by_state;    // timeline order: starting, warm, ...
-  std::vector<double> cumulative_dollars;        // [num_intervals]
+  // Non-overlapping lifecycle states (reports::distinct_replica_states), lifecycle order.
+  std::vector<NamedValues> replicas_by_state;
+  std::vector<double> cumulative_dollars;  // [num_intervals]
   // Dollars so far over tokens (input + output) of requests finished so far, per million;
   // NaN until the first request finishes.
   std::vector<double> dollars_per_1m_tokens;  // [num_intervals]

@@ -58,35 +58,64 @@ void workload_view(const RunSeries& s, plot::AxisView& axis) {
 }
 
 void queue_view(const RunSeries& s, plot::AxisView& axis) {
-  const Series queue[] = {line("waiting", s.end_s, s.queue_depth, 1)};
-  plot::draw_plot("queue",
-                  {"Queue depth",
-                   "waiting and swapped-out requests at each interval's end",
-                   Unit::run_time,
-                   Unit::count,
-                   &axis,
-                   {}},
+  std::vector<Series> queue{line("in replicas", s.end_s, s.queue_depth, 1)};
+  if (!s.queued_at_router.empty()) {
+    queue.push_back(line("at the router", s.end_s, s.queued_at_router, 3));
+  }
+  const std::string queue_note = "waiting and swapped-out requests at each interval's end";
+  plot::draw_plot("queue", {"Queue depth", queue_note, Unit::run_time, Unit::count, &axis, {}},
                   queue, grid_cell(1, 2));
   const Series running[] = {line("running", s.end_s, s.running, 0)};
+  const std::string running_note = "requests running over all replicas";
   plot::draw_plot("running",
-                  {"Running batch size",
-                   "requests running over all replicas",
-                   Unit::run_time,
-                   Unit::count,
-                   &axis,
-                   {}},
+                  {"Running batch size", running_note, Unit::run_time, Unit::count, &axis, {}},
                   running, grid_cell(1, 1));
 }
 
-void fleet_view(const RunSeries& s, plot::AxisView& axis) {
+// Lifecycle states keep their colour whatever the timeline holds: serving blue, cold starts
+// (loading) orange, provisioning red, requested purple, draining yellow, stopped grey.
+ImU32 state_color(const std::string& state, size_t index) {
+  if (state == "warm") return color(0);
+  if (state == "starting" || state == "loading") return color(1);
+  if (state == "provisioning") return color(3);
+  if (state == "requested") return color(4);
+  if (state == "draining") return color(5);
+  if (state == "stopped") return color(7);
+  return color(index + 2);
+}
+
+// "3 scale-ups, 2 scale-downs; cold start 20.7 s (h100)" from summary.json `fleet` (runs of
+// the fleet simulation).
+std::string fleet_note(const reports::RunSummary& m) {
+  std::string note = "stacked by lifecycle state (cold starts show as loading)";
+  if (!m.fleet) return note;
+  const reports::FleetFigures& f = *m.fleet;
+  note += fmt::format("; {} scale-ups, {} scale-downs", f.num_scale_ups, f.num_scale_downs);
+  if (f.num_spot_interruptions > 0) {
+    note += fmt::format(", {} spot interruptions", f.num_spot_interruptions);
+  }
+  for (const reports::PoolColdStart& pool : f.pools) {
+    for (const auto& [stage, seconds] : pool.stages_s) {
+      if (stage != "total_s") continue;
+      note += fmt::format("; cold start {} ({}{})", plot::format_value(seconds, Unit::latency),
+                          pool.pool, pool.from_snapshot ? ", snapshot" : "");
+    }
+  }
+  return note;
+}
+
+void fleet_view(const LoadedRun& run, plot::AxisView& axis) {
+  const RunSeries& s = run.series;
   std::vector<Series> states;
   for (size_t i = 0; i < s.replicas_by_state.size(); ++i) {
-    states.push_back(Series{s.replicas_by_state[i].name, s.start_s, s.replicas_by_state[i].values,
-                            s.end_s, color(i), SeriesStyle::stacked_area});
+    const std::string& name = s.replicas_by_state[i].name;
+    states.push_back(Series{name, s.start_s, s.replicas_by_state[i].values, s.end_s,
+                            state_color(name, i), SeriesStyle::stacked_area});
   }
-  const std::string note = "stacked by lifecycle state (cold starts show as loading)";
-  plot::draw_plot("replicas", {"Replicas", note, Unit::run_time, Unit::count, &axis, {}}, states,
-                  grid_cell(1, 2));
+  plot::draw_plot(
+      "replicas",
+      {"Replicas", fleet_note(run.data.summary), Unit::run_time, Unit::count, &axis, {}}, states,
+      grid_cell(1, 2));
   const Series util[] = {line("busy share", s.end_s, s.utilization, 2)};
   plot::draw_plot("utilization", {"Utilization", "", Unit::run_time, Unit::share, &axis, 1.0}, util,
                   grid_cell(1, 1));
@@ -193,7 +222,7 @@ void draw_plot_view(DashModel& model, View view) {
     case View::queue:
       return queue_view(run.series, axis);
     case View::fleet:
-      return fleet_view(run.series, axis);
+      return fleet_view(run, axis);
     case View::latency:
       return latency_view(run.series, axis);
     case View::cdf:
