@@ -109,6 +109,7 @@ void fleet_view(const LoadedRun& run, plot::AxisView& axis) {
   std::vector<Series> states;
   for (size_t i = 0; i < s.replicas_by_state.size(); ++i) {
     const std::string& name = s.replicas_by_state[i].name;
+    if (name == "stopped") continue;  // released replicas cost nothing and hold no GPU
     states.push_back(Series{name, s.start_s, s.replicas_by_state[i].values, s.end_s,
                             state_color(name, i), SeriesStyle::stacked_area});
   }

@@ -69,7 +69,8 @@ void changes_list(const LoadedRun& pinned, const LoadedRun& current) {
   ImGui::TextDisabled("scenario changes (pinned -> current)");
   if (changes.empty()) ImGui::TextUnformatted("none: same scenario");
   for (const JsonChange& c : changes) {
-    ImGui::BulletText("%s: %s -> %s", c.path.c_str(), c.before.c_str(), c.after.c_str());
+    ImGui::Bullet();
+    ImGui::TextWrapped("%s: %s -> %s", c.path.c_str(), c.before.c_str(), c.after.c_str());
   }
 }
 

@@ -4,8 +4,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -76,6 +78,47 @@ TEST(DashModel, RunPinEditRerunAndExport) {
   model.load((out / "cli").string());
   EXPECT_EQ(model.runs().size(), 3u);
   EXPECT_EQ(model.current()->dir, (out / "cli").string());
+}
+
+// Column `name` of a CSV file, as numbers (a plain reader, independent of the report code).
+std::vector<double> csv_column(const fs::path& path, const std::string& name) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> header;
+  for (std::stringstream cells(line); std::getline(cells, line, ',');) header.push_back(line);
+  const auto index =
+      static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  std::vector<double> values;
+  while (std::getline(in, line)) {
+    std::stringstream cells(line);
+    std::string cell;
+    for (size_t i = 0; i <= index && std::getline(cells, cell, ','); ++i) {
+    }
+    values.push_back(std::stod(cell));
+  }
+  return values;
+}
+
+TEST(DashModel, PlottedSeriesAreTheRunFoldersColumns) {
+  const fs::path out = fresh_dir("columns");
+  DashModel model(out.string());
+  model.load(kScenario);
+  model.start_run();
+  ASSERT_EQ(model.wait_for_run().status, RunOutcome::Status::succeeded);
+  const RunSeries& s = model.current()->series;
+  const fs::path timeline = out / "dash-small-1" / "timeline.csv";
+  EXPECT_EQ(s.queue_depth, csv_column(timeline, "queue_depth"));
+  EXPECT_EQ(s.running, csv_column(timeline, "running"));
+  EXPECT_EQ(s.kv_usage, csv_column(timeline, "kv_usage"));
+  EXPECT_EQ(s.utilization, csv_column(timeline, "utilization"));
+  EXPECT_EQ(s.cumulative_dollars, csv_column(timeline, "cumulative_dollars"));
+  const std::vector<double> arrivals = csv_column(timeline, "arrivals");
+  ASSERT_EQ(s.arrival_rate.size(), arrivals.size());
+  EXPECT_DOUBLE_EQ(s.arrival_rate[0], arrivals[0] / (s.end_s[0] - s.start_s[0]));
+  for (const NamedValues& state : s.replicas_by_state) {
+    EXPECT_EQ(state.values, csv_column(timeline, "replicas_" + state.name)) << state.name;
+  }
 }
 
 TEST(DashModel, InvalidScenariosDoNotRun) {

@@ -50,10 +50,17 @@ void draw_title_and_legend(const PlotSpec& spec, std::span<const Series> series)
   ImGui::TextUnformatted(spec.title.c_str());
   if (!spec.note.empty()) {
     ImGui::SameLine();
+    ImGui::PushTextWrapPos(0.0f);  // a long note wraps at the window's edge
     ImGui::TextDisabled("%s", spec.note.c_str());
+    ImGui::PopTextWrapPos();
   }
+  // Legend entries follow on the same line while they fit, then wrap.
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
   for (const Series& s : series) {
+    const float h = ImGui::GetTextLineHeight();
+    const float width = h * 0.75f + 2.0f + ImGui::CalcTextSize(s.label.c_str()).x;
     ImGui::SameLine(0.0f, 14.0f);
+    if (ImGui::GetCursorScreenPos().x + width > right) ImGui::NewLine();
     swatch_label(s.color, s.label);
   }
 }
