@@ -279,10 +279,12 @@ TimelineRows read_timeline(const std::string& path) {
   }
 
   TimelineRows rows;
-  std::vector<double>* targets[] = {&rows.start_s,           &rows.end_s,       &rows.arrivals,
-                                    &rows.output_tokens,     &rows.queue_depth, &rows.running,
-                                    &rows.kv_usage,          &rows.utilization, &rows.dollars,
-                                    &rows.cumulative_dollars};
+  // Same order as `fixed` above.
+  std::vector<double>* targets[] = {&rows.start_s,     &rows.end_s,    &rows.arrivals,
+                                    &rows.finished,    &rows.rejected, &rows.output_tokens,
+                                    &rows.queue_depth, &rows.running,  &rows.kv_usage,
+                                    &rows.utilization, &rows.dollars,  &rows.cumulative_dollars};
+  static_assert(std::size(targets) == 12, "one target per fixed column");
   size_t c = 0;
   for (std::vector<double>* target : targets) *target = std::move(csv.columns[c++].numbers);
   for (const std::string& name : state_columns) {
