@@ -14,23 +14,9 @@ namespace {
 
 using testing::Driver;
 using testing::DriveResult;
+using testing::kv_pool;
 using testing::make_workload;
-
-kv::BlockManagerConfig kv_pool(int64_t num_gpu_blocks, int64_t num_cpu_blocks = 0) {
-  kv::BlockManagerConfig c;
-  c.block_size = 16;
-  c.num_gpu_blocks = num_gpu_blocks;
-  c.num_cpu_blocks = num_cpu_blocks;
-  return c;
-}
-
-Request request(int64_t id, int64_t prompt_tokens, int64_t output_tokens) {
-  Request r;
-  r.id = id;
-  r.prompt_tokens = prompt_tokens;
-  r.output_tokens = output_tokens;
-  return r;
-}
+using testing::request;
 
 struct Combo {
   const char* policy;

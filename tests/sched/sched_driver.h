@@ -42,6 +42,24 @@ struct DriveResult {
   bool finished = false;     // everything finished within the step bound
 };
 
+// A GPU pool of `num_gpu_blocks` 16-token blocks (and an optional CPU swap pool).
+inline kv::BlockManagerConfig kv_pool(int64_t num_gpu_blocks, int64_t num_cpu_blocks = 0) {
+  kv::BlockManagerConfig c;
+  c.block_size = 16;
+  c.num_gpu_blocks = num_gpu_blocks;
+  c.num_cpu_blocks = num_cpu_blocks;
+  return c;
+}
+
+// A request arriving at 0 with only its sizes set.
+inline Request request(int64_t id, int64_t prompt_tokens, int64_t output_tokens) {
+  Request r;
+  r.id = id;
+  r.prompt_tokens = prompt_tokens;
+  r.output_tokens = output_tokens;
+  return r;
+}
+
 inline uint64_t digest_step(uint64_t h, uint64_t v) {
   h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
   return h;
