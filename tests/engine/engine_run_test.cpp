@@ -1,5 +1,7 @@
 // `tidal engine run` end to end: a generated tiny checkpoint and a generated trace replayed in
 // real time, through the library entry point and once through the CLI.
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -23,7 +25,8 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("tidal_engine_test_" + name);
+  const fs::path dir =
+      fs::temp_directory_path() / ("tidal_engine_test_" + std::to_string(::getpid()) + "_" + name);
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

@@ -1,5 +1,7 @@
 #include "tests/plan/plan_fixture.h"
 
+#include <unistd.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -26,8 +28,8 @@ nlohmann::json small_scenario() {
 }
 
 std::filesystem::path fresh_dir(const std::string& name) {
-  const std::filesystem::path dir =
-      std::filesystem::path(::testing::TempDir()) / "tidal_plan" / name;
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) /
+                                    ("tidal_plan_" + std::to_string(::getpid())) / name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;

@@ -31,8 +31,12 @@ TEST(PlanMpi, TwoRanksMatchTheThreadedRun) {
   const std::string threaded = std::string(TIDAL_BINARY) + args + (dir / "threaded").string() +
                                " --threads 2 > " + (dir / "threaded.log").string() + " 2>&1";
   ASSERT_EQ(std::system(threaded.c_str()), 0) << testing::read_text(dir / "threaded.log");
+  // OpenMPI keeps allocations alive past MPI_Finalize (some in plug-ins it has already
+  // unloaded, so no suppression can name them); the ranks' leak check is off in sanitizer
+  // builds, the threaded run above keeps it.
   const std::string mpi =
-      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun -np 2 --oversubscribe " +
+      "ASAN_OPTIONS=detect_leaks=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+      "mpirun -np 2 --oversubscribe " +
       std::string(TIDAL_BINARY) + args + (dir / "mpi").string() + " --threads 1 > " +
       (dir / "mpi.log").string() + " 2>&1";
   ASSERT_EQ(std::system(mpi.c_str()), 0) << testing::read_text(dir / "mpi.log");

@@ -1,5 +1,7 @@
 #include "tests/reports/run_fixture.h"
 
+#include <unistd.h>
+
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -46,8 +48,8 @@ std::string write_run_folder(const nlohmann::json& scenario_json,
 }
 
 std::filesystem::path fresh_dir(const std::string& name) {
-  const std::filesystem::path dir =
-      std::filesystem::path(::testing::TempDir()) / "tidal_reports" / name;
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) /
+                                    ("tidal_reports_" + std::to_string(::getpid())) / name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;

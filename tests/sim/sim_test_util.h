@@ -1,6 +1,8 @@
 // Helpers shared by the simulator suites: scenarios from JSON text, temporary trace files.
 #pragma once
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -22,7 +24,8 @@ inline Scenario scenario_from(const nlohmann::json& j, const std::string& base_d
 class TempDir {
  public:
   explicit TempDir(const std::string& name)
-      : path_(std::filesystem::temp_directory_path() / ("tidal_sim_" + name)) {
+      : path_(std::filesystem::temp_directory_path() /
+              ("tidal_sim_" + std::to_string(::getpid()) + "_" + name)) {
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }
