@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "kernels/attention_batch.h"
+#include "kernels/backend_memory.h"
 #include "kernels/kv_cache.h"
 #include "kernels/linear_weight.h"
 
@@ -16,6 +17,9 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string_view name() const = 0;
+  // Where this backend's pointers live and how to move bytes there (host memory unless a
+  // backend overrides it). A decorating backend should return its inner backend's memory.
+  virtual BackendMemory& memory() { return host_memory(); }
 
   // out[t, :] = table[token_ids[t], :]; ids must be in [0, vocab).
   virtual void embedding(const float* table,        // [vocab, hidden]

@@ -4,28 +4,76 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "kernels/rope_frequencies.h"
 #include "traces/input_error.h"
 
 namespace tidal::models {
 
-namespace {
+PagedModel::Workspace::Workspace(kernels::BackendMemory& memory)
+    : token_ids(memory),
+      positions(memory),
+      slot_mapping(memory),
+      query_start_loc(memory),
+      block_tables(memory),
+      last_rows(memory),
+      residual(memory),
+      normed(memory),
+      sublayer(memory),
+      q(memory),
+      attn_out(memory),
+      k(memory),
+      v(memory),
+      gate(memory),
+      up(memory),
+      head_in(memory),
+      logits(memory),
+      router_logits(memory),
+      expert_ids(memory),
+      expert_weights(memory),
+      routed_rows(memory),
+      routed_weights(memory),
+      expert_in(memory),
+      expert_out(memory) {}
 
-// The batch as flat arrays (what the attention kernel reads).
-struct FlatBatch {
-  std::vector<int32_t> token_ids;        // [num_tokens]
-  std::vector<int32_t> positions;        // [num_tokens]
-  std::vector<int64_t> slot_mapping;     // [num_tokens]
-  std::vector<int32_t> query_start_loc;  // [num_seqs + 1]
-  std::vector<int32_t> block_tables;     // [num_seqs, max_blocks_per_seq]
-  int64_t max_blocks_per_seq = 0;
-};
+PagedModel::PagedModel(const ModelWeights& weights, kernels::Backend& backend, Communicator& comm)
+    : PagedModel(host_views(weights), backend, comm, backend.memory()) {
+  if (!memory_.is_host()) {
+    throw std::invalid_argument(
+        "PagedModel: host weights on a backend without host memory; copy them first "
+        "(models::DeviceWeights)");
+  }
+}
 
-FlatBatch flatten(const ForwardBatch& batch, const ModelConfig& config,
-                  const kernels::KvCacheSpec& spec) {
-  FlatBatch flat;
-  flat.query_start_loc.push_back(0);
+PagedModel::PagedModel(ModelWeightViews weights, kernels::Backend& backend, Communicator& comm,
+                       kernels::BackendMemory& memory)
+    : weights_(std::move(weights)),
+      backend_(backend),
+      comm_(comm),
+      memory_(memory),
+      inv_freq_(memory),
+      ws_(memory) {
+  if (comm.world_size() != weights_.shard.world_size || comm.rank() != weights_.shard.rank) {
+    throw std::invalid_argument("PagedModel: communicator rank/world size differ from the shard");
+  }
+  const ModelConfig& c = weights_.config;
+  const std::vector<float> inv_freq =
+      kernels::rope_inv_freq(c.head_dim, c.rope_theta, c.rope_scaling);  // [head_dim / 2]
+  inv_freq_.upload(inv_freq.data(), inv_freq.size());
+  memory_.synchronize();  // `inv_freq` goes out of scope
+}
+
+void PagedModel::flatten(const ForwardBatch& batch, const kernels::KvCacheSpec& spec) {
+  const ModelConfig& config = weights_.config;
+  FlatBatch& flat = flat_;
+  flat.token_ids.clear();
+  flat.positions.clear();
+  flat.slot_mapping.clear();
+  flat.query_start_loc.assign(1, 0);
+  flat.block_tables.clear();
+  flat.last_rows.clear();
+  flat.max_blocks_per_seq = 0;
   for (const SequenceInput& seq : batch.sequences) {
     flat.max_blocks_per_seq =
         std::max(flat.max_blocks_per_seq, static_cast<int64_t>(seq.block_table.size()));
@@ -69,81 +117,76 @@ FlatBatch flatten(const ForwardBatch& batch, const ModelConfig& config,
     flat.slot_mapping.insert(flat.slot_mapping.end(), seq.slot_mapping.begin(),
                              seq.slot_mapping.end());
     flat.query_start_loc.push_back(static_cast<int32_t>(flat.token_ids.size()));
+    flat.last_rows.push_back(static_cast<int32_t>(flat.token_ids.size()) - 1);
     flat.block_tables.insert(flat.block_tables.end(), seq.block_table.begin(),
                              seq.block_table.end());
     flat.block_tables.resize((s + 1) * flat.max_blocks_per_seq, 0);
   }
-  return flat;
 }
 
-kernels::LinearView f32_view(const std::vector<float>& values, int64_t rows, int64_t cols) {
-  kernels::LinearView view;
-  view.rows = rows;
-  view.cols = cols;
-  view.group_size = cols;
-  view.data = values.data();
-  return view;
+template <typename T>
+const T* PagedModel::on_backend(kernels::BackendBuffer& buffer, const std::vector<T>& host) {
+  if (memory_.is_host()) return host.data();
+  return buffer.upload(host.data(), host.size());
 }
 
 // SwiGLU MLP of one expert (or the dense MLP) on num_tokens rows: out = down(silu(gate x) * up x)
-void run_mlp(kernels::Backend& backend, const ExpertWeights& mlp, const float* x,
-             int64_t num_tokens, float* out) {
-  const int64_t inter = mlp.gate.rows;
-  std::vector<float> gate(num_tokens * inter);  // [num_tokens, intermediate (per rank)]
-  std::vector<float> up(num_tokens * inter);    // [num_tokens, intermediate (per rank)]
-  backend.linear(x, num_tokens, mlp.gate.view(), gate.data());
-  backend.linear(x, num_tokens, mlp.up.view(), up.data());
-  backend.swiglu(gate.data(), up.data(), num_tokens * inter, gate.data());
-  backend.linear(gate.data(), num_tokens, mlp.down.view(), out);
+void PagedModel::run_mlp(const ExpertViews& mlp, const float* x, int64_t num_tokens, float* out) {
+  const auto count = static_cast<size_t>(num_tokens * mlp.gate.rows);
+  float* gate = ws_.gate.as<float>(count);  // [num_tokens, intermediate (per rank)]
+  float* up = ws_.up.as<float>(count);      // [num_tokens, intermediate (per rank)]
+  backend_.linear(x, num_tokens, mlp.gate, gate);
+  backend_.linear(x, num_tokens, mlp.up, up);
+  backend_.swiglu(gate, up, static_cast<int64_t>(count), gate);
+  backend_.linear(gate, num_tokens, mlp.down, out);
 }
 
 // Mixtral MoE: route each token to its top-k experts, run each expert on its tokens, and add
 // the weighted outputs (per token in ascending expert order). The routing is read on the host.
-void run_moe(kernels::Backend& backend, const LayerWeights& layer, const ModelConfig& c,
-             const float* x, int64_t num_tokens, float* out) {
+void PagedModel::run_moe(const LayerViews& layer, const float* x, int64_t num_tokens, float* out) {
+  const ModelConfig& c = weights_.config;
   const int64_t num_experts = c.num_local_experts;
   const int64_t top_k = c.num_experts_per_tok;
   const int64_t hidden = c.hidden_size;
-  std::vector<float> router_logits(num_tokens * num_experts);  // [num_tokens, num_experts]
-  backend.linear(x, num_tokens, f32_view(layer.router, num_experts, hidden), router_logits.data());
-  std::vector<int32_t> expert_ids(num_tokens * top_k);    // [num_tokens, top_k]
-  std::vector<float> expert_weights(num_tokens * top_k);  // [num_tokens, top_k]
-  backend.moe_route(router_logits.data(), num_tokens, num_experts, top_k, expert_ids.data(),
-                    expert_weights.data());
-  std::fill(out, out + num_tokens * hidden, 0.0f);
-  std::vector<int32_t> rows;      // [tokens routed to the expert]
-  std::vector<float> weights;     // [tokens routed to the expert]
-  std::vector<float> expert_in;   // [tokens routed to the expert, hidden]
-  std::vector<float> expert_out;  // [tokens routed to the expert, hidden]
+  const auto num_routed = static_cast<size_t>(num_tokens * top_k);
+  float* router_logits = ws_.router_logits.as<float>(static_cast<size_t>(num_tokens * num_experts));
+  backend_.linear(x, num_tokens, layer.router, router_logits);       // [num_tokens, num_experts]
+  int32_t* expert_ids = ws_.expert_ids.as<int32_t>(num_routed);      // [num_tokens, top_k]
+  float* expert_weights = ws_.expert_weights.as<float>(num_routed);  // [num_tokens, top_k]
+  backend_.moe_route(router_logits, num_tokens, num_experts, top_k, expert_ids, expert_weights);
+  host_expert_ids_.resize(num_routed);
+  host_expert_weights_.resize(num_routed);
+  memory_.copy_to_host(host_expert_ids_.data(), expert_ids, num_routed * sizeof(int32_t));
+  memory_.copy_to_host(host_expert_weights_.data(), expert_weights, num_routed * sizeof(float));
+
+  // Rows and weights of every expert's tokens, grouped by expert: expert e owns
+  // [expert_begin[e], expert_begin[e + 1]).
+  host_routed_rows_.clear();
+  host_routed_weights_.clear();
+  std::vector<size_t> expert_begin(static_cast<size_t>(num_experts) + 1, 0);  // [num_experts + 1]
   for (int64_t e = 0; e < num_experts; ++e) {
-    rows.clear();
-    weights.clear();
-    for (int64_t i = 0; i < num_tokens * top_k; ++i) {
-      if (expert_ids[i] == e) {
-        rows.push_back(static_cast<int32_t>(i / top_k));
-        weights.push_back(expert_weights[i]);
+    expert_begin[static_cast<size_t>(e)] = host_routed_rows_.size();
+    for (size_t i = 0; i < num_routed; ++i) {
+      if (host_expert_ids_[i] == e) {
+        host_routed_rows_.push_back(static_cast<int32_t>(static_cast<int64_t>(i) / top_k));
+        host_routed_weights_.push_back(host_expert_weights_[i]);
       }
     }
-    if (rows.empty()) continue;
-    const int64_t n = static_cast<int64_t>(rows.size());
-    expert_in.resize(n * hidden);
-    expert_out.resize(n * hidden);
-    backend.gather_rows(x, rows.data(), n, hidden, expert_in.data());
-    run_mlp(backend, layer.experts[e], expert_in.data(), n, expert_out.data());
-    backend.scatter_add_rows(expert_out.data(), rows.data(), weights.data(), n, hidden, out);
   }
-}
+  expert_begin[static_cast<size_t>(num_experts)] = host_routed_rows_.size();
+  const int32_t* rows = on_backend(ws_.routed_rows, host_routed_rows_);
+  const float* weights = on_backend(ws_.routed_weights, host_routed_weights_);
 
-}  // namespace
-
-PagedModel::PagedModel(const ModelWeights& weights, kernels::Backend& backend, Communicator& comm)
-    : weights_(weights),
-      backend_(backend),
-      comm_(comm),
-      inv_freq_(kernels::rope_inv_freq(weights.config.head_dim, weights.config.rope_theta,
-                                       weights.config.rope_scaling)) {
-  if (comm.world_size() != weights.shard.world_size || comm.rank() != weights.shard.rank) {
-    throw std::invalid_argument("PagedModel: communicator rank/world size differ from the shard");
+  memory_.fill_zero(out, static_cast<size_t>(num_tokens * hidden) * sizeof(float));
+  for (int64_t e = 0; e < num_experts; ++e) {
+    const size_t begin = expert_begin[static_cast<size_t>(e)];
+    const auto n = static_cast<int64_t>(expert_begin[static_cast<size_t>(e) + 1] - begin);
+    if (n == 0) continue;
+    float* expert_in = ws_.expert_in.as<float>(static_cast<size_t>(n * hidden));    // [n, hidden]
+    float* expert_out = ws_.expert_out.as<float>(static_cast<size_t>(n * hidden));  // [n, hidden]
+    backend_.gather_rows(x, rows + begin, n, hidden, expert_in);
+    run_mlp(layer.experts[static_cast<size_t>(e)], expert_in, n, expert_out);
+    backend_.scatter_add_rows(expert_out, rows + begin, weights + begin, n, hidden, out);
   }
 }
 
@@ -155,7 +198,8 @@ std::vector<float> PagedModel::forward(const ForwardBatch& batch, const kernels:
     throw std::invalid_argument("PagedModel: KV arena spec does not match the model (shard)");
   }
   if (batch.sequences.empty()) return {};
-  const FlatBatch flat = flatten(batch, c, kv.spec);
+  flatten(batch, kv.spec);
+  const FlatBatch& flat = flat_;
   const int64_t num_tokens = static_cast<int64_t>(flat.token_ids.size());
   const int64_t num_seqs = static_cast<int64_t>(batch.sequences.size());
   const int64_t hidden = c.hidden_size;
@@ -163,76 +207,82 @@ std::vector<float> PagedModel::forward(const ForwardBatch& batch, const kernels:
   const int64_t q_width = shard.num_heads * d;
   const int64_t kv_width = shard.num_kv_heads * d;
   const float eps = static_cast<float>(c.rms_eps);
+  const auto rows_of = [num_tokens](int64_t width) {
+    return static_cast<size_t>(num_tokens * width);
+  };
 
+  const int32_t* token_ids = on_backend(ws_.token_ids, flat.token_ids);           // [num_tokens]
+  const int32_t* positions = on_backend(ws_.positions, flat.positions);           // [num_tokens]
+  const int64_t* slot_mapping = on_backend(ws_.slot_mapping, flat.slot_mapping);  // [num_tokens]
   kernels::AttentionBatch attention;
   attention.num_seqs = num_seqs;
   attention.num_tokens = num_tokens;
-  attention.query_start_loc = flat.query_start_loc.data();
-  attention.positions = flat.positions.data();
-  attention.slot_mapping = flat.slot_mapping.data();
-  attention.block_tables = flat.block_tables.data();
+  attention.query_start_loc = on_backend(ws_.query_start_loc, flat.query_start_loc);
+  attention.positions = positions;
+  attention.slot_mapping = slot_mapping;
+  attention.block_tables = on_backend(ws_.block_tables, flat.block_tables);
   attention.max_blocks_per_seq = flat.max_blocks_per_seq;
   attention.num_heads = shard.num_heads;
   attention.num_kv_heads = shard.num_kv_heads;
   attention.head_dim = d;
 
-  std::vector<float> residual(num_tokens * hidden);   // [num_tokens, hidden]
-  std::vector<float> normed(num_tokens * hidden);     // [num_tokens, hidden]
-  std::vector<float> sublayer(num_tokens * hidden);   // [num_tokens, hidden] o_proj / MLP out
-  std::vector<float> q(num_tokens * q_width);         // [num_tokens, num_heads, head_dim]
-  std::vector<float> k(num_tokens * kv_width);        // [num_tokens, num_kv_heads, head_dim]
-  std::vector<float> v(num_tokens * kv_width);        // [num_tokens, num_kv_heads, head_dim]
-  std::vector<float> attn_out(num_tokens * q_width);  // [num_tokens, num_heads, head_dim]
+  float* residual = ws_.residual.as<float>(rows_of(hidden));  // [num_tokens, hidden]
+  float* normed = ws_.normed.as<float>(rows_of(hidden));      // [num_tokens, hidden]
+  float* sublayer = ws_.sublayer.as<float>(rows_of(hidden));  // [num_tokens, hidden] o / MLP out
+  float* q = ws_.q.as<float>(rows_of(q_width));               // [num_tokens, num_heads, head_dim]
+  float* k = ws_.k.as<float>(rows_of(kv_width));  // [num_tokens, num_kv_heads, head_dim]
+  float* v = ws_.v.as<float>(rows_of(kv_width));  // [num_tokens, num_kv_heads, head_dim]
+  float* attn_out = ws_.attn_out.as<float>(rows_of(q_width));  // [num_tokens, num_heads, head_dim]
+  const auto* inv_freq = static_cast<const float*>(inv_freq_.data());  // [head_dim / 2]
 
-  backend_.embedding(weights_.embed_tokens.data(), hidden, flat.token_ids.data(), num_tokens,
-                     residual.data());
+  backend_.embedding(weights_.embed_tokens, hidden, token_ids, num_tokens, residual);
   for (int64_t l = 0; l < c.num_layers; ++l) {
-    const LayerWeights& layer = weights_.layers[l];
+    const LayerViews& layer = weights_.layers[static_cast<size_t>(l)];
     // Pre-norm of the attention; from layer 1 on, fused with adding the previous MLP output.
     if (l == 0) {
-      backend_.rms_norm(residual.data(), layer.input_norm.data(), num_tokens, hidden, eps,
-                        normed.data());
+      backend_.rms_norm(residual, layer.input_norm, num_tokens, hidden, eps, normed);
     } else {
-      backend_.add_rms_norm(residual.data(), sublayer.data(), layer.input_norm.data(), num_tokens,
-                            hidden, eps, normed.data());
+      backend_.add_rms_norm(residual, sublayer, layer.input_norm, num_tokens, hidden, eps, normed);
     }
-    backend_.linear(normed.data(), num_tokens, layer.q_proj.view(), q.data());
-    backend_.linear(normed.data(), num_tokens, layer.k_proj.view(), k.data());
-    backend_.linear(normed.data(), num_tokens, layer.v_proj.view(), v.data());
-    backend_.rope(q.data(), k.data(), flat.positions.data(), num_tokens, shard.num_heads,
-                  shard.num_kv_heads, d, inv_freq_.data());
-    backend_.write_kv(kv, l, k.data(), v.data(), flat.slot_mapping.data(), num_tokens);
-    backend_.paged_attention(q.data(), kv, l, attention, 1.0f / std::sqrt(static_cast<float>(d)),
-                             attn_out.data());
-    backend_.linear(attn_out.data(), num_tokens, layer.o_proj.view(), sublayer.data());
-    comm_.all_reduce_sum(sublayer.data(), sublayer.size());  // row-parallel o_proj
+    backend_.linear(normed, num_tokens, layer.q_proj, q);
+    backend_.linear(normed, num_tokens, layer.k_proj, k);
+    backend_.linear(normed, num_tokens, layer.v_proj, v);
+    backend_.rope(q, k, positions, num_tokens, shard.num_heads, shard.num_kv_heads, d, inv_freq);
+    backend_.write_kv(kv, l, k, v, slot_mapping, num_tokens);
+    backend_.paged_attention(q, kv, l, attention, 1.0f / std::sqrt(static_cast<float>(d)),
+                             attn_out);
+    backend_.linear(attn_out, num_tokens, layer.o_proj, sublayer);
+    comm_.all_reduce_sum(sublayer, rows_of(hidden));  // row-parallel o_proj
 
-    backend_.add_rms_norm(residual.data(), sublayer.data(), layer.post_attn_norm.data(), num_tokens,
-                          hidden, eps, normed.data());
+    backend_.add_rms_norm(residual, sublayer, layer.post_attn_norm, num_tokens, hidden, eps,
+                          normed);
     if (c.is_moe()) {
-      run_moe(backend_, layer, c, normed.data(), num_tokens, sublayer.data());
+      run_moe(layer, normed, num_tokens, sublayer);
     } else {
-      run_mlp(backend_, layer.mlp, normed.data(), num_tokens, sublayer.data());
+      run_mlp(layer.mlp, normed, num_tokens, sublayer);
     }
-    comm_.all_reduce_sum(sublayer.data(), sublayer.size());  // row-parallel down_proj
+    comm_.all_reduce_sum(sublayer, rows_of(hidden));  // row-parallel down_proj
   }
-  backend_.add_rms_norm(residual.data(), sublayer.data(), weights_.final_norm.data(), num_tokens,
-                        hidden, eps, normed.data());
+  backend_.add_rms_norm(residual, sublayer, weights_.final_norm, num_tokens, hidden, eps, normed);
 
   // LM head on the rows whose logits are wanted.
-  const float* head_in = normed.data();
+  const float* head_in = normed;
   int64_t num_rows = num_tokens;
-  std::vector<float> last_rows;  // [num_seqs, hidden]
   if (!batch.all_logits) {
-    std::vector<int32_t> last(num_seqs);  // [num_seqs]
-    for (int64_t s = 0; s < num_seqs; ++s) last[s] = flat.query_start_loc[s + 1] - 1;
-    last_rows.resize(num_seqs * hidden);
-    backend_.gather_rows(normed.data(), last.data(), num_seqs, hidden, last_rows.data());
-    head_in = last_rows.data();
+    float* last_rows = ws_.head_in.as<float>(static_cast<size_t>(num_seqs * hidden));
+    backend_.gather_rows(normed, on_backend(ws_.last_rows, flat.last_rows), num_seqs, hidden,
+                         last_rows);  // [num_seqs, hidden]
+    head_in = last_rows;
     num_rows = num_seqs;
   }
-  std::vector<float> logits(num_rows * c.vocab_size);  // [num_rows, vocab]
-  backend_.linear(head_in, num_rows, weights_.lm_head_view(), logits.data());
+  std::vector<float> logits(static_cast<size_t>(num_rows * c.vocab_size));  // [num_rows, vocab]
+  if (memory_.is_host()) {
+    backend_.linear(head_in, num_rows, weights_.lm_head, logits.data());
+  } else {
+    float* device_logits = ws_.logits.as<float>(logits.size());
+    backend_.linear(head_in, num_rows, weights_.lm_head, device_logits);
+    memory_.copy_to_host(logits.data(), device_logits, logits.size() * sizeof(float));
+  }
   return logits;
 }
 

@@ -1,14 +1,18 @@
 // The production forward pass: a batch of sequences (what a scheduler plan gives), paged KV,
 // every operator through the kernels::Backend interface, optionally one tensor-parallel rank.
+// Activations and the step's index arrays live in the backend's memory (grow-only buffers
+// reused across steps); only the logits come back to the host.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "kernels/backend.h"
+#include "kernels/backend_memory.h"
 #include "kernels/kv_cache.h"
 #include "models/communicator.h"
 #include "models/model_weights.h"
+#include "models/weight_views.h"
 
 namespace tidal::models {
 
@@ -30,24 +34,71 @@ struct ForwardBatch {
 
 class PagedModel {
  public:
-  // weights (full or one rank's shard) and backend must outlive the model;
-  // comm.world_size() must equal weights.shard.world_size (std::invalid_argument otherwise).
+  // Host weights (full or one rank's shard) on a backend whose memory is host memory (the CPU
+  // backends); weights and backend must outlive the model. comm.world_size() must equal
+  // weights.shard.world_size (std::invalid_argument otherwise, and for a non-host backend).
   PagedModel(const ModelWeights& weights, kernels::Backend& backend, Communicator& comm);
+  // Weights whose views point into `memory`, the memory `backend` computes on (e.g.
+  // DeviceWeights::views() on a CUDA backend, with memory = that backend's memory()). Passing
+  // the memory separately lets a decorating backend (a timing wrapper) sit in between.
+  PagedModel(ModelWeightViews weights, kernels::Backend& backend, Communicator& comm,
+             kernels::BackendMemory& memory);
 
-  const ModelWeights& weights() const { return weights_; }
+  const ModelWeightViews& weights() const { return weights_; }
 
   // Runs the batch, writing the new tokens' K/V into `kv` (spec must match kv_cache_spec of
-  // these weights). Returns logits [num_seqs, vocab] (last new token of each sequence) or,
-  // with all_logits, [total_new_tokens, vocab] in batch order. InputError for a token id outside
-  // the vocabulary or a position beyond max_position_embeddings; std::invalid_argument for
-  // inconsistent batch arrays.
+  // these weights; kv lives in the backend's memory). Returns logits [num_seqs, vocab] (last
+  // new token of each sequence) or, with all_logits, [total_new_tokens, vocab] in batch order,
+  // on the host. InputError for a token id outside the vocabulary or a position beyond
+  // max_position_embeddings; std::invalid_argument for inconsistent batch arrays.
   std::vector<float> forward(const ForwardBatch& batch, const kernels::KvCacheView& kv);
 
  private:
-  const ModelWeights& weights_;
+  // The batch as flat host arrays (what the attention kernel reads), reused across steps.
+  struct FlatBatch {
+    std::vector<int32_t> token_ids;        // [num_tokens]
+    std::vector<int32_t> positions;        // [num_tokens]
+    std::vector<int64_t> slot_mapping;     // [num_tokens]
+    std::vector<int32_t> query_start_loc;  // [num_seqs + 1]
+    std::vector<int32_t> block_tables;     // [num_seqs, max_blocks_per_seq]
+    std::vector<int32_t> last_rows;        // [num_seqs] last new token of each sequence
+    int64_t max_blocks_per_seq = 0;
+  };
+  // Grow-only buffers in backend memory, reused across steps.
+  struct Workspace {
+    explicit Workspace(kernels::BackendMemory& memory);
+    kernels::BackendBuffer token_ids, positions, slot_mapping, query_start_loc, block_tables,
+        last_rows;                                       // the FlatBatch arrays
+    kernels::BackendBuffer residual, normed, sublayer;   // [num_tokens, hidden]
+    kernels::BackendBuffer q, attn_out;                  // [num_tokens, num_heads, head_dim]
+    kernels::BackendBuffer k, v;                         // [num_tokens, num_kv_heads, head_dim]
+    kernels::BackendBuffer gate, up;                     // [num_tokens, intermediate]
+    kernels::BackendBuffer head_in;                      // [num_seqs, hidden]
+    kernels::BackendBuffer logits;                       // [num_rows, vocab]
+    kernels::BackendBuffer router_logits;                // [num_tokens, num_experts]
+    kernels::BackendBuffer expert_ids, expert_weights;   // [num_tokens, top_k]
+    kernels::BackendBuffer routed_rows, routed_weights;  // [num_tokens * top_k]
+    kernels::BackendBuffer expert_in, expert_out;        // [routed tokens of one expert, hidden]
+  };
+
+  void flatten(const ForwardBatch& batch, const kernels::KvCacheSpec& spec);
+  // The backend pointer of a flat host array: the array itself on host memory, else a copy.
+  template <typename T>
+  const T* on_backend(kernels::BackendBuffer& buffer, const std::vector<T>& host);
+  void run_mlp(const ExpertViews& mlp, const float* x, int64_t num_tokens, float* out);
+  void run_moe(const LayerViews& layer, const float* x, int64_t num_tokens, float* out);
+
+  ModelWeightViews weights_;
   kernels::Backend& backend_;
   Communicator& comm_;
-  std::vector<float> inv_freq_;  // [head_dim / 2]
+  kernels::BackendMemory& memory_;
+  kernels::BackendBuffer inv_freq_;  // [head_dim / 2]
+  FlatBatch flat_;
+  Workspace ws_;
+  std::vector<int32_t> host_expert_ids_;    // [num_tokens, top_k]
+  std::vector<float> host_expert_weights_;  // [num_tokens, top_k]
+  std::vector<int32_t> host_routed_rows_;   // [num_tokens * top_k] grouped by expert
+  std::vector<float> host_routed_weights_;  // [num_tokens * top_k] grouped by expert
 };
 
 }  // namespace tidal::models

@@ -40,6 +40,7 @@ int device_count() {
 CudaBackend::CudaBackend(int device) : info_(device_info(device)) {
   TIDAL_CUDA_CHECK(cudaSetDevice(device));
   TIDAL_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  memory_ = CudaMemory(device, stream_);
   TIDAL_CUBLAS_CHECK(cublasCreate(&blas_));
   TIDAL_CUBLAS_CHECK(cublasLtCreate(&blas_lt_));
   TIDAL_CUBLAS_CHECK(cublasSetStream(blas_, stream_));

@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "kernels/backend.h"
+#include "kernels/cuda/cuda_memory.h"
 #include "kernels/cuda/device_buffer.h"
 #include "kernels/cuda/launchers.h"
 #include "kernels/sampling.h"
@@ -49,6 +50,8 @@ class CudaBackend final : public Backend {
   CudaBackend& operator=(const CudaBackend&) = delete;
 
   std::string_view name() const override { return "cuda"; }
+  // Device memory of this backend, copies on its stream.
+  BackendMemory& memory() override { return memory_; }
   const CudaDeviceInfo& info() const { return info_; }
   cudaStream_t stream() const { return stream_; }
   void synchronize();
@@ -112,6 +115,7 @@ class CudaBackend final : public Backend {
 
   CudaDeviceInfo info_;
   cudaStream_t stream_ = nullptr;
+  CudaMemory memory_{0, nullptr};  // set in the constructor, once the stream exists
   cublasHandle_t blas_ = nullptr;
   cublasLtHandle_t blas_lt_ = nullptr;
   DeviceBuffer<std::byte> blas_workspace_;      // cuBLAS and cuBLASLt workspace
