@@ -17,6 +17,7 @@ namespace {
 
 struct EngineCliArgs {
   engine::EngineRunArgs run;
+  std::string backend = "cpu";
   std::string quant = "none";
   std::string kv_dtype = "bf16";
   std::string spec = "none";
@@ -29,7 +30,7 @@ void add_run(CLI::App& engine_app) {
   engine::EngineRunArgs& run = args->run;
   engine::EngineConfig& config = run.config;
   CLI::App* cmd = engine_app.add_subcommand(
-      "run", "Replay a trace on the CPU engine in real time and write a run folder");
+      "run", "Replay a trace on the engine (CPU or CUDA) in real time and write a run folder");
   cmd->add_option("--model", run.model,
                   "checkpoint folder, config.json or preset (tiny, small-100m, ...); a config "
                   "gets seeded random weights")
@@ -51,7 +52,13 @@ void add_run(CLI::App& engine_app) {
                   "token budget per step");
   cmd->add_option("--max-model-len", config.scheduler.max_model_len,
                   "longest prompt + output (capped at the model's context)");
-  cmd->add_option("--tp", config.tp, "tensor-parallel ranks (worker threads), default 1");
+  cmd->add_option("--backend", args->backend,
+                  "cpu or cuda (GPU 0..tp-1; needs a tidal built with CUDA), default cpu");
+  cmd->add_option("--gpu-memory-utilization", config.gpu_memory_utilization,
+                  "cuda: share of each GPU's memory for weights, activations and the KV arena "
+                  "(sized from what is free after the weights unless --kv-blocks), default 0.9");
+  cmd->add_option("--tp", config.tp,
+                  "tensor-parallel ranks (cpu: worker threads; cuda: GPUs via NCCL), default 1");
   cmd->add_option("--threads", config.num_threads, "kernel threads per rank, default 1");
   cmd->add_option("--quant", args->quant,
                   "weight quantization: none, int8, int8:g32|g64|g128, fp8 (default none)");
@@ -59,7 +66,7 @@ void add_run(CLI::App& engine_app) {
   cmd->add_option("--block-size", config.block_size, "tokens per KV block (default 16)");
   cmd->add_option("--kv-blocks", config.num_gpu_blocks,
                   "KV arena blocks (default: as many as --kv-memory holds)");
-  cmd->add_option("--kv-memory", args->kv_memory_mib, "KV arena MiB per rank (default 256)");
+  cmd->add_option("--kv-memory", args->kv_memory_mib, "cpu: KV arena MiB per rank (default 256)");
   cmd->add_option("--swap-blocks", config.num_cpu_blocks, "host swap arena blocks (default 0)");
   cmd->add_flag("--no-prefix-caching", args->no_prefix_caching, "disable prefix caching");
   cmd->add_option("--spec", args->spec,
@@ -79,6 +86,7 @@ void add_run(CLI::App& engine_app) {
                   "replay only the first N requests (default: all)");
   cmd->callback([args] {
     engine::EngineRunArgs& a = args->run;
+    a.config.backend = engine::parse_backend_kind(args->backend, "--backend");
     a.config.quant = models::parse_quant_spec(args->quant, "--quant");
     a.config.kv_dtype = engine::parse_kv_dtype(args->kv_dtype, "--kv-dtype");
     a.config.spec = engine::parse_spec_config(args->spec, "--spec");
@@ -101,6 +109,10 @@ void add_run(CLI::App& engine_app) {
     std::printf("model: %s; weights %zu bytes per rank; KV %zu bytes per token per rank\n",
                 s.model_source.c_str(), s.memory.weight_bytes_per_rank,
                 s.memory.kv_bytes_per_token_per_rank);
+    if (!s.device.empty()) {
+      std::printf("backend: %s on %s; KV arena %lld blocks per rank\n", s.backend.c_str(),
+                  s.device.c_str(), static_cast<long long>(s.memory.num_gpu_blocks));
+    }
     if (s.spec.num_verifications > 0) {
       std::printf("speculative: acceptance rate %.3f, mean accepted length %.3f\n",
                   s.spec.acceptance_rate(), s.spec.mean_accepted_length());

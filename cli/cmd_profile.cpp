@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "engine/engine_config.h"
+#include "engine/profile/cuda_target.h"
 #include "engine/profile/profiler.h"
 #include "models/quantize_weights.h"
 #include "sim/perf/profile.h"
@@ -80,20 +81,17 @@ void add_profile_command(CLI::App& app) {
   add_import_vidur(*cmd);
   cmd->callback([cmd, args] {
     if (cmd->got_subcommand("import-vidur")) return;
-    if (args->backend == "cuda") {
-      throw InputError(
-          "--backend: cuda: the CUDA backend is not built into this tidal (the engine has no "
-          "CUDA backend here); use --backend cpu");
-    }
-    if (args->backend != "cpu") {
+    if (args->backend != "cpu" && args->backend != "cuda") {
       throw InputError("--backend: '" + args->backend + "' is not a backend (cpu, cuda)");
     }
     if (args->options.model.empty()) throw InputError("--model: required");
     if (args->out.empty()) throw InputError("--out: required");
     args->options.engine.quant = models::parse_quant_spec(args->quant, "--quant");
     args->options.engine.kv_dtype = engine::parse_kv_dtype(args->kv_dtype, "--kv-dtype");
-    const perf::Profile p = profile::run_profile(
-        args->options, [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); });
+    const auto run = args->backend == "cuda" ? profile::run_cuda_profile : profile::run_profile;
+    const perf::Profile p = run(
+        args->options, [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); },
+        nullptr);
     perf::save_profile(p, args->out);
     std::printf("wrote %s (%s, %s, tp %d, %d threads)\n", args->out.c_str(),
                 p.provenance.device.c_str(), p.model.name.c_str(), p.tp,

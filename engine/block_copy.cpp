@@ -1,7 +1,6 @@
 #include "engine/block_copy.h"
 
 #include <cstddef>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -9,6 +8,11 @@ namespace tidal::engine {
 
 void copy_kv_blocks(const kernels::KvCacheView& src, const kernels::KvCacheView& dst,
                     std::span<const kv::BlockCopy> copies) {
+  copy_kv_blocks(src, dst, copies, kernels::host_memory());
+}
+
+void copy_kv_blocks(const kernels::KvCacheView& src, const kernels::KvCacheView& dst,
+                    std::span<const kv::BlockCopy> copies, kernels::BackendMemory& memory) {
   const kernels::KvCacheSpec& s = src.spec;
   const kernels::KvCacheSpec& d = dst.spec;
   if (s.num_layers != d.num_layers || s.block_size != d.block_size ||
@@ -31,11 +35,11 @@ void copy_kv_blocks(const kernels::KvCacheView& src, const kernels::KvCacheView&
       for (int64_t kv = 0; kv < 2; ++kv) {
         const int64_t src_row = src.row_index(layer, kv, copy.src_block * s.block_size, 0);
         const int64_t dst_row = dst.row_index(layer, kv, copy.dst_block * d.block_size, 0);
-        std::memcpy(dst_data + static_cast<size_t>(dst_row) * element_bytes,
+        memory.copy(dst_data + static_cast<size_t>(dst_row) * element_bytes,
                     src_data + static_cast<size_t>(src_row) * element_bytes,
                     static_cast<size_t>(slice_elements) * element_bytes);
         if (s.dtype == kernels::KvDType::int8) {
-          std::memcpy(dst.scales + dst_row / d.head_dim, src.scales + src_row / s.head_dim,
+          memory.copy(dst.scales + dst_row / d.head_dim, src.scales + src_row / s.head_dim,
                       static_cast<size_t>(slice_scales) * sizeof(float));
         }
       }

@@ -6,13 +6,18 @@
 #include <span>
 
 #include "engine/kv/block_manager.h"
+#include "kernels/backend_memory.h"
 #include "kernels/kv_cache.h"
 
 namespace tidal::engine {
 
 // dst block copy.dst_block <- src block copy.src_block for each copy, in order.
 // std::invalid_argument when the arenas' shapes differ or a block id is out of range.
+// Both arenas in host memory.
 void copy_kv_blocks(const kernels::KvCacheView& src, const kernels::KvCacheView& dst,
                     std::span<const kv::BlockCopy> copies);
+// Both arenas in `memory` (e.g. a CUDA backend's device arena; copies ordered on its stream).
+void copy_kv_blocks(const kernels::KvCacheView& src, const kernels::KvCacheView& dst,
+                    std::span<const kv::BlockCopy> copies, kernels::BackendMemory& memory);
 
 }  // namespace tidal::engine

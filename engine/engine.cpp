@@ -48,12 +48,17 @@ Engine::Engine(models::ModelWeights target, const EngineConfig& config,
     throw std::invalid_argument("Engine: target weights must be unsharded");
   }
   validate(config_, model);
-  config_.num_gpu_blocks = num_gpu_blocks_for(config_, model);
   config_.scheduler = effective_scheduler_config(config_, model);
-  const kv::BlockManagerConfig kv_config{config_.block_size, config_.num_gpu_blocks,
-                                         config_.num_cpu_blocks, config_.enable_prefix_caching};
-  kv::validate(kv_config, "engine.kv");
-  sched::validate(config_.scheduler, kv_config, "engine.scheduler");
+  // cuda without --kv-blocks: the executor sizes the arena from the GPU's free memory.
+  const bool arena_from_gpu_memory =
+      config_.backend == BackendKind::cuda && config_.num_gpu_blocks == 0;
+  if (!arena_from_gpu_memory) config_.num_gpu_blocks = num_gpu_blocks_for(config_, model);
+  kv::BlockManagerConfig kv_config{config_.block_size, config_.num_gpu_blocks,
+                                   config_.num_cpu_blocks, config_.enable_prefix_caching};
+  if (!arena_from_gpu_memory) {
+    kv::validate(kv_config, "engine.kv");
+    sched::validate(config_.scheduler, kv_config, "engine.scheduler");
+  }
 
   std::optional<models::ModelWeights> draft_weights;
   if (config_.spec.method == SpecMethod::draft) {
@@ -67,6 +72,7 @@ Engine::Engine(models::ModelWeights target, const EngineConfig& config,
     }
   }
   ExecutorConfig executor_config;
+  executor_config.backend = config_.backend;
   executor_config.tp = config_.tp;
   executor_config.num_threads = config_.num_threads;
   executor_config.quant = config_.quant;
@@ -74,7 +80,19 @@ Engine::Engine(models::ModelWeights target, const EngineConfig& config,
   executor_config.block_size = config_.block_size;
   executor_config.num_gpu_blocks = config_.num_gpu_blocks;
   executor_config.num_cpu_blocks = config_.num_cpu_blocks;
+  executor_config.gpu_memory_utilization = config_.gpu_memory_utilization;
+  // More blocks than max_num_seqs full-length sequences need would only hold cached prefixes.
+  executor_config.max_gpu_blocks =
+      int64_t{config_.scheduler.max_num_seqs} *
+      ((config_.scheduler.max_model_len + config_.block_size - 1) / config_.block_size);
+  executor_config.max_num_batched_tokens = config_.scheduler.max_num_batched_tokens;
   executor_ = std::make_unique<TensorParallelExecutor>(std::move(target), executor_config);
+  if (arena_from_gpu_memory) {
+    config_.num_gpu_blocks = executor_->device_kv_spec().num_blocks;
+    kv_config.num_gpu_blocks = config_.num_gpu_blocks;
+    kv::validate(kv_config, "engine.kv");
+    sched::validate(config_.scheduler, kv_config, "engine.scheduler");
+  }
   if (draft_weights) {
     draft_ = std::make_unique<DraftModel>(std::move(*draft_weights), model, config_.quant,
                                           config_.num_threads, config_.num_gpu_blocks,

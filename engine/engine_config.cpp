@@ -4,6 +4,7 @@
 #include <charconv>
 #include <vector>
 
+#include "engine/cuda_ranks.h"
 #include "models/tensor_parallel.h"
 #include "traces/input_error.h"
 
@@ -79,8 +80,30 @@ kernels::KvDType parse_kv_dtype(const std::string& text, const std::string& what
   throw InputError(what + ": unknown KV cache dtype '" + text + "' (expected f32, bf16 or int8)");
 }
 
+BackendKind parse_backend_kind(const std::string& text, const std::string& what) {
+  if (text == "cpu") return BackendKind::cpu;
+  if (text == "cuda") return BackendKind::cuda;
+  throw InputError(what + ": unknown backend '" + text + "' (expected cpu or cuda)");
+}
+
+const char* backend_kind_name(BackendKind kind) {
+  return kind == BackendKind::cuda ? "cuda" : "cpu";
+}
+
 void validate(const EngineConfig& config, const models::ModelConfig& model) {
   models::check_tensor_parallel(model, config.tp, "--tp");
+  if (!(config.gpu_memory_utilization > 0.0) || config.gpu_memory_utilization > 1.0) {
+    throw InputError("--gpu-memory-utilization: must be in (0, 1] (got " +
+                     std::to_string(config.gpu_memory_utilization) + ")");
+  }
+  if (config.backend == BackendKind::cuda) {
+    check_cuda_ranks(config.tp, config.num_cpu_blocks);
+    if (config.spec.method == SpecMethod::draft) {
+      throw InputError(
+          "--spec: draft-model speculation runs on the CPU backend only (the draft model has no "
+          "CUDA path); use --spec ngram:K with --backend cuda");
+    }
+  }
   if (config.num_threads < 1) {
     throw InputError("--threads: must be at least 1 (got " + std::to_string(config.num_threads) +
                      ")");

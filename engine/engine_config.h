@@ -37,15 +37,29 @@ std::string spec_config_name(const SpecConfig& spec);
 // "f32" | "bf16" | "int8"; InputError naming `what` otherwise.
 kernels::KvDType parse_kv_dtype(const std::string& text, const std::string& what);
 
+// Where the engine computes: the CPU backend (host memory) or the CUDA backend (weights, KV
+// arena and activations in device memory; built only with TIDAL_HAVE_CUDA).
+enum class BackendKind : uint8_t { cpu, cuda };
+
+// "cpu" | "cuda"; InputError naming `what` otherwise.
+BackendKind parse_backend_kind(const std::string& text, const std::string& what);
+const char* backend_kind_name(BackendKind kind);
+
 struct EngineConfig {
-  int32_t tp = 1;           // tensor-parallel ranks, one worker thread each
-  int32_t num_threads = 1;  // kernel threads per rank
+  BackendKind backend = BackendKind::cpu;
+  int32_t tp = 1;           // tensor-parallel ranks, one worker thread each (cuda: one GPU each)
+  int32_t num_threads = 1;  // kernel threads per rank (cpu)
   models::QuantSpec quant;  // weight-only quantization applied at load time (after sharding)
   kernels::KvDType kv_dtype = kernels::KvDType::bf16;
   int32_t block_size = 16;                    // tokens per KV block
   int64_t num_gpu_blocks = 0;                 // device KV arena blocks; 0: from kv_cache_bytes
-  int64_t kv_cache_bytes = int64_t{1} << 28;  // per-rank KV budget when num_gpu_blocks == 0
-  int64_t num_cpu_blocks = 0;                 // host swap arena blocks (swap preemption)
+                                              // (cpu) or gpu_memory_utilization (cuda)
+  int64_t kv_cache_bytes = int64_t{1} << 28;  // cpu: per-rank KV budget when num_gpu_blocks == 0
+  // cuda: share of each GPU's memory the engine may fill (weights, activations, KV arena); the
+  // arena takes what is left after the weights and an activation reserve, at most the blocks
+  // max_num_seqs sequences of max_model_len tokens need. In (0, 1].
+  double gpu_memory_utilization = 0.9;
+  int64_t num_cpu_blocks = 0;  // host swap arena blocks (swap preemption)
   bool enable_prefix_caching = true;
   // Batching, admission, preemption and limits; max_model_len is lowered to the model's
   // max_position_embeddings, num_speculative_tokens is set from `spec`, and for policies other
@@ -57,7 +71,9 @@ struct EngineConfig {
 };
 
 // Throws InputError naming the option (--tp, --threads, --kv-blocks, ...) for an impossible
-// setting against this model, including the scheduler's own checks.
+// setting against this model, including the scheduler's own checks. For --backend cuda also
+// when this tidal has no CUDA backend, no device is present, tp exceeds the device count, swap
+// preemption is asked for (the CUDA engine has no host swap arena) or a draft model (CPU only).
 void validate(const EngineConfig& config, const models::ModelConfig& model);
 
 // The scheduler config the engine runs with (see EngineConfig::scheduler).

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "engine/cuda_ranks.h"
 #include "engine/model_loading.h"
 #include "engine/run_writer.h"
 #include "traces/format.h"
@@ -34,6 +35,12 @@ EngineRunSummary run_engine(const EngineRunArgs& args) {
                                 {"max_requests", args.replay.max_requests},
                                 {"prompt_seed", args.replay.prompt_seed}};
   if (draft) inputs["draft_model_source"] = draft->source;
+  if (args.config.backend == BackendKind::cuda) {  // cpu runs keep their inputs as before
+    inputs["backend"] = "tidal-cuda";
+    inputs["device"] = cuda_device_name(0);
+    inputs["gpu_memory_utilization"] = args.config.gpu_memory_utilization;
+    inputs["num_gpu_blocks"] = engine.config().num_gpu_blocks;
+  }
   RunFolderOptions folder;
   folder.workload = std::filesystem::path(args.trace).stem().string();
   folder.trace_max_slices = args.trace_max_slices;
@@ -51,6 +58,8 @@ EngineRunSummary run_engine(const EngineRunArgs& args) {
   summary.model_source = model_source;
   summary.spec = engine.spec_stats();
   summary.memory = engine.memory();
+  summary.backend = backend_kind_name(args.config.backend);
+  if (args.config.backend == BackendKind::cuda) summary.device = cuda_device_name(0);
   return summary;
 }
 

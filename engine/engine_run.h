@@ -30,6 +30,8 @@ struct EngineRunSummary {
   int64_t num_output_tokens = 0;
   double wall_s = 0.0;
   std::string model_source;
+  std::string backend;  // "cpu" or "cuda"
+  std::string device;   // cuda: GPU 0's name
   SpecStats spec;
   MemoryReport memory;
 };

@@ -1,8 +1,9 @@
 // Runs the paged forward pass on `tp` tensor-parallel ranks (Megatron split via the models'
 // sharding helpers). Rank 0 runs on the calling thread, ranks 1..tp-1 each on a worker thread of
-// their own; each rank owns its weight shard, its CPU backend (with its own kernel threads), its
-// slice of the KV arena (its kv heads, every block) and, for swapping, a host arena of the same
-// layout. Ranks meet in a SharedMemoryGroup: two all-reduces per layer.
+// their own; each rank owns its weight shard, its backend, its slice of the KV arena (its kv
+// heads, every block) and, for swapping, a host arena of the same layout (see rank_device.h).
+// CPU ranks (their own kernel threads each) meet in a SharedMemoryGroup; CUDA ranks (GPU r,
+// weights and arena on the device) in NCCL. Two all-reduces per layer.
 #pragma once
 
 #include <condition_variable>
@@ -17,7 +18,7 @@
 #include <vector>
 
 #include "engine/kv/block_manager.h"
-#include "kernels/cpu/cpu_backend.h"
+#include "engine/rank_device.h"
 #include "kernels/kv_cache.h"
 #include "models/communicator.h"
 #include "models/model_weights.h"
@@ -26,22 +27,11 @@
 
 namespace tidal::engine {
 
-class SharedMemoryGroup;
-
-struct ExecutorConfig {
-  int32_t tp = 1;
-  int32_t num_threads = 1;  // kernel threads per rank
-  models::QuantSpec quant;
-  kernels::KvDType kv_dtype = kernels::KvDType::bf16;
-  int32_t block_size = 16;
-  int64_t num_gpu_blocks = 1;
-  int64_t num_cpu_blocks = 0;  // 0: no host arena
-};
-
 class TensorParallelExecutor {
  public:
-  // `full`: unsharded fp32 weights (consumed). Shards them, quantizes each shard, allocates the
-  // arenas and starts the workers. InputError for an impossible tp or quantization.
+  // `full`: unsharded fp32 weights (consumed). Shards them, quantizes each shard, places them on
+  // the ranks' backends (cuda: copies to GPU r), allocates the arenas and starts the workers.
+  // InputError for an impossible tp, quantization or (cuda) device setup.
   TensorParallelExecutor(models::ModelWeights full, const ExecutorConfig& config);
   ~TensorParallelExecutor();
   TensorParallelExecutor(const TensorParallelExecutor&) = delete;
@@ -51,12 +41,11 @@ class TensorParallelExecutor {
   const ExecutorConfig& config() const { return config_; }
   const models::ModelConfig& model_config() const { return ranks_[0]->weights.config; }
   const models::ModelWeights& rank_weights(int rank) const { return ranks_.at(rank)->weights; }
-  const kernels::KvCacheSpec& device_kv_spec() const { return ranks_[0]->device_arena.spec(); }
-  kernels::KvCacheView device_kv_view(int rank) const {
-    return ranks_.at(rank)->device_arena.view();
-  }
-  size_t device_arena_bytes() const { return ranks_[0]->device_arena.bytes(); }  // per rank
-  size_t host_arena_bytes() const;                                               // per rank
+  const kernels::KvCacheSpec& device_kv_spec() const { return devices_->rank(0).kv_spec(); }
+  // Rank `rank`'s arena, in its backend's memory (host memory on cpu).
+  kernels::KvCacheView device_kv_view(int rank) const { return devices_->rank(rank).kv_view(); }
+  size_t device_arena_bytes() const { return devices_->rank(0).kv_arena_bytes(); }  // per rank
+  size_t host_arena_bytes() const;                                                  // per rank
 
   // Runs the batch on every rank. Returns rank 0's logits ([num_seqs, vocab], or
   // [total_new_tokens, vocab] with all_logits); every rank computes identical bytes.
@@ -70,13 +59,10 @@ class TensorParallelExecutor {
 
  private:
   struct Rank {
-    models::ModelWeights weights;
-    kernels::cpu::CpuBackend backend;
-    kernels::KvArena device_arena;
+    models::ModelWeights weights;                  // host copy (the memory report reads it)
     std::unique_ptr<kernels::KvArena> host_arena;  // null without swapping
     std::unique_ptr<models::PagedModel> model;
     std::vector<float> logits;  // the last forward's output
-    Rank(models::ModelWeights w, int num_threads, const kernels::KvCacheSpec& device_spec);
   };
 
   // Calls fn(rank) on every rank concurrently (rank 0 here); rethrows the lowest rank's error.
@@ -84,9 +70,10 @@ class TensorParallelExecutor {
   void worker_loop(int rank);
 
   ExecutorConfig config_;
-  std::unique_ptr<SharedMemoryGroup> group_;
-  models::SingleRankCommunicator single_rank_;  // tp == 1
-  std::vector<std::unique_ptr<Rank>> ranks_;    // [tp]
+  // Backends, device weights, arenas, communicators; declared before ranks_ so that the models
+  // (whose buffers live in the backends' memory) go first.
+  std::unique_ptr<RankGroup> devices_;
+  std::vector<std::unique_ptr<Rank>> ranks_;  // [tp]
 
   std::vector<std::thread> workers_;  // [tp - 1], worker i runs rank i + 1
   std::mutex mutex_;

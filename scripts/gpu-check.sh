@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # The CUDA backend on a real GPU, in one run of under 8 minutes on an H200:
-#   1. configure + build (Release, CUDA, only the CUDA targets, -j$(nproc))
+#   1. configure + build (Release, CUDA, the CUDA targets and the tidal CLI, -j$(nproc))
 #   2. ctest -L gpu: every CUDA kernel against the CPU reference on random non-zero inputs,
-#      KV arena, decode graphs, NCCL (TP=1 vs TP=2 when two GPUs exist)
-#   3. bench/gpu_decode: device-to-device copy bandwidth first, cuBLAS bf16 GEMM rate, batch-1
+#      KV arena, decode graphs, NCCL (TP=1 vs TP=2 when two GPUs exist), the engine on CUDA vs
+#      the CPU engine, a CUDA profile of the tiny preset
+#   3. tidal engine run --backend cuda on a short generated trace (run folder under
+#      $OUT/engine_run_cuda) and tidal profile --backend cuda on the tiny preset
+#      ($OUT/profile_tiny_cuda.json)
+#   4. bench/gpu_decode: device-to-device copy bandwidth first, cuBLAS bf16 GEMM rate, batch-1
 #      decode of an 8B-class random bf16 model vs weight bytes / bandwidth, 4,096-token prefill
 #      vs the GEMM rate, int8 vs bf16 decode, decode step table (batch 1..256 x context 512..32k)
-#   4. kernels/dev programs (int8 linear and paged attention variants, elementwise kernels),
+#   5. kernels/dev programs (int8 linear and paged attention variants, elementwise kernels),
 #      while time remains
 # Writes gpu-check.json (phase status and seconds, every benchmark figure) and logs/ under $OUT
 # when set, else build/gpu-check/. Each phase has a timeout; the JSON is written on every exit.
@@ -94,18 +98,33 @@ if ! grep -q "CUDA backend ON" "$logs/configure.log"; then
   exit 1
 fi
 targets=$(cmake --build "$build_dir" --target help |
-  grep -oE '^(cuda_[a-z0-9_]+_test|gpu_decode|(int8_linear|paged_attention|elementwise)_dev):' |
+  grep -oE '^(cuda_[a-z0-9_]+_test|gpu_decode|(int8_linear|paged_attention|elementwise)_dev|tidal):' |
   tr -d ':' | sort -u | tr '\n' ' ')
 # shellcheck disable=SC2086  # one target per word
-run_phase build 300 cmake --build "$build_dir" -j "$(nproc)" --target $targets
+run_phase build 330 cmake --build "$build_dir" -j "$(nproc)" --target $targets
 
 tests_rc=0
 run_phase tests 180 ctest --test-dir "$build_dir" -L gpu --output-on-failure --timeout 150 ||
   tests_rc=$?
+
+# The engine and the profiler on the GPU through the CLI, outputs kept under $out_dir.
+tidal=$build_dir/cli/tidal
+cli_rc=0
+cat > "$out_dir/engine_trace_spec.json" << 'SPEC'
+{"kind": "poisson", "rate": 20, "num_requests": 32,
+ "prompt": {"dist": "uniform", "min": 16, "max": 256},
+ "output": {"dist": "uniform", "min": 8, "max": 64}}
+SPEC
+run_phase trace_gen 20 "$tidal" trace gen --spec "$out_dir/engine_trace_spec.json" --seed 1 \
+  --out "$out_dir/engine_trace.jsonl" || cli_rc=$?
+run_phase engine_run_cuda 60 "$tidal" engine run --backend cuda --model tiny \
+  --trace "$out_dir/engine_trace.jsonl" --out "$out_dir/engine_run_cuda" || cli_rc=$?
+run_phase profile_cuda 120 "$tidal" profile --backend cuda --model tiny --max-tokens 512 \
+  --max-batch 32 --out "$out_dir/profile_tiny_cuda.json" || cli_rc=$?
 bench_rc=0
 run_phase gpu_decode 240 "$build_dir/bench/gpu_decode" || bench_rc=$?
 for program in int8_linear_dev paged_attention_dev elementwise_dev; do
   run_phase "dev_$program" 60 "$build_dir/kernels/cuda/dev/$program" || true
 done
-echo "gpu-check: tests rc $tests_rc, gpu_decode rc $bench_rc"
-exit $((tests_rc != 0 || bench_rc != 0))
+echo "gpu-check: tests rc $tests_rc, engine/profile CLI rc $cli_rc, gpu_decode rc $bench_rc"
+exit $((tests_rc != 0 || cli_rc != 0 || bench_rc != 0))

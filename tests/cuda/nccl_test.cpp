@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include "kernels/cuda/nccl_communicator.h"
+#include "engine/nccl_communicator.h"
 #include "kernels/cuda/nccl_group.h"
 #include "tests/cuda/cuda_test_util.h"
 #include "tests/kernels/test_random.h"
@@ -45,7 +45,7 @@ std::vector<float> row_parallel_linear(NcclRank& rank, const std::vector<float>&
   view.cols = cols;
   view.data = d_w.data();
   backend.linear(d_x.data(), tokens, view, d_y.data());
-  NcclCommunicator comm(rank, backend.stream());
+  engine::NcclCommunicator comm(rank, backend.stream());
   comm.all_reduce_sum(d_y.data(), d_y.size());
   return to_host(backend, d_y);
 }

@@ -1,0 +1,32 @@
+// The CUDA rank entry points of a tidal built without the CUDA backend (no nvcc at configure
+// time): no devices, and asking for them is an InputError that says so.
+#include "engine/cuda_ranks.h"
+#include "traces/input_error.h"
+
+namespace tidal::engine {
+
+bool cuda_backend_built() {
+  return false;
+}
+
+int cuda_device_count() {
+  return 0;
+}
+
+std::string cuda_device_name(int) {
+  return "";
+}
+
+void check_cuda_ranks(int32_t, int64_t) {
+  throw InputError(
+      "--backend: cuda: this tidal was built without the CUDA backend (no nvcc when it was "
+      "configured); rebuild on a machine with the CUDA toolkit, or use --backend cpu");
+}
+
+std::unique_ptr<RankGroup> make_cuda_rank_group(std::span<const models::ModelWeights* const>,
+                                                const ExecutorConfig& config) {
+  check_cuda_ranks(config.tp, config.num_cpu_blocks);
+  return nullptr;
+}
+
+}  // namespace tidal::engine
