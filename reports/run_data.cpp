@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "reports/csv_columns.h"
+#include "reports/engine_summary.h"
 #include "reports/json_fields.h"
 #include "traces/input_error.h"
 
@@ -66,7 +67,7 @@ PoolFigures read_pool(const JsonView& scenario_pool, const JsonView& resolved_po
   p.dollars = cost_pool.number("dollars");
   p.utilization = cost_pool.number("utilization");
   p.num_steps = cost_pool.integer("num_steps");
-  p.on_demand_per_gpu_hour = scenario_pool.number("price_per_gpu_hour");
+  p.on_demand_per_gpu_hour = scenario_pool.nullable_number("price_per_gpu_hour");
   if (scenario_pool.has("pricing")) {
     const JsonView pricing = scenario_pool.at("pricing");
     if (pricing.has("market")) p.market = pricing.string("market");
@@ -139,44 +140,9 @@ std::vector<std::string> sorted_names(const std::map<std::string, int32_t>& ids,
   return names;
 }
 
-}  // namespace
-
-RunSummary read_summary(const std::string& path) {
-  const nlohmann::json root = read_json_file(path);
-  const JsonView doc(root, path);
-  RunSummary s;
-  const JsonView scenario = doc.at("scenario");
-  s.scenario_name = scenario.string("name");
-  s.seed = static_cast<uint64_t>(scenario.integer("seed"));
-  const JsonView m = doc.at("metrics");
-  s.duration_s = m.number("duration_s");
-  s.num_requests = m.integer("num_requests");
-  s.num_finished = m.integer("num_finished");
-  s.num_rejected = m.integer("num_rejected");
-  const JsonView rejections = m.at("rejections");
-  if (!rejections.value().is_object()) rejections.fail("", "expected an object");
-  for (const auto& item : rejections.value().items()) {
-    s.rejections.emplace_back(item.key(), rejections.integer(item.key()));
-  }
-  s.num_input_tokens = m.integer("num_input_tokens");
-  s.num_output_tokens = m.integer("num_output_tokens");
-  s.num_preemptions = m.integer("num_preemptions");
-  s.num_prefix_hit_tokens = m.integer("num_prefix_hit_tokens");
-  s.request_throughput_rps = m.number("request_throughput_rps");
-  s.input_tokens_per_s = m.number("input_tokens_per_s");
-  s.output_tokens_per_s = m.number("output_tokens_per_s");
-  s.ttft = read_latency_figures(m, "ttft");
-  s.tpot = read_latency_figures(m, "tpot");
-  s.itl = read_latency_figures(m, "itl");
-  s.e2e = read_latency_figures(m, "e2e");
-  s.queue_delay = read_latency_figures(m, "queue_delay");
-  s.num_slo_met = m.integer("num_slo_met");
-  s.slo_attainment = m.number("slo_attainment");
-  s.goodput_rps = m.number("goodput_rps");
-  const JsonView classes = m.at("slo_classes");
-  for (size_t i = 0; i < classes.size(); ++i) s.classes.push_back(read_class(classes.at(i)));
-  s.utilization = m.number("utilization");
-
+// The `costs` block and what joins it (the scenario's and the resolved pools) of a simulator
+// run.
+void read_costs(const JsonView& doc, const JsonView& scenario, RunSummary& s) {
   const JsonView costs = doc.at("costs");
   s.gpu_hours = costs.number("gpu_hours");
   s.dollars = costs.number("dollars");
@@ -206,6 +172,61 @@ RunSummary read_summary(const std::string& path) {
   }
   if (costs.has("peak_sized_dollars")) s.peak_sized_dollars = costs.number("peak_sized_dollars");
   if (costs.has("peak_sized_savings")) s.peak_sized_savings = costs.number("peak_sized_savings");
+  if (costs.has("spot_savings_dollars")) {
+    s.spot_savings_dollars = costs.number("spot_savings_dollars");
+  }
+}
+
+}  // namespace
+
+RunSummary read_summary(const std::string& path) {
+  const nlohmann::json root = read_json_file(path);
+  const JsonView doc(root, path);
+  RunSummary s;
+  if (doc.has("scenario")) {
+    const JsonView scenario = doc.at("scenario");
+    s.scenario_name = scenario.string("name");
+    s.seed = static_cast<uint64_t>(scenario.integer("seed"));
+  } else if (doc.has("engine")) {
+    s.engine = read_engine_figures(doc);
+    s.scenario_name = "engine: " + s.engine->model;
+    s.seed = static_cast<uint64_t>(doc.at("engine").integer("seed"));
+    s.priced = false;
+  } else {
+    doc.fail("scenario",
+             "missing (a simulator run has \"scenario\", an engine run has \"engine\"; "
+             "this file has neither)");
+  }
+  const JsonView m = doc.at("metrics");
+  s.duration_s = m.number("duration_s");
+  s.num_requests = m.integer("num_requests");
+  s.num_finished = m.integer("num_finished");
+  s.num_rejected = m.integer("num_rejected");
+  const JsonView rejections = m.at("rejections");
+  if (!rejections.value().is_object()) rejections.fail("", "expected an object");
+  for (const auto& item : rejections.value().items()) {
+    s.rejections.emplace_back(item.key(), rejections.integer(item.key()));
+  }
+  s.num_input_tokens = m.integer("num_input_tokens");
+  s.num_output_tokens = m.integer("num_output_tokens");
+  s.num_preemptions = m.integer("num_preemptions");
+  s.num_prefix_hit_tokens = m.integer("num_prefix_hit_tokens");
+  s.request_throughput_rps = m.number("request_throughput_rps");
+  s.input_tokens_per_s = m.number("input_tokens_per_s");
+  s.output_tokens_per_s = m.number("output_tokens_per_s");
+  s.ttft = read_latency_figures(m, "ttft");
+  s.tpot = read_latency_figures(m, "tpot");
+  s.itl = read_latency_figures(m, "itl");
+  s.e2e = read_latency_figures(m, "e2e");
+  s.queue_delay = read_latency_figures(m, "queue_delay");
+  s.num_slo_met = m.integer("num_slo_met");
+  s.slo_attainment = m.number("slo_attainment");
+  s.goodput_rps = m.number("goodput_rps");
+  const JsonView classes = m.at("slo_classes");
+  for (size_t i = 0; i < classes.size(); ++i) s.classes.push_back(read_class(classes.at(i)));
+  s.utilization = m.number("utilization");
+
+  if (s.priced) read_costs(doc, doc.at("scenario"), s);
   if (doc.has("fleet")) s.fleet = read_fleet(doc.at("fleet"));
   return s;
 }
@@ -322,11 +343,22 @@ std::vector<const NamedSeries*> distinct_replica_states(const TimelineRows& t) {
 std::optional<double> spot_savings_estimate(const RunSummary& s) {
   std::optional<double> savings;
   for (const PoolFigures& p : s.pools) {
-    if (p.market != "spot" || !(p.price_per_gpu_hour > 0)) continue;
-    savings =
-        savings.value_or(0.0) + p.dollars * (p.on_demand_per_gpu_hour / p.price_per_gpu_hour - 1.0);
+    if (p.market != "spot" || !(p.price_per_gpu_hour > 0) || !p.on_demand_per_gpu_hour) continue;
+    savings = savings.value_or(0.0) +
+              p.dollars * (*p.on_demand_per_gpu_hour / p.price_per_gpu_hour - 1.0);
   }
   return savings;
+}
+
+std::optional<SpotSavings> spot_savings(const RunSummary& s) {
+  const bool any_spot = std::any_of(s.pools.begin(), s.pools.end(),
+                                    [](const PoolFigures& p) { return p.market == "spot"; });
+  if (!any_spot) return std::nullopt;
+  if (s.spot_savings_dollars) return SpotSavings{*s.spot_savings_dollars, false};
+  if (const std::optional<double> estimate = spot_savings_estimate(s)) {
+    return SpotSavings{*estimate, true};
+  }
+  return std::nullopt;
 }
 
 bool is_run_folder(const std::string& dir) {

@@ -44,8 +44,10 @@ struct PoolFigures {
   double dollars = 0.0;
   double utilization = 0.0;
   int64_t num_steps = 0;
-  std::string market = "on_demand";     // scenario pricing.market when given
-  double on_demand_per_gpu_hour = 0.0;  // pricing.on_demand_per_gpu_hour, else price_per_gpu_hour
+  std::string market = "on_demand";  // scenario pricing.market when given
+  // pricing.on_demand_per_gpu_hour, else the scenario's price_per_gpu_hour; empty when the
+  // scenario gives neither (the catalog's price, which summary.json does not echo).
+  std::optional<double> on_demand_per_gpu_hour;
 };
 
 // A pool's cold start as summary.json `fleet.pools[]` gives it.
@@ -66,8 +68,43 @@ struct FleetFigures {
   int64_t num_requeues = 0;
 };
 
+// summary.json of an engine run (`tidal engine run`, docs/engine.md): what ran (inputs, engine)
+// and the engine's own counters (run, speculative, memory).
+struct EngineFigures {
+  std::string model, model_source, trace;  // inputs
+  double time_scale = 1.0;
+  int64_t tp = 1;  // engine
+  int64_t num_threads = 1;
+  std::string quant, kv_dtype, policy, spec;
+  int64_t block_size = 0;
+  int64_t num_gpu_blocks = 0;
+  int64_t num_cpu_blocks = 0;
+  bool prefix_caching = false;
+  int64_t max_num_seqs = 0;
+  int64_t max_num_batched_tokens = 0;
+  int64_t weight_bytes_per_rank = 0;  // memory
+  int64_t kv_arena_bytes_per_rank = 0;
+  double wall_s = 0.0;  // run
+  double busy_s = 0.0;
+  int64_t num_steps = 0;
+  int64_t num_recompute_preemptions = 0;
+  int64_t num_swap_preemptions = 0;
+  int64_t num_swap_out_blocks = 0;
+  int64_t num_swap_in_blocks = 0;
+  int64_t num_prefix_queried_blocks = 0;
+  int64_t num_prefix_hit_blocks = 0;
+  int64_t num_verifications = 0;  // speculative
+  int64_t num_draft_tokens = 0;
+  int64_t num_accepted_tokens = 0;
+  double acceptance_rate = 0.0;
+  double mean_accepted_length = 0.0;
+};
+
 struct RunSummary {
-  std::string scenario_name;
+  std::string scenario_name;  // engine runs: "engine: MODEL"
+  // False for an engine run: it records no GPU type and no price (summary.json has no costs
+  // block), so dollars, gpu_hours and the per-token costs are 0 / empty and pools is empty.
+  bool priced = true;
   uint64_t seed = 0;
   double duration_s = 0.0;
   int64_t num_requests = 0;
@@ -100,11 +137,22 @@ struct RunSummary {
   std::optional<double> peak_sized_dollars;  // the same fleet kept at its peak all run
   std::optional<double> peak_sized_savings;  // 1 - dollars / peak_sized_dollars
   std::optional<FleetFigures> fleet;
+  std::optional<double> spot_savings_dollars;  // costs.spot_savings_dollars (billing ledger)
+  std::optional<EngineFigures> engine;         // engine runs only
 };
 
-// What spot pools saved against their on-demand price: for each pool whose market is spot,
-// its dollars x (on-demand price / its price - 1). Empty when no pool is on spot.
+// An estimate of what spot pools saved against their on-demand price, for run folders without
+// costs.spot_savings_dollars: for each pool whose market is spot, its dollars x (on-demand
+// price / its price - 1). Empty when no spot pool has a known on-demand price.
 std::optional<double> spot_savings_estimate(const RunSummary& s);
+
+// Spot savings as the report shows them: the exact costs.spot_savings_dollars when the run
+// has it and a pool is on spot, else the estimate; empty when no pool is on spot.
+struct SpotSavings {
+  double dollars = 0.0;
+  bool estimated = false;
+};
+std::optional<SpotSavings> spot_savings(const RunSummary& s);
 
 // requests.csv. Latencies are NaN where the file leaves them empty (rejected requests, TPOT of
 // one-token outputs).
@@ -160,6 +208,7 @@ struct RunData {
   TimelineRows timeline;
 };
 
+// A simulator run's summary.json (with `scenario`) or an engine run's (with `engine`).
 RunSummary read_summary(const std::string& path);
 // A latency block of summary.json ({"count", "mean_s", "p50_s", ...}) under `parent.key`.
 LatencyFigures read_latency_figures(const JsonView& parent, std::string_view key);

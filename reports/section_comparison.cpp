@@ -15,7 +15,13 @@ namespace {
 struct ComparedMetric {
   MetricValue metric;
   std::optional<double> (*value)(const RunData&);
+  bool needs_price = false;  // n/a for runs without costs (engine runs)
 };
+
+std::optional<double> value_of(const ComparedMetric& m, const RunData& run) {
+  if (m.needs_price && !run.summary.priced) return std::nullopt;
+  return m.value(run);
+}
 
 std::string format_count_double(double v) {
   return format_count(static_cast<int64_t>(v));
@@ -48,17 +54,23 @@ const std::vector<ComparedMetric>& compared_metrics() {
       {{"p99 E2E", "", MetricKind::latency, format_latency},
        [](const RunData& r) { return r.summary.e2e.p99_s; }},
       {{"total cost", "in total", MetricKind::cost, format_dollars},
-       [](const RunData& r) -> std::optional<double> { return r.summary.dollars; }},
+       [](const RunData& r) -> std::optional<double> { return r.summary.dollars; },
+       true},
       {{"cost per day", "per day", MetricKind::cost, format_dollars},
-       [](const RunData& r) -> std::optional<double> { return dollars_per_day(r.summary); }},
+       [](const RunData& r) -> std::optional<double> { return dollars_per_day(r.summary); },
+       true},
       {{"$ / 1M input tokens", "per 1M input tokens", MetricKind::cost, format_dollars},
-       [](const RunData& r) { return r.summary.dollars_per_1m_input_tokens; }},
+       [](const RunData& r) { return r.summary.dollars_per_1m_input_tokens; },
+       true},
       {{"$ / 1M output tokens", "per 1M output tokens", MetricKind::cost, format_dollars},
-       [](const RunData& r) { return r.summary.dollars_per_1m_output_tokens; }},
+       [](const RunData& r) { return r.summary.dollars_per_1m_output_tokens; },
+       true},
       {{"output tokens per $", "", MetricKind::amount, format_significant},
-       [](const RunData& r) { return output_tokens_per_dollar(r.summary); }},
+       [](const RunData& r) { return output_tokens_per_dollar(r.summary); },
+       true},
       {{"GPU-hours", "", MetricKind::neutral, format_significant},
-       [](const RunData& r) -> std::optional<double> { return r.summary.gpu_hours; }},
+       [](const RunData& r) -> std::optional<double> { return r.summary.gpu_hours; },
+       true},
       {{"utilization", "", MetricKind::share, format_percent},
        [](const RunData& r) -> std::optional<double> { return r.summary.utilization; }},
   };
@@ -100,10 +112,10 @@ Section comparison_section(const std::vector<RunData>& runs) {
                              {}});
   }
   for (const ComparedMetric& m : compared_metrics()) {
-    const std::optional<double> base_value = m.value(base);
+    const std::optional<double> base_value = value_of(m, base);
     std::vector<Cell> row{text_cell(m.metric.name), value_cell(m.metric, base_value)};
     for (size_t k = 1; k < runs.size(); ++k) {
-      const std::optional<double> v = m.value(runs[k]);
+      const std::optional<double> v = value_of(m, runs[k]);
       row.push_back(value_cell(m.metric, v));
       row.push_back(ratio_cell(ratio_of(base_value, v)));
       verdicts[k - 1].rows.push_back(
@@ -119,13 +131,30 @@ Section comparison_section(const std::vector<RunData>& runs) {
   section.blocks.push_back(
       overlay_cdf(runs, "comparison-e2e-cdf", "E2E latency", &RequestRows::e2e_s));
 
+  std::vector<const RunData*> priced;
+  std::string unpriced;
+  for (const RunData& run : runs) {
+    if (run.summary.priced) {
+      priced.push_back(&run);
+    } else {
+      unpriced += (unpriced.empty() ? "" : ", ") + run.label;
+    }
+  }
+  if (!unpriced.empty()) {
+    section.blocks.push_back(Paragraph{
+        "Not priced: " + unpriced +
+        " (engine runs record no GPU type or price); their cost metrics read n/a and they are "
+        "left out of the cost charts."});
+  }
+  if (priced.empty()) return section;
   double longest_s = 0.0;
-  for (const RunData& run : runs) longest_s = std::max(longest_s, run.summary.duration_s);
+  for (const RunData* run : priced) longest_s = std::max(longest_s, run->summary.duration_s);
   const TimeAxis time = time_axis_for(longest_s);
   XYChart spend{"Cumulative cost by run", time.axis(), {"dollars", AxisUnit::dollars}};
   BarChart unit_cost{"$ per 1M output tokens by run", {"$ / 1M output tokens", AxisUnit::dollars}};
   Series bars{"$ / 1M output tokens", {}, {}, SeriesStyle::line};
-  for (const RunData& run : runs) {
+  for (const RunData* priced_run : priced) {
+    const RunData& run = *priced_run;
     Series s{run.label, {}, {}, SeriesStyle::line};
     for (size_t i = 0; i < run.timeline.size(); ++i) {
       s.x.push_back(run.timeline.end_s[i] / time.divisor);

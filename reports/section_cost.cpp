@@ -63,6 +63,15 @@ Section cost_section(const RunSection& r) {
   const RunSummary& s = r.run.summary;
   const TimelineRows& t = r.run.timeline;
   Section section{"cost" + r.id_suffix, "Cost" + r.title_suffix, {}};
+  if (!s.priced) {
+    section.blocks.push_back(Paragraph{
+        "Not priced: this is an engine run, and an engine run records no GPU type and no "
+        "price per GPU-hour (its summary.json has no costs block; the dollars columns of its "
+        "timeline.csv are 0). There is no total, no $ / 1M tokens and no spend over time to "
+        "show. To price this workload, simulate it (tidal simulate) on a pool with a GPU "
+        "and a price."});
+    return section;
+  }
 
   double timeline_dollars = 0.0, busy_dollars = 0.0;
   for (size_t i = 0; i < t.size(); ++i) {
@@ -82,20 +91,32 @@ Section cost_section(const RunSection& r) {
       {"idle share of spend", percent_cell(idle)},
   }});
   KeyFigures fleet_figures;
-  if (const std::optional<double> spot = spot_savings_estimate(s)) {
-    fleet_figures.items.push_back({"spot savings (vs on-demand)", dollars_cell(spot)});
+  const std::optional<SpotSavings> spot = spot_savings(s);
+  if (spot) {
+    fleet_figures.items.push_back(
+        {spot->estimated ? "spot savings (estimate, vs on-demand)" : "spot savings (vs on-demand)",
+         dollars_cell(spot->dollars)});
   }
   if (s.peak_sized_dollars) {
     fleet_figures.items.push_back({"peak-sized fleet cost", dollars_cell(s.peak_sized_dollars)});
     fleet_figures.items.push_back({"saved vs peak-sized", percent_cell(s.peak_sized_savings)});
   }
   if (!fleet_figures.items.empty()) section.blocks.push_back(std::move(fleet_figures));
-  section.blocks.push_back(Paragraph{
+  std::string notes =
       "Idle share = spend on provisioned GPU time not running a batch step: the sum over "
       "timeline intervals of dollars x (1 - utilization), over total dollars. Cost per day "
       "extrapolates the run's average spend rate to 24 h. Peak-sized fleet = the pools' peak "
-      "replica counts kept for the whole run (summary.json costs.peak_sized_dollars); spot "
-      "savings = spot pools' dollars re-priced at their on-demand price, minus what they cost."});
+      "replica counts kept for the whole run (summary.json costs.peak_sized_dollars).";
+  if (spot && spot->estimated) {
+    notes +=
+        " Spot savings are an estimate (this run folder has no costs.spot_savings_dollars): "
+        "each spot pool's dollars re-priced at its on-demand price, minus what they cost.";
+  } else if (spot) {
+    notes +=
+        " Spot savings = the spot-billed time at its pool's on-demand price, minus what it "
+        "cost, from the billing ledger (summary.json costs.spot_savings_dollars).";
+  }
+  section.blocks.push_back(Paragraph{notes});
 
   const StateCost by_state = cost_by_state(r.run);
   double state_total = 0.0;

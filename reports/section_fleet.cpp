@@ -1,5 +1,7 @@
 // The fleet over time: pools, replicas by lifecycle state, queue depth and running batch,
-// KV-cache use and utilization, cold starts — whatever timeline.csv holds.
+// KV-cache use and utilization, cold starts — whatever timeline.csv holds. For an engine run:
+// its configuration and own counters (steps, preemptions, prefix hits, speculative
+// acceptance) and the queue and KV views of its timeline.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -51,6 +53,66 @@ Table cold_start_table(const FleetFigures& f, const std::string& id_suffix) {
   return table;
 }
 
+Cell mib_cell(int64_t bytes) {
+  const double mib = static_cast<double>(bytes) / (1024.0 * 1024.0);
+  return number_cell(mib, format_significant(mib) + " MiB");
+}
+
+// What an engine run ran: one table row of its configuration (summary.json inputs, engine,
+// memory).
+Table engine_config_table(const EngineFigures& e, const std::string& id_suffix) {
+  Table table{"engine" + id_suffix,
+              "Engine",
+              {"model", "TP", "threads", "weights", "KV cache", "batching", "max seqs",
+               "max batched tokens", "KV block size", "KV blocks", "CPU blocks", "prefix caching",
+               "speculative", "weights per rank", "KV arena per rank"},
+              {}};
+  table.rows.push_back(
+      {text_cell(e.model_source), count_cell(e.tp), count_cell(e.num_threads), text_cell(e.quant),
+       text_cell(e.kv_dtype), text_cell(e.policy), count_cell(e.max_num_seqs),
+       count_cell(e.max_num_batched_tokens), count_cell(e.block_size), count_cell(e.num_gpu_blocks),
+       count_cell(e.num_cpu_blocks), text_cell(e.prefix_caching ? "on" : "off"), text_cell(e.spec),
+       mib_cell(e.weight_bytes_per_rank), mib_cell(e.kv_arena_bytes_per_rank)});
+  return table;
+}
+
+std::optional<double> share_of(int64_t part, int64_t whole) {
+  if (whole <= 0) return std::nullopt;
+  return static_cast<double>(part) / static_cast<double>(whole);
+}
+
+// The engine's own counters (summary.json run and speculative).
+Table engine_figures_table(const RunSummary& s, const EngineFigures& e,
+                           const std::string& id_suffix) {
+  Table table{"engine-figures" + id_suffix, "Engine figures", {"figure", "value"}, {}};
+  const auto row = [&table](const std::string& name, Cell cell) {
+    table.rows.push_back({text_cell(name), std::move(cell)});
+  };
+  row("steps", count_cell(e.num_steps));
+  row("busy time (executing steps)", latency_cell(e.busy_s));
+  row("wall time", latency_cell(e.wall_s));
+  row("preemptions (requests)", count_cell(s.num_preemptions));
+  row("recompute preemptions", count_cell(e.num_recompute_preemptions));
+  row("swap preemptions", count_cell(e.num_swap_preemptions));
+  row("blocks swapped out / in",
+      text_cell(format_count(e.num_swap_out_blocks) + " / " + format_count(e.num_swap_in_blocks)));
+  row("prefix-cache hit tokens", count_cell(s.num_prefix_hit_tokens));
+  row("prefix-cache blocks queried", count_cell(e.num_prefix_queried_blocks));
+  row("prefix-cache blocks hit", count_cell(e.num_prefix_hit_blocks));
+  row("prefix-cache block hit rate",
+      percent_cell(share_of(e.num_prefix_hit_blocks, e.num_prefix_queried_blocks)));
+  row("speculative decoding", text_cell(e.spec));
+  row("verifications", count_cell(e.num_verifications));
+  row("draft tokens", count_cell(e.num_draft_tokens));
+  row("accepted draft tokens", count_cell(e.num_accepted_tokens));
+  row("acceptance rate",
+      percent_cell(e.num_draft_tokens > 0 ? std::optional(e.acceptance_rate) : std::nullopt));
+  row("tokens per verification",
+      significant_cell(e.num_verifications > 0 ? std::optional(e.mean_accepted_length)
+                                               : std::nullopt));
+  return table;
+}
+
 bool all_zero(const std::vector<double>& values) {
   return std::all_of(values.begin(), values.end(), [](double v) { return v == 0.0; });
 }
@@ -60,8 +122,14 @@ bool all_zero(const std::vector<double>& values) {
 Section fleet_section(const RunSection& r) {
   const RunSummary& s = r.run.summary;
   const TimelineRows& t = r.run.timeline;
-  Section section{"fleet" + r.id_suffix, "Fleet over time" + r.title_suffix, {}};
+  Section section{"fleet" + r.id_suffix,
+                  (s.engine ? "Engine over time" : "Fleet over time") + r.title_suffix,
+                  {}};
 
+  if (s.engine) {
+    section.blocks.push_back(engine_config_table(*s.engine, r.id_suffix));
+    section.blocks.push_back(engine_figures_table(s, *s.engine, r.id_suffix));
+  }
   Table pools{"pools" + r.id_suffix,
               "Pools",
               {"pool", "model", "GPU", "TP", "weights", "KV cache", "batching", "replicas", "GPUs",
@@ -74,7 +142,7 @@ Section fleet_section(const RunSection& r) {
                           count_cell(p.num_gpu_blocks), percent_cell(p.utilization),
                           count_cell(p.num_steps)});
   }
-  section.blocks.push_back(std::move(pools));
+  if (!s.engine) section.blocks.push_back(std::move(pools));
   section.blocks.push_back(KeyFigures{{
       {"utilization", percent_cell(s.utilization)},
       {"preemptions", count_cell(s.num_preemptions)},
@@ -97,7 +165,8 @@ Section fleet_section(const RunSection& r) {
         timeline_series(state->name, t, state->values, time.divisor, SeriesStyle::stacked_area));
     states_seen += (states_seen.empty() ? "" : ", ") + state->name;
   }
-  section.blocks.push_back(xy_chart_block("replicas" + r.id_suffix, replicas));
+  // An engine run is one replica, warm throughout: its timeline has nothing to stack.
+  if (!s.engine) section.blocks.push_back(xy_chart_block("replicas" + r.id_suffix, replicas));
 
   XYChart load{"Queue depth and running requests", time.axis(), {"requests"}};
   load.series.push_back(
@@ -118,6 +187,14 @@ Section fleet_section(const RunSection& r) {
   section.blocks.push_back(xy_chart_block("kv-utilization" + r.id_suffix, use));
 
   if (s.fleet) section.blocks.push_back(cold_start_table(*s.fleet, r.id_suffix));
+  if (s.engine) {
+    section.blocks.push_back(Paragraph{
+        "An engine run serves with one replica, warm throughout: no fleet, no lifecycle "
+        "states and no cold starts. Queue depth, running requests and KV-cache use are "
+        "sampled after the last step ending in each interval (timeline.csv); busy share = "
+        "time spent executing steps."});
+    return section;
+  }
   std::string note = "States drawn: " + (states_seen.empty() ? std::string("none") : states_seen) +
                      " (sampled at the end of each interval; stopped replicas are not drawn).";
   const auto starting = std::find_if(t.replicas_by_state.begin(), t.replicas_by_state.end(),

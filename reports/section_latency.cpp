@@ -75,8 +75,13 @@ Section latency_section(const RunSection& r) {
   percentiles.rows.push_back(percentile_cells("all", s.ttft, s.tpot, s.e2e));
   section.blocks.push_back(std::move(percentiles));
   section.blocks.push_back(Paragraph{
-      "Percentiles are nearest-rank over finished requests. TPOT = (finish - first token) / "
-      "(output tokens - 1); a request meets its SLO when every bound of its class holds."});
+      s.engine ? "Percentiles are nearest-rank over finished requests. TPOT = (finish - first "
+                 "token) / (output tokens - 1). An engine run has no SLO classes: every "
+                 "finished request counts as meeting its SLO, so SLO attainment is the finished "
+                 "share and goodput the throughput."
+               : "Percentiles are nearest-rank over finished requests. TPOT = (finish - first "
+                 "token) / (output tokens - 1); a request meets its SLO when every bound of its "
+                 "class holds."});
 
   const RequestRows& q = r.run.requests;
   section.blocks.push_back(latency_cdf(r, "ttft-cdf", "TTFT", q.ttft_s));

@@ -13,10 +13,20 @@ namespace tidal::reports {
 Section overview_section(const RunSection& r) {
   const RunSummary& s = r.run.summary;
   Section section{"overview" + r.id_suffix, "Overview" + r.title_suffix, {}};
-  section.blocks.push_back(Paragraph{"Run folder " + r.run.dir + ": scenario \"" + s.scenario_name +
-                                     "\", seed " + std::to_string(s.seed) + ", " +
-                                     format_latency(s.duration_s) + " simulated."});
-  section.blocks.push_back(KeyFigures{{
+  if (s.engine) {
+    const EngineFigures& e = *s.engine;
+    section.blocks.push_back(Paragraph{
+        "Run folder " + r.run.dir + ": engine run of model \"" + e.model + "\" (" + e.model_source +
+        ") replaying trace " + e.trace + " at time scale " + format_significant(e.time_scale) +
+        ", seed " + std::to_string(s.seed) + ", " + format_latency(s.duration_s) + " replayed in " +
+        format_latency(e.wall_s) +
+        " of wall time. An engine run records no GPU type or price: it has no cost figures."});
+  } else {
+    section.blocks.push_back(Paragraph{"Run folder " + r.run.dir + ": scenario \"" +
+                                       s.scenario_name + "\", seed " + std::to_string(s.seed) +
+                                       ", " + format_latency(s.duration_s) + " simulated."});
+  }
+  KeyFigures figures{{
       {"requests", count_cell(s.num_requests)},
       {"finished", count_cell(s.num_finished)},
       {"rejected", count_cell(s.num_rejected)},
@@ -25,9 +35,15 @@ Section overview_section(const RunSection& r) {
       {"p99 TTFT", latency_cell(s.ttft.p99_s)},
       {"p99 E2E", latency_cell(s.e2e.p99_s)},
       {"SLO attainment", percent_cell(s.slo_attainment)},
-      {"total cost", dollars_cell(s.dollars)},
-      {"$ / 1M output tokens", dollars_cell(s.dollars_per_1m_output_tokens)},
-  }});
+  }};
+  if (s.priced) {
+    figures.items.push_back({"total cost", dollars_cell(s.dollars)});
+    figures.items.push_back({"$ / 1M output tokens", dollars_cell(s.dollars_per_1m_output_tokens)});
+  } else {
+    figures.items.push_back({"total cost", Cell{"not priced", nullptr}});
+  }
+  if (s.engine) figures.items.push_back({"engine steps", count_cell(s.engine->num_steps)});
+  section.blocks.push_back(std::move(figures));
   return section;
 }
 

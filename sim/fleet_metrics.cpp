@@ -1,6 +1,7 @@
 #include "sim/fleet_metrics.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 
 #include "sim/metrics.h"
@@ -18,6 +19,15 @@ double max_over_mean(const std::vector<double>& values) {
   }
   const double mean = sum / static_cast<double>(values.size());
   return mean > 0.0 ? max / mean : 0.0;
+}
+
+// The spot-billed GPU time of `spot` micro-dollars priced at the on-demand rate, rounded to
+// the micro-dollar (128-bit: both prices are bounded, the amount is a run's bill).
+fleet::MicroDollars at_on_demand_price(fleet::MicroDollars spot, const fleet::PoolPricing& p) {
+  __extension__ using Int128 = __int128;  // GCC and Clang; keeps -Wpedantic quiet
+  const Int128 scaled = static_cast<Int128>(spot) * p.on_demand_per_gpu_hour;
+  return static_cast<fleet::MicroDollars>((2 * scaled + p.spot_per_gpu_hour) /
+                                          (2 * static_cast<Int128>(p.spot_per_gpu_hour)));
 }
 
 struct TenantSamples {
@@ -57,6 +67,16 @@ FleetMetrics compute_fleet_metrics(const Scenario& scenario, const RunResult& re
     m.peak_replicas.push_back(peak);
   }
   if (m.peak_sized_dollars > 0.0) m.peak_sized_savings = 1.0 - dollars / m.peak_sized_dollars;
+  fleet::MicroDollars spot_savings = 0;
+  for (size_t p = 0; p < scenario.pools.size() && p < fleet.billing.by_pool.size(); ++p) {
+    const fleet::PoolPricing& pricing = scenario.pools[p].pool_pricing;
+    const fleet::MicroDollars spot = fleet.billing.by_pool[p].by_rate_class[static_cast<size_t>(
+        fleet::RateClass::spot)];  // spot leases only: reserved slots and on-demand are apart
+    if (spot > 0 && pricing.spot_per_gpu_hour > 0) {
+      spot_savings += at_on_demand_price(spot, pricing) - spot;
+    }
+  }
+  m.spot_savings_dollars = fleet::to_dollars(spot_savings);
   for (size_t p = 0; p < fleet.num_scale_ups.size(); ++p) {
     m.num_scale_ups += fleet.num_scale_ups[p];
     m.num_scale_downs += fleet.num_scale_downs[p];

@@ -43,6 +43,10 @@ struct FleetMetrics {
   // market price (docs/run-output.md).
   double peak_sized_dollars = 0.0;
   std::optional<double> peak_sized_savings;  // 1 - dollars / peak_sized_dollars
+  // What the spot-billed time would have cost at its pool's on-demand price, minus what it
+  // cost: over pools, the ledger's spot dollars x (on-demand / spot price - 1), to the
+  // micro-dollar. 0 when nothing was billed at a spot price.
+  double spot_savings_dollars = 0.0;
   // Load imbalance over replicas that served (warm time > 0): max / mean.
   double routed_tokens_imbalance = 0.0;
   double busy_time_imbalance = 0.0;

@@ -99,6 +99,7 @@ ojson costs_json(const RunMetrics& m) {
                {"mean_utilization", m.utilization},
                {"peak_sized_dollars", f.peak_sized_dollars},
                {"peak_sized_savings", optional_json(f.peak_sized_savings)},
+               {"spot_savings_dollars", f.spot_savings_dollars},
                {"dollars_per_1m_input_tokens", optional_json(m.dollars_per_1m_input_tokens)},
                {"dollars_per_1m_output_tokens", optional_json(m.dollars_per_1m_output_tokens)},
                {"dollars_per_1m_tokens", optional_json(m.dollars_per_1m_tokens)},

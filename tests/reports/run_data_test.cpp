@@ -106,6 +106,13 @@ TEST_F(RunDataTest, MissingColumnsAndFieldsAreNamed) {
   write(dir / "summary.json", summary.dump());
   EXPECT_EQ(error_of([&] { read_summary((dir / "summary.json").string()); }),
             (dir / "summary.json").string() + ": costs.dollars: expected a number, got \"12\"");
+  summary = read_json_file(dir_ + "/summary.json");
+  summary.erase("scenario");
+  write(dir / "summary.json", summary.dump());
+  EXPECT_EQ(error_of([&] { read_summary((dir / "summary.json").string()); }),
+            (dir / "summary.json").string() +
+                ": scenario: missing (a simulator run has \"scenario\", an engine run has "
+                "\"engine\"; this file has neither)");
 }
 
 TEST(CsvColumns, QuotedFieldsAndOptionalColumns) {
