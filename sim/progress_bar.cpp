@@ -22,7 +22,7 @@ ProgressBar::~ProgressBar() {
   finish();
 }
 
-void ProgressBar::update(double fraction_done) {
+void ProgressBar::update(const ProgressReport& report) {
   if (!enabled_) return;
   const Clock::time_point now = Clock::now();
   const double elapsed = std::chrono::duration<double>(now - start_).count();
@@ -30,7 +30,7 @@ void ProgressBar::update(double fraction_done) {
   if (drawn_ && std::chrono::duration<double>(now - last_draw_).count() < kRedrawSeconds) return;
   last_draw_ = now;
   drawn_ = true;
-  const double f = std::clamp(fraction_done, 0.0, 1.0);
+  const double f = std::clamp(report.fraction_done, 0.0, 1.0);
   const int filled = static_cast<int>(f * kWidth);
   std::string bar(static_cast<size_t>(filled), '#');
   bar.append(static_cast<size_t>(kWidth - filled), '.');

@@ -16,7 +16,7 @@ class ProgressBar final : public ProgressSink {
   ProgressBar(const ProgressBar&) = delete;
   ProgressBar& operator=(const ProgressBar&) = delete;
 
-  void update(double fraction_done) override;
+  void update(const ProgressReport& report) override;
   // Erases the bar if one was drawn.
   void finish();
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <span>
 #include <string>
 
 #include <fmt/format.h>
@@ -76,6 +77,9 @@ class Simulator {
   void request_wake(Replica& replica, int64_t at);
   void build_dependents();
   void schedule_event(int64_t time_ns, EventKind kind, int32_t replica, int64_t request);
+  // Hands the sink what happened since the previous report; `rows` are the intervals closed
+  // so far.
+  void report_progress(std::span<const TimelineRow> rows, bool last);
 
   const Scenario& scenario_;
   ProgressSink* progress_;
@@ -97,6 +101,10 @@ class Simulator {
   std::vector<std::vector<int32_t>> nearest_sites_;  // [num regions] hosting regions, nearest first
   size_t next_arrival_ = 0;  // first request whose arrival is not yet queued or handled
   int64_t num_done_ = 0;     // requests finished or rejected
+  // For the progress sink (kept only with one): requests ended since the last report, and
+  // how many timeline rows the reports have handed over.
+  std::vector<int64_t> newly_done_;  // [requests ended since the last report]
+  size_t num_rows_reported_ = 0;
 
   // Dependencies (agent DAGs): a request reaches the router once it has arrived and every
   // request it depends on has finished.
@@ -208,11 +216,16 @@ RunResult Simulator::run() {
     if (top_handled_) queue_.pop();
     ++result_.num_events;
     if (progress_ != nullptr && result_.num_events % kProgressEvery == 0 && n > 0) {
-      progress_->update(static_cast<double>(num_done_) / static_cast<double>(n));
+      report_progress(timeline_.closed_rows(), false);
+      if (progress_->stop_requested()) {
+        result_.stopped_early = true;
+        break;
+      }
     }
   }
   // Requests still pending here could never be scheduled (e.g. deps that never finished).
-  for (int64_t i = 0; i < n; ++i) {
+  // A stopped run leaves them pending: they were not simulated to the end.
+  for (int64_t i = 0; i < n && !result_.stopped_early; ++i) {
     if (result_.records[static_cast<size_t>(i)].status == RequestStatus::pending) {
       if (waiting_on_deps_[static_cast<size_t>(i)]) arrive(i, now);
       reject(i, now, "unfinished when the simulation ended");
@@ -220,6 +233,7 @@ RunResult Simulator::run() {
   }
   result_.end_ns = now;
   result_.timeline = timeline_.finish(now);
+  if (progress_ != nullptr) report_progress(result_.timeline, true);
   result_.fleet = fleet_.finish(now, timeline_.interval_ns());
   set_interval_dollars(result_.fleet.interval_costs, result_.timeline);
   for (int32_t i = 0; i < cluster_.num_replicas(); ++i) {
@@ -229,8 +243,21 @@ RunResult Simulator::run() {
                        r.num_gpu_blocks(), r.scheduler_stats(), r.block_manager_stats(), r.warm_ns,
                        r.num_routed_tokens});
   }
-  if (progress_ != nullptr) progress_->update(1.0);
   return std::move(result_);
+}
+
+void Simulator::report_progress(std::span<const TimelineRow> rows, bool last) {
+  const auto n = static_cast<int64_t>(result_.records.size());
+  ProgressReport report;
+  report.fraction_done = n > 0 ? static_cast<double>(num_done_) / static_cast<double>(n) : 1.0;
+  report.new_rows = rows.subspan(num_rows_reported_);
+  report.newly_done = newly_done_;
+  report.table = &result_.table;
+  report.records = result_.records;
+  report.last = last;
+  progress_->update(report);
+  num_rows_reported_ = rows.size();
+  newly_done_.clear();
 }
 
 void Simulator::schedule_event(int64_t time_ns, EventKind kind, int32_t replica, int64_t request) {
@@ -418,6 +445,7 @@ void Simulator::reject(int64_t request, int64_t now, std::string reason) {
   rec.reason = std::move(reason);
   timeline_.add_rejected();
   ++num_done_;
+  if (progress_ != nullptr) newly_done_.push_back(request);
   for (int64_t j = dependents_begin_[k]; j < dependents_begin_[k + 1]; ++j) {
     const int64_t d = dependents_[static_cast<size_t>(j)];
     const auto dk = static_cast<size_t>(d);
@@ -438,6 +466,7 @@ void Simulator::finish(int64_t request, int64_t now) {
   rec.finish_ns = now + rec.network_ns;
   timeline_.add_finished();
   ++num_done_;
+  if (progress_ != nullptr) newly_done_.push_back(request);
   for (int64_t j = dependents_begin_[k]; j < dependents_begin_[k + 1]; ++j) {
     const auto dk = static_cast<size_t>(dependents_[static_cast<size_t>(j)]);
     if (--num_unfinished_deps_[dk] == 0 && waiting_on_deps_[dk] && failed_dep_[dk] < 0) {

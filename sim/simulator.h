@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "sim/fleet_controller.h"
@@ -49,14 +50,36 @@ struct RunResult {
   int64_t num_events = 0;                // events processed
   int64_t num_steps = 0;
   FleetReport fleet;  // billing, peaks, scaling and interruption counts
+  // The progress sink asked to stop (ProgressSink::stop_requested): events after end_ns were
+  // not simulated and unfinished requests stay pending. Not a complete run: write no run
+  // folder and compute no metrics from it.
+  bool stopped_early = false;
 };
 
-// Told how far a run is, now and then (every few thousand events).
+// What a progress report hands over: how far the run is, and what it produced since the
+// previous report. The spans point into the simulator and are valid during the call only.
+struct ProgressReport {
+  double fraction_done = 0.0;  // requests finished or rejected over all requests, in [0, 1]
+  // Timeline intervals closed since the previous report, in time order. Their dollar columns
+  // are 0: the billing ledger prices the intervals after the run (RunResult::timeline has
+  // them). Concatenated over all reports they are RunResult::timeline in every other column.
+  std::span<const TimelineRow> new_rows;
+  // Requests finished or rejected since the previous report, in the order they ended (indices
+  // into `table` and `records`); their records no longer change.
+  std::span<const int64_t> newly_done;
+  const RequestTable* table = nullptr;     // the run's requests (token caps applied)
+  std::span<const RequestRecord> records;  // [num_requests] as of now
+  bool last = false;                       // the run's final report (after its last event)
+};
+
+// Told how far a run is, now and then (every few thousand events, and once at the end).
 class ProgressSink {
  public:
   virtual ~ProgressSink() = default;
-  // `fraction_done` in [0, 1]: requests finished or rejected over all requests.
-  virtual void update(double fraction_done) = 0;
+  virtual void update(const ProgressReport& report) = 0;
+  // Asked after each report but the last: true ends the run there (RunResult::stopped_early);
+  // the final report still follows, with the rows closed up to the stop.
+  virtual bool stop_requested() const { return false; }
 };
 
 RunResult simulate(const Scenario& scenario, RequestTable table, ProgressSink* progress = nullptr);

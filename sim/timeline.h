@@ -50,6 +50,9 @@ class TimelineRecorder {
   // A replica is busy over [start_ns, end_ns) (a step); start_ns is in the open interval.
   void add_busy(int64_t start_ns, int64_t end_ns);
 
+  // The intervals closed so far, in time order.
+  const std::vector<TimelineRow>& closed_rows() const { return rows_; }
+
   // Closes the remaining intervals; the last ends at `end_ns`. Returns every row.
   std::vector<TimelineRow> finish(int64_t end_ns);
 

@@ -107,15 +107,20 @@ void toolbar(DashModel& model, FrameState& state) {
   ImGui::BeginDisabled(model.current() == nullptr);
   if (ImGui::Button("Pin", ImVec2(button_w, 0.0f))) guarded(model, [&] { model.pin_current(); });
   ImGui::EndDisabled();
-  if (!model.runs().empty()) {
+  if (!model.runs().empty() || model.live() != nullptr) {
     ImGui::SameLine(0.0f, 24.0f);
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x);
-    const LoadedRun* current = model.current();
-    if (ImGui::BeginCombo("##runs", current != nullptr ? current->label.c_str() : "")) {
+    const LoadedRun* shown = model.shown();
+    if (ImGui::BeginCombo("##runs", shown != nullptr ? shown->label.c_str() : "")) {
+      if (model.live() != nullptr &&
+          ImGui::Selectable(model.live()->label.c_str(), model.showing_live())) {
+        model.show_live();
+      }
       for (size_t i = 0; i < model.runs().size(); ++i) {
         std::string label = model.runs()[i]->label;
         if (model.pinned_index() == i) label += "  [pinned]";
-        if (ImGui::Selectable(label.c_str(), model.current_index() == i)) model.select_run(i);
+        const bool selected = !model.showing_live() && model.current_index() == i;
+        if (ImGui::Selectable(label.c_str(), selected)) model.select_run(i);
       }
       ImGui::EndCombo();
     }
@@ -139,9 +144,11 @@ void views_panel(DashModel& model, FrameState& state) {
     draw_progress_strip(model);
     ImGui::Separator();
   }
-  const LoadedRun* run = model.current();
+  const LoadedRun* run = model.shown();
   if (run == nullptr) {
-    if (!model.running()) {
+    if (model.running()) {
+      ImGui::TextDisabled("The plots appear with the run's first closed timeline interval.");
+    } else {
       ImGui::TextWrapped(
           "No run yet. Press F5 to simulate the scenario on the left, or open a run folder "
           "(path field above, drag and drop, or `tidal dash RUN_DIR`).");

@@ -1,5 +1,6 @@
 #include "ui/dash_model.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -8,6 +9,14 @@
 #include "traces/input_error.h"
 
 namespace tidal::ui {
+namespace {
+
+// Live plots are derived again at most this often, and at most once per four derivation times
+// (a run of millions of requests takes longer to derive).
+constexpr double kLiveRefreshMin_s = 0.25;
+constexpr double kLiveRefreshCostFactor = 4.0;
+
+}  // namespace
 
 DashModel::DashModel(std::string out_dir)
     : scenario_(ScenarioDocument::from_default()), out_dir_(std::move(out_dir)) {}
@@ -45,6 +54,9 @@ void DashModel::start_run() {
     throw InputError(fmt::format("the scenario is invalid: {}", scenario_.error()));
   }
   job_.start(scenario_.scenario(), next_run_dir());
+  drop_live();
+  live_name_ = scenario_.scenario().name;
+  show_live_ = true;
   banner_ = {false, fmt::format("running {} into {}", scenario_.scenario().name, job_.out_dir())};
 }
 
@@ -53,6 +65,7 @@ void DashModel::cancel_run() {
 }
 
 bool DashModel::poll() {
+  if (job_.busy()) refresh_live(false, "live");
   std::optional<RunOutcome> outcome = job_.take_outcome();
   if (!outcome) return false;
   handle(*outcome);
@@ -69,14 +82,17 @@ void DashModel::handle(const RunOutcome& outcome) {
   last_outcome_ = RunOutcome{outcome.status, outcome.message, nullptr, outcome.wall_s};
   switch (outcome.status) {
     case RunOutcome::Status::succeeded:
+      drop_live();
       add_run(outcome.run);
       banner_ = {false,
                  fmt::format("run finished in {:.1f} s: {}", outcome.wall_s, outcome.run->dir)};
       break;
     case RunOutcome::Status::cancelled:
+      refresh_live(true, "cancelled");  // the rows so far stay visible
       banner_ = {false, "run cancelled"};
       break;
     case RunOutcome::Status::failed:
+      drop_live();
       // Workload errors (a bad generator spec, a missing trace) name the scenario's fields.
       if (outcome.message.rfind(scenario_.label() + ":", 0) == 0) {
         scenario_.report_error(outcome.message);
@@ -91,8 +107,46 @@ void DashModel::add_run(std::shared_ptr<const LoadedRun> run) {
   select_run(runs_.size() - 1);
 }
 
+void DashModel::refresh_live(bool force, const char* state) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  if (!force && (job_.live_version() == live_version_seen_ || start < next_live_refresh_)) return;
+  live_version_seen_ = job_.live_version();
+  job_.copy_live_rows(live_rows_);
+  if (live_rows_.timeline.empty() && live_rows_.requests.empty()) return;
+  const std::string folder = std::filesystem::path(job_.out_dir()).filename().string();
+  live_ = make_live_run(live_rows_, job_.out_dir(),
+                        fmt::format("{} ({}, {})", live_name_, folder, state), live_name_);
+  const double took_s = std::chrono::duration<double>(Clock::now() - start).count();
+  next_live_refresh_ =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                         std::max(kLiveRefreshMin_s, kLiveRefreshCostFactor * took_s)));
+  if (show_live_ && !live_rows_.timeline.empty()) {
+    time_axis_.follow_limits({0.0, live_->series.end_s.back()});
+  }
+}
+
+void DashModel::drop_live() {
+  live_.reset();
+  live_rows_ = LiveRows{};
+  live_version_seen_ = 0;
+  show_live_ = false;
+}
+
+const LoadedRun* DashModel::shown() const {
+  return show_live_ ? live_.get() : current();
+}
+
+void DashModel::show_live() {
+  if (live_ == nullptr) return;
+  show_live_ = true;
+  const RunSeries& s = live_->series;
+  if (!s.start_s.empty()) time_axis_.set_limits({0.0, s.end_s.back()});
+}
+
 void DashModel::select_run(size_t index) {
   if (index >= runs_.size()) return;
+  show_live_ = false;
   current_ = index;
   const RunSeries& s = runs_[index]->series;
   if (!s.start_s.empty()) time_axis_.set_limits({s.start_s.front(), s.end_s.back()});

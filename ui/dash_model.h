@@ -3,12 +3,15 @@
 // the script runner both act through it, so everything a script does is what a click does.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "ui/live_run.h"
 #include "ui/loaded_run.h"
 #include "ui/plot/axis_view.h"
 #include "ui/run_job.h"
@@ -41,7 +44,8 @@ class DashModel {
   void start_run();
   void cancel_run();
   bool running() const { return job_.busy(); }
-  // Call once a frame: picks up a finished run. True when a run ended in this call.
+  // Call once a frame: takes the running job's new live rows (at most a few times a second)
+  // and picks up a finished run. True when a run ended in this call.
   bool poll();
   // Blocks until the running job ends and handles it like poll(); returns its outcome.
   RunOutcome wait_for_run();
@@ -60,6 +64,15 @@ class DashModel {
   const std::vector<std::shared_ptr<const LoadedRun>>& runs() const { return runs_; }
   const LoadedRun* current() const;
   const LoadedRun* pinned() const;
+  // The live rows of the run going, or of the last run when it was cancelled (partial
+  // LoadedRun, ui/live_run.h); null before its first rows, and once a run completes or fails.
+  const LoadedRun* live() const { return live_.get(); }
+  // What the views draw: the live run from start_run() until a run is selected, loaded or
+  // completes (its folder then replaces the live rows); otherwise the current run.
+  const LoadedRun* shown() const;
+  bool showing_live() const { return show_live_; }
+  // Shows the live run again (after another run was selected).
+  void show_live();
   std::optional<size_t> current_index() const { return current_; }
   std::optional<size_t> pinned_index() const { return pinned_; }
   const RunJob& job() const { return job_; }
@@ -81,6 +94,10 @@ class DashModel {
   void add_run(std::shared_ptr<const LoadedRun> run);
   std::string next_run_dir() const;
   void handle(const RunOutcome& outcome);
+  // Copies the job's new live rows and derives the live run again; unless `force`, only when
+  // there are new rows and the last derivation is a few of its own durations ago.
+  void refresh_live(bool force, const char* state);
+  void drop_live();
 
   ScenarioDocument scenario_;
   std::vector<std::shared_ptr<const LoadedRun>> runs_;
@@ -94,6 +111,12 @@ class DashModel {
   plot::AxisView time_axis_;
   Banner banner_;
   std::optional<RunOutcome> last_outcome_;
+  LiveRows live_rows_;  // the job's live rows copied so far
+  std::shared_ptr<const LoadedRun> live_;
+  std::string live_name_;  // the scenario name of the live run
+  bool show_live_ = false;
+  uint64_t live_version_seen_ = 0;
+  std::chrono::steady_clock::time_point next_live_refresh_;
 };
 
 }  // namespace tidal::ui

@@ -18,6 +18,9 @@ struct LoadedRun {
   reports::RunData data;
   RunSeries series;
   nlohmann::ordered_json scenario;  // summary.json "scenario" (object; empty when absent)
+  // A run in progress or cancelled (ui/live_run.h): the intervals and requests so far, no
+  // dollars, and in the summary only the name and request counts.
+  bool partial = false;
 };
 
 // InputError (naming the file and column or key) when the folder is not a complete run folder.

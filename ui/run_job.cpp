@@ -12,21 +12,17 @@ namespace {
 
 constexpr double kHistoryEvery_s = 0.05;  // progress points at most this often
 
-// Thrown from the progress sink to unwind the simulator when the run is cancelled.
-struct RunCancelled {};
-
 }  // namespace
 
 class RunJob::Sink final : public sim::ProgressSink {
  public:
-  explicit Sink(RunJob& job) : job_(job) {}
-  void update(double fraction_done) override {
-    job_.record_progress(fraction_done);
-    if (job_.cancel_requested_) throw RunCancelled{};
-  }
+  Sink(RunJob& job, const sim::Scenario& scenario) : job_(job), scenario_(scenario) {}
+  void update(const sim::ProgressReport& report) override { job_.record_report(scenario_, report); }
+  bool stop_requested() const override { return job_.cancel_requested_; }
 
  private:
   RunJob& job_;
+  const sim::Scenario& scenario_;
 };
 
 const char* run_stage_text(RunStage stage) {
@@ -62,9 +58,11 @@ void RunJob::start(sim::Scenario scenario, std::string out_dir) {
   fraction_done_ = 0.0;
   cancel_requested_ = false;
   done_ = false;
+  live_version_ = 0;
   {
     const std::lock_guard lock(mutex_);
     history_.clear();
+    live_ = LiveRows{};
     outcome_ = RunOutcome{};
   }
   start_ = std::chrono::steady_clock::now();
@@ -81,6 +79,21 @@ std::vector<ProgressPoint> RunJob::progress_history() const {
   return history_;
 }
 
+void RunJob::copy_live_rows(LiveRows& into) const {
+  const std::lock_guard lock(mutex_);
+  append_new_rows(live_, into);
+}
+
+void RunJob::record_report(const sim::Scenario& scenario, const sim::ProgressReport& report) {
+  record_progress(report.fraction_done);
+  if (report.new_rows.empty() && report.newly_done.empty()) return;
+  {
+    const std::lock_guard lock(mutex_);
+    append_report(scenario, report, live_);
+  }
+  ++live_version_;
+}
+
 void RunJob::record_progress(double fraction_done) {
   fraction_done_ = fraction_done;
   const double now = wall_s();
@@ -90,23 +103,30 @@ void RunJob::record_progress(double fraction_done) {
   }
 }
 
+std::shared_ptr<const LoadedRun> RunJob::simulate_to_folder(const sim::Scenario& scenario) {
+  sim::RequestTable table = sim::load_workloads(scenario);
+  if (cancel_requested_) return nullptr;
+  {
+    const std::lock_guard lock(mutex_);
+    live_ = live_rows_for(table);
+  }
+  stage_ = RunStage::simulating;
+  record_progress(0.0);
+  Sink sink(*this, scenario);
+  sim::RunResult result = sim::simulate(scenario, std::move(table), &sink);
+  if (result.stopped_early) return nullptr;
+  stage_ = RunStage::writing;
+  const sim::RunMetrics metrics = sim::compute_metrics(scenario, result);
+  sim::write_run_output(out_dir_, scenario, result, metrics);
+  stage_ = RunStage::reading_back;
+  return load_run_folder(out_dir_);
+}
+
 void RunJob::work(sim::Scenario scenario) {
   RunOutcome outcome;
   try {
-    sim::RequestTable table = sim::load_workloads(scenario);
-    if (cancel_requested_) throw RunCancelled{};
-    stage_ = RunStage::simulating;
-    record_progress(0.0);
-    Sink sink(*this);
-    sim::RunResult result = sim::simulate(scenario, std::move(table), &sink);
-    if (cancel_requested_) throw RunCancelled{};
-    stage_ = RunStage::writing;
-    const sim::RunMetrics metrics = sim::compute_metrics(scenario, result);
-    sim::write_run_output(out_dir_, scenario, result, metrics);
-    stage_ = RunStage::reading_back;
-    outcome.run = load_run_folder(out_dir_);
-  } catch (const RunCancelled&) {
-    outcome.status = RunOutcome::Status::cancelled;
+    outcome.run = simulate_to_folder(scenario);
+    if (outcome.run == nullptr) outcome.status = RunOutcome::Status::cancelled;
   } catch (const InputError& e) {
     outcome.status = RunOutcome::Status::failed;
     outcome.message = e.what();

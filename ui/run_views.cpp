@@ -123,17 +123,21 @@ void fleet_view(const LoadedRun& run, plot::AxisView& axis) {
 }
 
 void percentile_plot(const char* id, const char* title, const PercentileSeries& p,
-                     const RunSeries& s, plot::AxisView& axis, int rows_left) {
+                     const LoadedRun& run, plot::AxisView& axis, int rows_left) {
+  const RunSeries& s = run.series;
   const Series series[] = {line("p50", s.mid_s, p.p50, 0), line("p90", s.mid_s, p.p90, 1),
                            line("p99", s.mid_s, p.p99, 3)};
-  plot::draw_plot(id, {title, "by arrival interval", Unit::run_time, Unit::latency, &axis, {}},
-                  series, grid_cell(1, rows_left));
+  // While a run goes, a recent interval holds only the requests that already ended.
+  const char* note =
+      run.partial ? "by arrival interval, requests ended so far" : "by arrival interval";
+  plot::draw_plot(id, {title, note, Unit::run_time, Unit::latency, &axis, {}}, series,
+                  grid_cell(1, rows_left));
 }
 
-void latency_view(const RunSeries& s, plot::AxisView& axis) {
-  percentile_plot("ttft", "TTFT", s.ttft, s, axis, 3);
-  percentile_plot("tpot", "TPOT", s.tpot, s, axis, 2);
-  percentile_plot("e2e", "E2E", s.e2e, s, axis, 1);
+void latency_view(const LoadedRun& run, plot::AxisView& axis) {
+  percentile_plot("ttft", "TTFT", run.series.ttft, run, axis, 3);
+  percentile_plot("tpot", "TPOT", run.series.tpot, run, axis, 2);
+  percentile_plot("e2e", "E2E", run.series.e2e, run, axis, 1);
 }
 
 void cdf_view(const LoadedRun& run, const LoadedRun* pinned) {
@@ -164,6 +168,12 @@ void kv_view(const RunSeries& s, plot::AxisView& axis) {
 }
 
 void cost_view(const LoadedRun& run, plot::AxisView& axis) {
+  if (run.partial) {
+    ImGui::TextWrapped(
+        "Dollars come from the billing ledger, which prices the run's intervals when the run "
+        "completes; the cost plots appear then.");
+    return;
+  }
   const RunSeries& s = run.series;
   const reports::RunSummary& m = run.data.summary;
   std::string note =
@@ -189,6 +199,27 @@ void cost_view(const LoadedRun& run, plot::AxisView& axis) {
       per_token, grid_cell(1, 1));
 }
 
+// The figures of a run in progress or cancelled: the requests that ended so far.
+void partial_headline(const LoadedRun& run) {
+  const reports::RunSummary& m = run.data.summary;
+  const RunSeries& s = run.series;
+  const auto so_far = [](const Cdf& cdf) {
+    return cdf.x.empty() ? std::string("-")
+                         : plot::format_value(nearest_rank(cdf.x, 99.0), Unit::latency);
+  };
+  figure("requests ended",
+         fmt::format(
+             "{} / {}",
+             plot::format_value(static_cast<double>(m.num_finished + m.num_rejected), Unit::count),
+             plot::format_value(static_cast<double>(m.num_requests), Unit::count)));
+  figure("finished", plot::format_value(static_cast<double>(m.num_finished), Unit::count));
+  figure("rejected", plot::format_value(static_cast<double>(m.num_rejected), Unit::count));
+  figure("simulated", plot::format_value(m.duration_s, Unit::run_time));
+  figure("TTFT p99 so far", so_far(s.ttft_cdf));
+  figure("E2E p99 so far", so_far(s.e2e_cdf));
+  ImGui::NewLine();
+}
+
 }  // namespace
 
 ImVec2 grid_cell(int columns, int rows) {
@@ -199,6 +230,7 @@ ImVec2 grid_cell(int columns, int rows) {
 }
 
 void draw_headline(const LoadedRun& run) {
+  if (run.partial) return partial_headline(run);
   const reports::RunSummary& m = run.data.summary;
   figure(
       "requests",
@@ -215,7 +247,7 @@ void draw_headline(const LoadedRun& run) {
 }
 
 void draw_plot_view(DashModel& model, View view) {
-  const LoadedRun& run = *model.current();
+  const LoadedRun& run = *model.shown();
   plot::AxisView& axis = model.time_axis();
   switch (view) {
     case View::workload:
@@ -225,9 +257,9 @@ void draw_plot_view(DashModel& model, View view) {
     case View::fleet:
       return fleet_view(run, axis);
     case View::latency:
-      return latency_view(run.series, axis);
+      return latency_view(run, axis);
     case View::cdf:
-      return cdf_view(run, model.pinned() != model.current() ? model.pinned() : nullptr);
+      return cdf_view(run, model.pinned() != &run ? model.pinned() : nullptr);
     case View::kv:
       return kv_view(run.series, axis);
     case View::cost:
@@ -255,7 +287,7 @@ void draw_progress_strip(DashModel& model) {
   }
   const Series series[] = {line("requests done", wall, done, 0)};
   plot::draw_plot("progress",
-                  {"Progress", "the run's timeline plots appear when it completes", Unit::wall_time,
+                  {"Progress", "the views below plot the intervals closed so far", Unit::wall_time,
                    Unit::share, nullptr, 1.0},
                   series, ImVec2(ImGui::GetContentRegionAvail().x, 150.0f));
 }

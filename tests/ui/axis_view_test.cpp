@@ -18,6 +18,19 @@ TEST(AxisView, FitsNewLimitsAndKeepsAZoomForTheSameLimits) {
   EXPECT_EQ(view.view(), (AxisRange{0.0, 200.0}));
 }
 
+TEST(AxisView, FollowingGrowingLimitsKeepsShowingAllOrKeepsTheZoom) {
+  AxisView view;
+  view.follow_limits({0.0, 10.0});
+  EXPECT_EQ(view.view(), (AxisRange{0.0, 10.0}));
+  view.follow_limits({0.0, 20.0});  // a live run grew: still everything
+  EXPECT_EQ(view.view(), (AxisRange{0.0, 20.0}));
+  view.zoom(5.0, 0.5);
+  const AxisRange zoomed = view.view();
+  view.follow_limits({0.0, 40.0});  // zoomed: the view stays
+  EXPECT_EQ(view.view(), zoomed);
+  EXPECT_EQ(view.limits(), (AxisRange{0.0, 40.0}));
+}
+
 TEST(AxisView, ZoomKeepsTheAnchorInPlace) {
   AxisView view;
   view.set_limits({0.0, 100.0});

@@ -158,6 +158,42 @@ TEST(DashModel, CancelEndsTheRunWithoutARunFolder) {
   EXPECT_EQ(model.banner().text, "run cancelled");
 }
 
+TEST(DashModel, LiveRowsGiveWayToTheRunFolder) {
+  DashModel model(fresh_dir("live").string());
+  model.load(kScenario);
+  model.start_run();
+  EXPECT_TRUE(model.showing_live());
+  ASSERT_EQ(model.wait_for_run().status, RunOutcome::Status::succeeded);
+  EXPECT_FALSE(model.showing_live());
+  EXPECT_EQ(model.live(), nullptr);
+  ASSERT_NE(model.current(), nullptr);
+  EXPECT_EQ(model.shown(), model.current());
+  EXPECT_FALSE(model.shown()->partial);
+}
+
+TEST(DashModel, ACancelledRunKeepsItsLiveRowsVisible) {
+  DashModel model(fresh_dir("cancel_live").string());
+  model.load(kScenario);
+  model.scenario().set("duration_s", 36000);  // ten hours: far from done when cancelled
+  model.scenario().set("workloads[0].generator.duration_s", 36000);
+  model.scenario().set("workloads[1].generator.duration_s", 36000);
+  ASSERT_TRUE(model.scenario().valid()) << model.scenario().error();
+  model.start_run();
+  while (model.job().live_version() == 0 && model.job().stage() != RunStage::finished) {
+    model.poll();
+  }
+  model.cancel_run();
+  EXPECT_EQ(model.wait_for_run().status, RunOutcome::Status::cancelled);
+  EXPECT_EQ(model.current(), nullptr);
+  ASSERT_NE(model.live(), nullptr);
+  EXPECT_EQ(model.shown(), model.live());
+  EXPECT_TRUE(model.live()->partial);
+  EXPECT_EQ(model.live()->label, "dash-small (dash-small-1, cancelled)");
+  EXPECT_FALSE(model.live()->series.start_s.empty());
+  EXPECT_LT(model.live()->data.summary.num_finished, model.live()->data.summary.num_requests);
+  EXPECT_EQ(model.time_axis().limits().max, model.live()->series.end_s.back());
+}
+
 TEST(DashModel, LoadErrors) {
   DashModel model(fresh_dir("load").string());
   const fs::path empty = fresh_dir("not_a_run");

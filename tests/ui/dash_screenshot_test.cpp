@@ -130,6 +130,35 @@ TEST(DashScreenshot, ScriptedWhatIfLoop) {
   EXPECT_EQ(read_json(dir / "cli" / "summary.json")["metrics"], m);
 }
 
+// A long run started, shown while it goes, then cancelled: the live plots stay and no run
+// folder is written.
+TEST(DashScreenshot, LiveRunThenCancel) {
+  if (!have_xvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb); skipping";
+  const fs::path dir = fresh_dir("live");
+  const fs::path script = dir / "live.dash";
+  std::ofstream(script) << "load " << kScenario << "\n"
+                        << "set duration_s 36000\n"
+                        << "set workloads[0].generator.duration_s 36000\n"
+                        << "set workloads[1].generator.duration_s 36000\n"
+                        << "start\n"
+                        << "view queue\n"
+                        << "wait-frames 30\n"
+                        << "screenshot " << (dir / "live.png").string() << "\n"
+                        << "cancel\n"
+                        << "view latency\n";
+  const int status =
+      run_dash("--size 1600x1000 --frames 4 --out " + (dir / "runs").string() + " --script " +
+                   script.string() + " --screenshot " + (dir / "cancelled.png").string(),
+               dir / "log.txt");
+  ASSERT_EQ(status, 0) << read_text(dir / "log.txt");
+  for (const char* name : {"live.png", "cancelled.png"}) {
+    const Image image = read_png(dir / name);
+    EXPECT_EQ(image.width, 1600) << name;
+    EXPECT_GT(image.variance, 100.0) << name << " looks blank";
+  }
+  EXPECT_FALSE(fs::exists(dir / "runs" / "dash-small-1" / "summary.json"));
+}
+
 TEST(DashScreenshot, ScriptErrorsExitNonZeroWithTheLine) {
   if (!have_xvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb); skipping";
   const fs::path dir = fresh_dir("errors");

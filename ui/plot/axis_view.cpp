@@ -16,6 +16,17 @@ void AxisView::set_limits(const AxisRange& limits) {
   view_ = limits_;
 }
 
+void AxisView::follow_limits(const AxisRange& limits) {
+  const bool was_zoomed = zoomed();
+  limits_ = limits;
+  if (!(limits_.span() > 0.0)) limits_.max = limits_.min + 1.0;
+  if (was_zoomed) {
+    clamp();
+  } else {
+    view_ = limits_;
+  }
+}
+
 void AxisView::zoom(double anchor, double factor) {
   const double span = view_.span();
   const double new_span = std::clamp(span * factor, limits_.span() / kMaxZoom, limits_.span());

@@ -18,6 +18,9 @@ class AxisView {
  public:
   // Fits the view to new limits when the limits change (a new run), keeping a zoom otherwise.
   void set_limits(const AxisRange& limits);
+  // Grows the limits as a live run goes: a view showing everything keeps showing everything,
+  // a zoomed view stays where it is.
+  void follow_limits(const AxisRange& limits);
 
   const AxisRange& view() const { return view_; }
   const AxisRange& limits() const { return limits_; }
