@@ -49,7 +49,8 @@ std::vector<FigureComparison> compare_figures(const engine::RunMetrics& engine,
                                               const sim::RunMetrics& sim);
 
 // Every engine step against the model's prediction for its plan (sequences' new and context
-// tokens, plus swap copies).
+// tokens, plus swap copies), as the simulator charges a step (sim::Replica::plan_step): a step
+// verifying drafts is stretched by 1 + draft_cost_ratio x (most drafts of one sequence).
 struct StepPrediction {
   int64_t num_seqs = 0;
   int64_t num_tokens = 0;
@@ -58,7 +59,8 @@ struct StepPrediction {
   double signed_pct = 0.0;
 };
 std::vector<StepPrediction> predict_steps(const std::vector<engine::StepRecord>& steps,
-                                          const perf::StepTimeModel& model);
+                                          const perf::StepTimeModel& model,
+                                          double draft_cost_ratio);
 
 struct StepErrorSummary {
   int64_t num_steps = 0;

@@ -38,6 +38,7 @@ sim::Scenario make_scenario(const SimInputs& inputs) {
   pool.memory = inputs.memory;
   pool.kv = inputs.kv;
   pool.step_model = inputs.step_model;
+  pool.speculative = inputs.speculative;
   scenario.pools.push_back(pool);
   return scenario;
 }

@@ -31,6 +31,7 @@ struct SimInputs {
   kv::BlockManagerConfig kv;
   perf::MemoryPlan memory;  // the engine's figures, echoed
   std::shared_ptr<const perf::StepTimeModel> step_model;
+  sim::SpeculativeSpec speculative;  // none, or the engine's n-gram drafting, calibrated
   double timeline_interval_s = 1.0;
 };
 

@@ -17,6 +17,7 @@
 #include "validate/compare.h"
 #include "validate/engine_side.h"
 #include "validate/sim_side.h"
+#include "validate/spec_calibration.h"
 #include "validate/validation_json.h"
 
 namespace tidal::validate {
@@ -134,7 +135,8 @@ ValidationResult run_validation(const ValidateOptions& options,
   sim_inputs.deployment = deployment;
   sim_inputs.step_model = step_model;
   sim_inputs.timeline_interval_s = static_cast<double>(args.replay.timeline_interval_ns) * 1e-9;
-  // The simulator does not model speculative decoding (docs/scenario.md): it runs plain decoding.
+  // The capacity behind --load is that of plain decoding: the acceptance the simulator's
+  // speculation is calibrated with is only known once the engine has run.
   sim_inputs.scheduler = engine::effective_scheduler_config(args.config, model_config);
   sim_inputs.scheduler.num_speculative_tokens = 0;
   sim_inputs.kv = {args.config.block_size, engine::num_gpu_blocks_for(args.config, model_config),
@@ -163,9 +165,18 @@ ValidationResult run_validation(const ValidateOptions& options,
     repeat = run_engine_side(args, requests, (dir / "engine-repeat").string());
   }
 
-  // The simulator with the engine's actual scheduler and KV pool.
+  // The simulator with the engine's actual scheduler and KV pool; n-gram speculation with k as
+  // the engine ran it, acceptance and draft cost calibrated from the engine side. Draft-model
+  // speculation is not calibrated: the simulator then runs plain decoding.
   sim_inputs.scheduler = measured.scheduler;
-  sim_inputs.scheduler.num_speculative_tokens = 0;
+  std::optional<SpecCalibration> calibration;
+  const engine::SpecConfig& spec = args.config.spec;
+  if (spec.method == engine::SpecMethod::ngram && spec.num_spec_tokens > 0) {
+    calibration = calibrate_ngram(spec, measured.spec, profile);
+    sim_inputs.speculative = calibration->speculative;
+  } else {
+    sim_inputs.scheduler.num_speculative_tokens = 0;
+  }
   sim_inputs.kv = measured.kv;
   sim_inputs.memory.weight_bytes_per_gpu =
       static_cast<double>(measured.memory.weight_bytes_per_rank);
@@ -180,7 +191,7 @@ ValidationResult run_validation(const ValidateOptions& options,
   const Comparison comparison = compare_runs(engine_samples(measured), sim_samples(predicted),
                                              measured.metrics, predicted.metrics);
   const std::vector<StepPrediction> step_predictions =
-      predict_steps(measured.run.steps, *step_model);
+      predict_steps(measured.run.steps, *step_model, sim_inputs.speculative.draft_cost_ratio);
   write_step_errors(dir / "step_errors.csv", step_predictions);
   const StepErrorSummary steps = summarize_steps(step_predictions);
   std::optional<Comparison> noise;
@@ -189,11 +200,14 @@ ValidationResult run_validation(const ValidateOptions& options,
   const std::string title =
       options.title.empty() ? fmt::format("{} on {}", sim_inputs.name, args.model) : options.title;
   nlohmann::ordered_json notes = nlohmann::ordered_json::array();
-  if (args.config.spec.method != engine::SpecMethod::none) {
+  if (calibration) {
+    notes.push_back(calibration_note(*calibration));
+  } else if (spec.method != engine::SpecMethod::none) {
     notes.push_back(
-        "the simulator does not model speculative decoding: it ran plain decoding, so request "
-        "metrics compare the engine with drafting against the simulator without it; per-step "
-        "error uses the engine's own plans (verification steps included)");
+        "the simulator ran plain decoding: draft-model speculation is not calibrated (only "
+        "n-gram drafting is), so request metrics compare the engine with drafting against the "
+        "simulator without it; per-step error uses the engine's own plans (verification steps "
+        "included)");
   }
   const sched::SchedulerConfig& sc = measured.scheduler;
   ValidationResult result;
@@ -218,6 +232,7 @@ ValidationResult run_validation(const ValidateOptions& options,
       {"kv_dtype", kernels::kv_dtype_name(args.config.kv_dtype)},
       {"prefix_caching", measured.kv.enable_prefix_caching},
       {"spec", engine::spec_config_name(args.config.spec)},
+      {"sim_speculative", calibration ? to_json(*calibration) : nlohmann::ordered_json()},
       {"num_gpu_blocks", measured.kv.num_gpu_blocks},
       {"time_scale", args.replay.time_scale},
       {"load", options.load ? nlohmann::ordered_json(*options.load) : nlohmann::ordered_json()},
@@ -250,7 +265,11 @@ ValidationResult run_validation(const ValidateOptions& options,
               {"num_rejected", predicted.metrics.num_rejected},
               {"num_preemptions", predicted.metrics.num_preemptions},
               {"num_prefix_hit_tokens", predicted.metrics.num_prefix_hit_tokens},
-              {"num_steps", predicted.result.num_steps}};
+              {"num_steps", predicted.result.num_steps},
+              {"spec_acceptance_rate",
+               predicted.metrics.fleet.spec_acceptance_rate
+                   ? nlohmann::ordered_json(*predicted.metrics.fleet.spec_acceptance_rate)
+                   : nlohmann::ordered_json()}};
   j["notes"] = notes;
 
   result.table = format_table(title, comparison, steps, noise);

@@ -6,23 +6,26 @@
 
 #include "engine/profile/piecewise_fit.h"
 #include "engine/profile/timing_backend.h"
+#include "engine/shm_communicator.h"
 #include "models/communicator.h"
 
 namespace tidal::profile {
 namespace {
 
-// Stands in for the rank's peers: same rank and world size as the shard, no reduction (the
-// collective is timed separately, so the numbers this forward computes are not the model's).
-class SkippedAllReduce final : public models::Communicator {
+// Rank 0's communicator with its all-reduces timed (charged to OpClass::allreduce).
+class TimedCommunicator final : public models::Communicator {
  public:
-  SkippedAllReduce(int rank, int world_size) : rank_(rank), world_size_(world_size) {}
-  int rank() const override { return rank_; }
-  int world_size() const override { return world_size_; }
-  void all_reduce_sum(float*, size_t) override {}
+  TimedCommunicator(models::Communicator& inner, TimingBackend& timing)
+      : inner_(inner), timing_(timing) {}
+  int rank() const override { return inner_.rank(); }
+  int world_size() const override { return inner_.world_size(); }
+  void all_reduce_sum(float* buf, size_t count) override {
+    timing_.time_all_reduce(inner_, buf, count);
+  }
 
  private:
-  int rank_;
-  int world_size_;
+  models::Communicator& inner_;
+  TimingBackend& timing_;
 };
 
 kernels::KvCacheSpec arena_spec(const models::ModelWeights& weights, kernels::KvDType dtype,
@@ -57,22 +60,38 @@ double clock_read_seconds() {
 
 }  // namespace
 
-ForwardBench::ForwardBench(const models::ModelWeights& rank_weights, int num_threads,
+ForwardBench::Rank::Rank(const models::ModelWeights& w, int num_threads,
+                         const kernels::KvCacheSpec& spec)
+    : weights(w), cpu(num_threads), arena(spec) {}
+
+ForwardBench::ForwardBench(std::span<const models::ModelWeights> rank_weights, int num_threads,
                            kernels::KvDType kv_dtype, int32_t block_size, int64_t num_blocks)
-    : weights_(rank_weights),
-      cpu_(num_threads),
-      timing_(std::make_unique<TimingBackend>(cpu_, rank_weights.config)),
-      comm_(std::make_unique<SkippedAllReduce>(rank_weights.shard.rank,
-                                               rank_weights.shard.world_size)),
-      arena_(arena_spec(rank_weights, kv_dtype, block_size, num_blocks)),
-      model_(std::make_unique<models::PagedModel>(weights_, *timing_, *comm_)),
-      clock_read_seconds_(clock_read_seconds()) {}
+    : threads_(static_cast<int>(rank_weights.size())), clock_read_seconds_(clock_read_seconds()) {
+  const int tp = static_cast<int>(rank_weights.size());
+  if (tp > 1) group_ = std::make_unique<engine::SharedMemoryGroup>(tp);
+  for (int r = 0; r < tp; ++r) {
+    const models::ModelWeights& weights = rank_weights[static_cast<size_t>(r)];
+    ranks_.push_back(std::make_unique<Rank>(weights, num_threads,
+                                            arena_spec(weights, kv_dtype, block_size, num_blocks)));
+  }
+  Rank& rank0 = *ranks_[0];
+  timing_ = std::make_unique<TimingBackend>(rank0.cpu, rank0.weights.config);
+  // One rank: nothing to reduce, and nothing to time.
+  if (tp > 1) timed_comm_ = std::make_unique<TimedCommunicator>(group_->communicator(0), *timing_);
+  models::Communicator& comm0 = tp > 1 ? *timed_comm_ : single_rank_;
+  rank0.model = std::make_unique<models::PagedModel>(rank0.weights, *timing_, comm0);
+  for (int r = 1; r < tp; ++r) {
+    Rank& rank = *ranks_[static_cast<size_t>(r)];
+    rank.model =
+        std::make_unique<models::PagedModel>(rank.weights, rank.cpu, group_->communicator(r));
+  }
+}
 
 ForwardBench::~ForwardBench() = default;
 
 models::ForwardBatch ForwardBench::make_batch(std::span<const perf::SeqWork> batch) const {
-  const kernels::KvCacheSpec& spec = arena_.spec();
-  const int64_t vocab = weights_.config.vocab_size;
+  const kernels::KvCacheSpec& spec = ranks_[0]->arena.spec();
+  const int64_t vocab = ranks_[0]->weights.config.vocab_size;
   models::ForwardBatch forward;
   int64_t next_block = 0;
   for (size_t s = 0; s < batch.size(); ++s) {
@@ -102,13 +121,15 @@ models::ForwardBatch ForwardBench::make_batch(std::span<const perf::SeqWork> bat
 ForwardTimes ForwardBench::run(std::span<const perf::SeqWork> batch, int min_repeats,
                                int max_repeats, double target_seconds) {
   const models::ForwardBatch forward = make_batch(batch);
-  const kernels::KvCacheView kv = arena_.view();
   std::vector<std::vector<double>> per_class(perf::kNumOpClasses);  // [class][repeat]
   std::vector<double> walls;                                        // [repeat]
   std::vector<double> unattributed;                                 // [repeat]
   auto once = [&] {
     const auto start = std::chrono::steady_clock::now();
-    model_->forward(forward, kv);
+    threads_.run([&](int r) {
+      Rank& rank = *ranks_[static_cast<size_t>(r)];
+      rank.model->forward(forward, rank.arena.view());
+    });
     return seconds_since(start);
   };
   const double warm_up = once();

@@ -1,7 +1,11 @@
-// Runs the paged forward pass of one tensor-parallel rank on synthetic batches and times every
-// operator class (TimingBackend over the CPU backend), with warm-up and repeats, keeping the
-// lower quartile of each class (lower_quartile), less the cost of the clock reads the timing adds.
-// The all-reduces between ranks are skipped here (timed on their own).
+// Runs the paged forward pass of every tensor-parallel rank on synthetic batches the way
+// engine::TensorParallelExecutor runs it — each rank its own shard, CPU backend and KV arena,
+// rank 0 on the calling thread and the others on worker threads woken per forward
+// (RankThreads), meeting in an engine::SharedMemoryGroup for the two all-reduces of every
+// layer — and times rank 0's operators (TimingBackend over its CPU backend), its all-reduces
+// included: the waits at the group's barriers for slower ranks land in the all-reduce, where the
+// engine's steps see them. Warm-up and repeats; the lower quartile of each class is kept, less
+// the cost of the clock reads the timing adds.
 #pragma once
 
 #include <array>
@@ -10,22 +14,29 @@
 #include <span>
 #include <vector>
 
+#include "engine/profile/rank_threads.h"
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/kv_cache.h"
+#include "models/communicator.h"
 #include "models/model_weights.h"
 #include "models/paged_forward.h"
 #include "sim/perf/step_time_model.h"
+
+namespace tidal::engine {
+class SharedMemoryGroup;
+}
 
 namespace tidal::profile {
 
 class TimingBackend;
 
 struct ForwardTimes {
-  std::array<double, perf::kNumOpClasses> seconds{};  // lower quartile per class, all layers
-  double forward_seconds = 0.0;                       // lower quartile of forward()'s wall time
-  double unattributed_seconds = 0.0;  // lower quartile of forward()'s wall time minus its timed
-                                      // operators
-                                      // (flattening the batch, activation buffers)
+  // Lower quartile per class, all layers (rank 0's; allreduce: all its all-reduce calls).
+  std::array<double, perf::kNumOpClasses> seconds{};
+  double forward_seconds = 0.0;       // lower quartile of the forward's wall time, all ranks done
+  double unattributed_seconds = 0.0;  // lower quartile of that wall time minus rank 0's timed
+                                      // calls (flattening the batch, activation buffers, waking
+                                      // and joining the other ranks)
   int num_repeats = 0;
 
   double operator[](perf::OpClass op) const { return seconds[static_cast<size_t>(op)]; }
@@ -33,27 +44,37 @@ struct ForwardTimes {
 
 class ForwardBench {
  public:
-  // `rank_weights`: one rank's (quantized) shard; kept by reference. The KV arena holds
-  // `num_blocks` blocks of `block_size` tokens in `kv_dtype`.
-  ForwardBench(const models::ModelWeights& rank_weights, int num_threads, kernels::KvDType kv_dtype,
-               int32_t block_size, int64_t num_blocks);
+  // `rank_weights`: every rank's (quantized) shard, [tp], kept by reference. Each rank's KV
+  // arena holds `num_blocks` blocks of `block_size` tokens in `kv_dtype`; each rank's backend
+  // has `num_threads` kernel threads.
+  ForwardBench(std::span<const models::ModelWeights> rank_weights, int num_threads,
+               kernels::KvDType kv_dtype, int32_t block_size, int64_t num_blocks);
   ~ForwardBench();
 
-  // One forward over `batch` (each sequence's new tokens on top of its cached context): one
-  // warm-up, then repeats until `target_seconds` of measurement or max_repeats, at least
-  // min_repeats. Sequences get distinct KV blocks while the arena has room, then share them.
+  // One forward over `batch` on every rank (each sequence's new tokens on top of its cached
+  // context): one warm-up, then repeats until `target_seconds` of measurement or max_repeats,
+  // at least min_repeats. Sequences get distinct KV blocks while the arena has room, then share
+  // them.
   ForwardTimes run(std::span<const perf::SeqWork> batch, int min_repeats, int max_repeats,
                    double target_seconds);
 
  private:
+  struct Rank {
+    const models::ModelWeights& weights;
+    kernels::cpu::CpuBackend cpu;
+    kernels::KvArena arena;
+    std::unique_ptr<models::PagedModel> model;
+    Rank(const models::ModelWeights& w, int num_threads, const kernels::KvCacheSpec& spec);
+  };
+
   models::ForwardBatch make_batch(std::span<const perf::SeqWork> batch) const;
 
-  const models::ModelWeights& weights_;
-  kernels::cpu::CpuBackend cpu_;
-  std::unique_ptr<TimingBackend> timing_;
-  std::unique_ptr<models::Communicator> comm_;
-  kernels::KvArena arena_;
-  std::unique_ptr<models::PagedModel> model_;
+  std::unique_ptr<engine::SharedMemoryGroup> group_;  // tp > 1
+  models::SingleRankCommunicator single_rank_;        // tp == 1
+  std::unique_ptr<TimingBackend> timing_;             // over rank 0's backend
+  std::unique_ptr<models::Communicator> timed_comm_;  // rank 0's communicator, timed (tp > 1)
+  std::vector<std::unique_ptr<Rank>> ranks_;          // [tp]; models use the three above
+  RankThreads threads_;                               // stopped before the ranks go
   double clock_read_seconds_;  // cost of one steady_clock::now(), taken off every timed call
 };
 

@@ -10,8 +10,8 @@
 #include <fmt/format.h>
 
 #include "engine/model_loading.h"
-#include "engine/profile/allreduce_bench.h"
 #include "engine/profile/cpu_target.h"
+#include "engine/profile/draft_cost.h"
 #include "engine/profile/forward_bench.h"
 #include "engine/profile/piecewise_fit.h"
 #include "engine/profile/step_overhead.h"
@@ -29,7 +29,9 @@ using Clock = std::chrono::steady_clock;
 constexpr int64_t kArenaBytesBudget = int64_t{256} << 20;  // KV arena of the forward bench
 constexpr int64_t kOverheadPromptTokens = 32;
 constexpr int64_t kOverheadOutputTokens = 16;
-constexpr int kAllReduceRepeats = 21;
+// Drafts per sequence the n-gram drafting cost is measured at when the profiled engine config
+// does not speculate (the simulator's default k).
+constexpr int32_t kDefaultDraftTokens = 4;
 
 // 1, 2, 3, 4, 6, 8, 12, 16, ... up to `limit` (inclusive when it is such a number).
 std::vector<int64_t> token_grid(int64_t limit) {
@@ -135,9 +137,13 @@ perf::Profile run_profile(const ProfileOptions& options, const ProgressFn& progr
   engine::LoadedModel loaded = engine::load_model(options.model, options.model_seed, "--model");
   const models::ModelConfig config = loaded.weights.config;
   engine::validate(ec, config);
-  models::ModelWeights rank0 =
-      ec.tp > 1 ? models::shard_weights(loaded.weights, 0, ec.tp) : loaded.weights;
-  models::quantize_weights(rank0, ec.quant);
+  // Every rank's (quantized) shard: the forward bench runs them all, as the engine does.
+  std::vector<models::ModelWeights> shards;  // [tp]
+  for (int r = 0; r < ec.tp; ++r) {
+    shards.push_back(ec.tp > 1 ? models::shard_weights(loaded.weights, r, ec.tp) : loaded.weights);
+    models::quantize_weights(shards.back(), ec.quant);
+  }
+  const models::ModelWeights& rank0 = shards.front();
 
   const int64_t max_position = config.max_position_embeddings;
   const int64_t max_tokens = std::max<int64_t>(1, std::min(options.max_num_tokens, max_position));
@@ -147,7 +153,7 @@ perf::Profile run_profile(const ProfileOptions& options, const ProgressFn& progr
   const int64_t num_blocks = std::max<int64_t>(
       (max_position + ec.block_size - 1) / ec.block_size + 1,
       kArenaBytesBudget / std::max<int64_t>(1, kv_bytes_per_token * ec.block_size));
-  ForwardBench bench(rank0, ec.num_threads, ec.kv_dtype, ec.block_size, num_blocks);
+  ForwardBench bench(shards, ec.num_threads, ec.kv_dtype, ec.block_size, num_blocks);
   const double layers = static_cast<double>(config.num_layers);
   auto run = [&](std::span<const perf::SeqWork> batch) {
     return bench.run(batch, options.min_repeats, options.max_repeats, options.target_point_seconds);
@@ -173,6 +179,7 @@ perf::Profile run_profile(const ProfileOptions& options, const ProgressFn& progr
   const std::vector<OpClass> classes = token_classes(config);
   std::vector<int64_t> tokens;                // [num_points]
   std::map<OpClass, std::vector<double>> op;  // [class][num_points] seconds per layer or step
+  std::vector<double> allreduce_seconds;      // [num_points] one all-reduce call (tp > 1)
   for (int64_t t : token_grid(max_tokens)) {
     const perf::SeqWork seq{t, 0};
     const ForwardTimes times = run({&seq, 1});
@@ -183,6 +190,8 @@ perf::Profile run_profile(const ProfileOptions& options, const ProgressFn& progr
       op[c].push_back(c == OpClass::embedding ? times[c] + times.unattributed_seconds
                                               : times[c] / layers);
     }
+    // Two all-reduces per layer; their time includes the waits for the other ranks.
+    allreduce_seconds.push_back(times[OpClass::allreduce] / (2.0 * layers));
     if (times.forward_seconds > options.max_point_seconds) break;
   }
   progress(fmt::format("profile: operators over num_tokens 1..{} ({} points) [{:.1f} s]",
@@ -252,17 +261,17 @@ perf::Profile run_profile(const ProfileOptions& options, const ProgressFn& progr
   profile.attention.decode_context_tokens = decode_contexts;
   profile.attention.decode_seconds = decode_seconds;
 
-  // The shared-memory all-reduce, indexed as sim/perf indexes it: tokens x hidden x 2 bytes.
+  // The shared-memory all-reduce as rank 0 saw it inside the forwards of the token sweep,
+  // indexed as sim/perf indexes it: tokens x hidden x 2 bytes.
   if (ec.tp > 1) {
     profile.allreduce.source = perf::TimeSource::measured;
-    for (int64_t t : tokens) {
-      profile.allreduce.bytes.push_back(static_cast<double>(t * config.hidden_size * 2));
-      profile.allreduce.seconds.push_back(
-          time_allreduce(ec.tp, static_cast<size_t>(t * config.hidden_size), kAllReduceRepeats));
-    }
-    keep("allreduce", profile.allreduce.bytes, profile.allreduce.seconds);
-    progress(fmt::format("profile: all-reduce over {} message sizes at tp {} [{:.1f} s]",
-                         tokens.size(), ec.tp, elapsed_since(start)));
+    std::vector<int64_t> bytes;  // [num_points]
+    for (int64_t t : tokens) bytes.push_back(t * config.hidden_size * 2);
+    keep("allreduce", bytes, allreduce_seconds);
+    const perf::OperatorTable fitted =
+        fitted_table(bytes, allreduce_seconds, perf::OpScope::step, options.max_relative_fit_error);
+    profile.allreduce.bytes.assign(fitted.num_tokens.begin(), fitted.num_tokens.end());
+    profile.allreduce.seconds = fitted.seconds;
   }
 
   // CPU overhead: real engine steps minus the operator time of their plans.
@@ -290,9 +299,22 @@ perf::Profile run_profile(const ProfileOptions& options, const ProgressFn& progr
   progress(fmt::format("profile: CPU overhead over {} engine steps, batch 1..{} [{:.1f} s]",
                        samples.size(), overhead_seqs.back(), elapsed_since(start)));
 
+  // N-gram drafting against the full step model (operators + CPU overhead), at the config's k.
+  const std::unique_ptr<perf::StepTimeModel> step_model = perf::make_profiled_model(
+      profile, spec, cpu_device_spec(profile.provenance.device), deployment_for(ec), "profile");
+  const int32_t draft_tokens =
+      ec.spec.method == engine::SpecMethod::ngram ? ec.spec.num_spec_tokens : kDefaultDraftTokens;
+  profile.draft =
+      perf::DraftCost{"ngram", draft_tokens,
+                      ngram_draft_step_ratio(ec.spec, draft_tokens, config.vocab_size, *step_model,
+                                             batches, decode_contexts, options.max_repeats)};
+  progress(fmt::format("profile: n-gram drafting at k {}: {:.4f} of a step [{:.1f} s]",
+                       draft_tokens, profile.draft->step_ratio, elapsed_since(start)));
+
   profile.provenance.source = fmt::format(
       "tidal profile --backend cpu: {} ({}), tp {}, {} kernel threads per rank, weights {}, KV "
-      "{}. Operators timed inside the paged forward of rank 0's shard (TimingBackend), one "
+      "{}. Operators timed inside the paged forward with every rank running (rank 0's clock, "
+      "TimingBackend; all-reduces include the waits for the other ranks), one "
       "warm-up then {}-{} repeats per point, lower quartiles; 1-D tables fitted piecewise-linear "
       "within "
       "{}%; residual adds are fused into the norms (add_rms_norm) and measure 0; embedding "
@@ -300,7 +322,8 @@ perf::Profile run_profile(const ProfileOptions& options, const ProgressFn& progr
       "forward's time outside the operators (batch flattening, activation buffers); cpu_overhead = "
       "engine step duration minus the tables' operator time, median per batch size over {} "
       "steps; all-reduce bytes = tokens x hidden x 2 (sim/perf's index; the CPU engine reduces "
-      "fp32).",
+      "fp32); draft.step_ratio = n-gram propose() over synthesized prompts x batch / the step "
+      "model's verification step, median over the decode grid.",
       options.model, loaded.source, ec.tp, ec.num_threads, models::quant_spec_name(ec.quant),
       kernels::kv_dtype_name(ec.kv_dtype), options.min_repeats, options.max_repeats,
       options.max_relative_fit_error * 100.0, samples.size());

@@ -62,6 +62,10 @@ OpClass TimingBackend::mlp_class(OpClass dense) const {
   return moe_ ? OpClass::moe_experts : dense;
 }
 
+void TimingBackend::time_all_reduce(models::Communicator& comm, float* buf, size_t count) {
+  timed(OpClass::allreduce, [&] { comm.all_reduce_sum(buf, count); });
+}
+
 void TimingBackend::embedding(const float* table, int64_t hidden, const int32_t* token_ids,
                               int64_t num_tokens, float* out) {
   reset();

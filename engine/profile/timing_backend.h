@@ -3,13 +3,15 @@
 // sits in models::PagedModel::forward: the embedding opens a forward; the 2L + 1 norms of an
 // L-layer model split it into the attention half of each layer (QKV projections, rope, KV write +
 // attention, O projection), the MLP half (up/gate, activation, down, or the MoE router and its
-// experts) and, after the final norm, the LM head (row gather + projection).
+// experts) and, after the final norm, the LM head (row gather + projection). A communicator
+// that wraps its all-reduces in time_all_reduce() has them charged to the all-reduce class.
 #pragma once
 
 #include <array>
 #include <cstdint>
 
 #include "kernels/backend.h"
+#include "models/communicator.h"
 #include "models/config.h"
 #include "sim/perf/step_time_model.h"
 
@@ -30,7 +32,12 @@ class TimingBackend final : public kernels::Backend {
   int64_t num_calls(perf::OpClass op) const { return calls_[static_cast<size_t>(op)]; }
   int64_t total_calls() const;
 
+  // comm.all_reduce_sum(buf, count), charged to OpClass::allreduce (the forward's communicator
+  // calls it; buf: [count]).
+  void time_all_reduce(models::Communicator& comm, float* buf, size_t count);
+
   std::string_view name() const override { return inner_.name(); }
+  kernels::BackendMemory& memory() override { return inner_.memory(); }
   void embedding(const float* table, int64_t hidden, const int32_t* token_ids, int64_t num_tokens,
                  float* out) override;
   void rms_norm(const float* x, const float* weight, int64_t num_rows, int64_t dim, float eps,

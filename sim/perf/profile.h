@@ -88,6 +88,17 @@ struct CpuOverheadTable {
   friend bool operator==(const CpuOverheadTable&, const CpuOverheadTable&) = default;
 };
 
+// Speculative drafting measured beside the target (`tidal profile`: the n-gram drafter).
+// step_ratio: seconds of one drafting pass over a step's decoding sequences, as a share of the
+// target step it precedes, measured at num_speculative_tokens drafts per sequence.
+struct DraftCost {
+  std::string method;  // "ngram"
+  int32_t num_speculative_tokens = 0;
+  double step_ratio = 0.0;
+
+  friend bool operator==(const DraftCost&, const DraftCost&) = default;
+};
+
 struct Profile {
   ProfileProvenance provenance;
   ProfileModel model;
@@ -99,6 +110,7 @@ struct Profile {
   AttentionTables attention;  // filled when attention_source == measured
   AllReduceTable allreduce;
   CpuOverheadTable cpu_overhead;
+  std::optional<DraftCost> draft;  // JSON "draft"; absent when not measured
 
   friend bool operator==(const Profile&, const Profile&) = default;
 };

@@ -185,6 +185,19 @@ Profile read_profile(const nlohmann::json& root, const std::string& where) {
     }
     cpu.finish();
   }
+  if (top.has("draft")) {
+    JsonObjectReader draft = top.object("draft");
+    DraftCost cost;
+    cost.method = draft.string("method");
+    const int64_t k = draft.integer("num_speculative_tokens");
+    if (k < 1 || k > 16) {
+      throw_json_error(where, draft.child_path("num_speculative_tokens"), "must be in [1, 16]");
+    }
+    cost.num_speculative_tokens = static_cast<int32_t>(k);
+    cost.step_ratio = draft.number("step_ratio");
+    draft.finish();
+    profile.draft = cost;
+  }
   top.finish();
   return profile;
 }
@@ -262,6 +275,11 @@ nlohmann::ordered_json profile_json(const Profile& profile) {
     cpu["seconds"] = profile.cpu_overhead.seconds;
   }
   root["cpu_overhead"] = std::move(cpu);
+  if (profile.draft) {
+    root["draft"] = {{"method", profile.draft->method},
+                     {"num_speculative_tokens", profile.draft->num_speculative_tokens},
+                     {"step_ratio", profile.draft->step_ratio}};
+  }
   return root;
 }
 
@@ -320,6 +338,14 @@ void validate_profile(const Profile& profile, const std::string& where) {
     check_axis(profile.cpu_overhead.num_seqs, where, "cpu_overhead.num_seqs");
     check_values(profile.cpu_overhead.seconds, profile.cpu_overhead.num_seqs.size(), where,
                  "cpu_overhead.seconds");
+  }
+  if (profile.draft) {
+    if (profile.draft->method != "ngram") {
+      throw_json_error(where, "draft.method",
+                       "must be \"ngram\" (got \"" + profile.draft->method + "\")");
+    }
+    if (!(profile.draft->step_ratio >= 0))
+      throw_json_error(where, "draft.step_ratio", "must be >= 0");
   }
 }
 

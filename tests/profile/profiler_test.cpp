@@ -61,6 +61,23 @@ TEST_F(ProfilerTest, RoundTripsThroughTheSchema) {
   EXPECT_EQ(profile_->cpu_overhead.source, perf::TimeSource::measured);
   EXPECT_EQ(profile_->tp, 1);
   EXPECT_EQ(profile_->weight_dtype, perf::DType::fp32);
+  EXPECT_EQ(profile_->allreduce.source, perf::TimeSource::roofline);  // one rank: none
+}
+
+// The n-gram drafting cost is measured (the engine config does not speculate: at the default k)
+// and survives save/load.
+TEST_F(ProfilerTest, DraftCostRoundTrips) {
+  ASSERT_TRUE(profile_->draft.has_value());
+  EXPECT_EQ(profile_->draft->method, "ngram");
+  EXPECT_EQ(profile_->draft->num_speculative_tokens, 4);
+  EXPECT_GT(profile_->draft->step_ratio, 0.0);
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "tidal_profiler_draft_test.json").string();
+  perf::save_profile(*profile_, path);
+  const perf::Profile loaded = perf::load_profile(path);
+  std::filesystem::remove(path);
+  ASSERT_TRUE(loaded.draft.has_value());
+  EXPECT_EQ(*loaded.draft, *profile_->draft);
 }
 
 TEST_F(ProfilerTest, GridsCoverTheRequestedRange) {
@@ -83,6 +100,8 @@ TEST_F(ProfilerTest, FittedTablesReproduceTheirMeasurements) {
     PiecewiseLinear fit;
     if (series.name == "cpu_overhead") {
       fit = as_function(profile_->cpu_overhead.num_seqs, profile_->cpu_overhead.seconds);
+    } else if (series.name == "allreduce") {
+      fit = PiecewiseLinear{profile_->allreduce.bytes, profile_->allreduce.seconds};
     } else {
       ASSERT_EQ(series.name.rfind(prefix, 0), 0u) << series.name;
       perf::OpClass op{};
@@ -103,6 +122,43 @@ TEST_F(ProfilerTest, DrivesTheProfiledStepModel) {
   const std::vector<perf::SeqWork> batch{{16, 0}, {1, 40}, {1, 80}};
   EXPECT_GT(model->step_seconds(batch), 0.0);
   EXPECT_GT(model->breakdown(batch)[perf::OpClass::attention_decode], 0.0);
+}
+
+// TP 2: both ranks run every forward together; rank 0's all-reduces (barrier waits included)
+// make the all-reduce table, over the token sweep's message sizes, fitted within tolerance.
+TEST(ProfilerTensorParallel, TimesTheAllReduceInsideTheForward) {
+  ProfileOptions options;
+  options.model = "tiny";
+  options.engine.tp = 2;
+  options.max_num_tokens = 32;
+  options.max_batch_size = 2;
+  options.target_point_seconds = 0.002;
+  options.min_repeats = 3;
+  options.max_repeats = 5;
+  std::vector<MeasuredSeries> measured;
+  const perf::Profile profile = run_profile(
+      options, [](const std::string&) {}, &measured);
+  EXPECT_EQ(profile.tp, 2);
+  ASSERT_EQ(profile.allreduce.source, perf::TimeSource::measured);
+  const models::ModelConfig config = *models::find_preset("tiny");
+  EXPECT_EQ(profile.allreduce.bytes.front(), static_cast<double>(config.hidden_size * 2));
+  EXPECT_EQ(profile.allreduce.bytes.back(), static_cast<double>(32 * config.hidden_size * 2));
+  bool found = false;
+  for (const MeasuredSeries& series : measured) {
+    if (series.name != "allreduce") continue;
+    found = true;
+    EXPECT_EQ(series.x.size(), 10u);  // num_tokens 1, 2, 3, 4, 6, 8, 12, 16, 24, 32
+    const PiecewiseLinear fit{profile.allreduce.bytes, profile.allreduce.seconds};
+    EXPECT_LE(max_relative_error(fit, series.x, series.seconds), 0.05);
+  }
+  EXPECT_TRUE(found);
+  engine::EngineConfig engine_config;
+  engine_config.tp = 2;
+  const auto model =
+      perf::make_profiled_model(profile, model_spec_for(config, "tiny"),
+                                cpu_device_spec("test CPU"), deployment_for(engine_config), "test");
+  const std::vector<perf::SeqWork> batch{{8, 0}, {1, 40}};
+  EXPECT_GT(model->breakdown(batch)[perf::OpClass::allreduce], 0.0);
 }
 
 }  // namespace

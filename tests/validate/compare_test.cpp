@@ -64,7 +64,7 @@ TEST(Compare, StepPredictionsOnTheEnginePlans) {
   std::vector<engine::StepRecord> steps{step(1'000'000, {4, 6}), step(1'020'000, {1, 1}),
                                         step(1'250'000, {50})};
   steps[1].num_swap_out_blocks = 10;  // +10 us
-  const std::vector<StepPrediction> p = predict_steps(steps, model);
+  const std::vector<StepPrediction> p = predict_steps(steps, model, 0.0);
   ASSERT_EQ(p.size(), 3u);
   EXPECT_EQ(p[0].num_seqs, 2);
   EXPECT_EQ(p[0].num_tokens, 10);
@@ -77,6 +77,18 @@ TEST(Compare, StepPredictionsOnTheEnginePlans) {
   EXPECT_NEAR(s.median_abs_pct, 10.0, 1e-9);  // sorted |err|: 0.98, 10, 20
   EXPECT_NEAR(s.p90_abs_pct, 20.0, 1e-9);
   EXPECT_NEAR(s.measured_total_s, 3.27e-3, 1e-12);
+}
+
+TEST(Compare, VerificationStepsAreStretchedByTheDraftCost) {
+  const LinearModel model;
+  // Two sequences verifying 3 and 1 drafts (4 + 2 new tokens): 1.06 ms x (1 + 0.01 x 3).
+  std::vector<engine::StepRecord> steps{step(1'000'000, {4, 2}), step(1'000'000, {1})};
+  steps[0].seqs[0].num_spec_tokens = 3;
+  steps[0].seqs[1].num_spec_tokens = 1;
+  const std::vector<StepPrediction> p = predict_steps(steps, model, 0.01);
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_NEAR(p[0].predicted_s, 1.06e-3 * 1.03, 1e-12);
+  EXPECT_NEAR(p[1].predicted_s, 1.01e-3, 1e-12);  // no drafts: plain step
 }
 
 }  // namespace

@@ -6,28 +6,37 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/engine_config.h"
+#include "sim/perf/profile.h"
 #include "traces/writer.h"
+#include "validate/spec_calibration.h"
 
 namespace tidal::validate {
 namespace {
 
 namespace fs = std::filesystem;
 
-TEST(Validation, TinyModelEndToEnd) {
-  const fs::path dir = fs::temp_directory_path() / "tidal_validation_test";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+// 12 short requests 10 ms apart, written to dir/trace.jsonl.
+std::string write_short_trace(const fs::path& dir, int64_t base_output_tokens) {
   std::vector<Request> requests;
   for (int64_t i = 0; i < 12; ++i) {
     Request r;
     r.id = i;
     r.arrival_s = 0.01 * static_cast<double>(i);
     r.prompt_tokens = 16 + 4 * (i % 3);
-    r.output_tokens = 6 + (i % 4);
+    r.output_tokens = base_output_tokens + (i % 4);
     requests.push_back(r);
   }
   const std::string trace = (dir / "trace.jsonl").string();
   traces::write_trace(trace, requests);
+  return trace;
+}
+
+TEST(Validation, TinyModelEndToEnd) {
+  const fs::path dir = fs::temp_directory_path() / "tidal_validation_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string trace = write_short_trace(dir, 6);
 
   ValidateOptions options;
   options.run.model = "tiny";
@@ -82,6 +91,48 @@ TEST(Validation, TinyModelEndToEnd) {
     EXPECT_TRUE(fs::exists(dir / "out" / file)) << file;
   }
   EXPECT_NE(result.table.find("TTFT"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+// n-gram speculation: the simulator speculates with the engine's k, an acceptance calibrated
+// from the engine run's measured acceptance and the profile's measured drafting cost.
+TEST(Validation, NgramSpeculationIsCalibratedFromTheEngine) {
+  const fs::path dir = fs::temp_directory_path() / "tidal_validation_spec_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  ValidateOptions options;
+  options.run.model = "tiny";
+  options.run.trace = write_short_trace(dir, 24);
+  options.run.config.scheduler.max_num_seqs = 4;
+  options.run.config.spec = engine::parse_spec_config("ngram:3", "spec");
+  options.profile.max_num_tokens = 64;
+  options.profile.max_batch_size = 4;
+  options.profile.target_point_seconds = 0.002;
+  options.out_dir = (dir / "out").string();
+  const ValidationResult result = run_validation(options, [](const std::string&) {});
+  const nlohmann::ordered_json& j = result.json;
+
+  const perf::Profile profile = perf::load_profile((dir / "out" / "profile.json").string());
+  ASSERT_TRUE(profile.draft.has_value());
+  EXPECT_EQ(profile.draft->method, "ngram");
+  EXPECT_EQ(profile.draft->num_speculative_tokens, 3);
+
+  const nlohmann::ordered_json& s = j["case"]["sim_speculative"];
+  ASSERT_TRUE(s.is_object());
+  EXPECT_EQ(s["method"], "ngram");
+  EXPECT_EQ(s["num_speculative_tokens"], 3);
+  const double engine_rate = j["engine"]["spec_acceptance_rate"].get<double>();
+  EXPECT_GT(engine_rate, 0.0);  // greedy decoding of random weights repeats itself
+  EXPECT_DOUBLE_EQ(s["calibrated_from"]["engine_acceptance_rate"].get<double>(), engine_rate);
+  EXPECT_DOUBLE_EQ(s["acceptance_rate"].get<double>(),
+                   acceptance_for_accepted_share(engine_rate, 3));
+  EXPECT_DOUBLE_EQ(s["draft_cost_ratio"].get<double>(), profile.draft->step_ratio / 3.0);
+  // The simulator did speculate: it scheduled drafts and accepted some.
+  ASSERT_FALSE(j["sim"]["spec_acceptance_rate"].is_null());
+  EXPECT_GT(j["sim"]["spec_acceptance_rate"].get<double>(), 0.0);
+  ASSERT_EQ(j["notes"].size(), 1u);
+  EXPECT_NE(j["notes"][0].get<std::string>().find("calibrated"), std::string::npos);
+  EXPECT_EQ(j["sim"]["num_finished"], 12);
   fs::remove_all(dir);
 }
 

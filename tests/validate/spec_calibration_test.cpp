@@ -1,0 +1,60 @@
+// The simulator's n-gram speculation calibrated from an engine run's acceptance and a profile's
+// drafting cost.
+#include "validate/spec_calibration.h"
+
+#include <gtest/gtest.h>
+
+namespace tidal::validate {
+namespace {
+
+double accepted_share(double alpha, int32_t k) {
+  double sum = 0.0;
+  double power = 1.0;
+  for (int32_t i = 0; i < k; ++i) sum += (power *= alpha);
+  return sum / k;
+}
+
+TEST(SpecCalibration, AcceptanceReproducesTheAcceptedShare) {
+  EXPECT_NEAR(acceptance_for_accepted_share(0.0, 3), 0.0, 1e-12);
+  EXPECT_NEAR(acceptance_for_accepted_share(1.0, 3), 1.0, 1e-12);
+  EXPECT_NEAR(acceptance_for_accepted_share(0.5, 1), 0.5, 1e-12);  // k = 1: alpha is the share
+  for (const double share : {0.1, 0.3, 0.6, 0.9}) {
+    for (const int32_t k : {2, 3, 5}) {
+      const double alpha = acceptance_for_accepted_share(share, k);
+      EXPECT_NEAR(accepted_share(alpha, k), share, 1e-9) << share << " " << k;
+      EXPECT_GT(alpha, share);  // later drafts need every earlier one accepted
+    }
+  }
+}
+
+TEST(SpecCalibration, NgramFromEngineStatsAndProfile) {
+  engine::SpecConfig spec;
+  spec.method = engine::SpecMethod::ngram;
+  spec.num_spec_tokens = 3;
+  engine::SpecStats stats;
+  stats.num_verifications = 100;
+  stats.num_draft_tokens = 300;
+  stats.num_accepted_tokens = 90;
+  perf::Profile profile;
+  profile.draft = perf::DraftCost{"ngram", 4, 0.012};
+  const SpecCalibration c = calibrate_ngram(spec, stats, profile);
+  EXPECT_EQ(c.speculative.method, "ngram");
+  EXPECT_EQ(c.speculative.num_speculative_tokens, 3);
+  EXPECT_TRUE(c.speculative.enabled());
+  EXPECT_DOUBLE_EQ(c.engine_acceptance_rate, 0.3);
+  EXPECT_NEAR(accepted_share(c.speculative.acceptance_rate, 3), 0.3, 1e-9);
+  EXPECT_DOUBLE_EQ(c.speculative.draft_cost_ratio, 0.004);  // 0.012 of a step over k = 3
+  const nlohmann::ordered_json j = to_json(c);
+  EXPECT_EQ(j["num_speculative_tokens"], 3);
+  EXPECT_DOUBLE_EQ(j["calibrated_from"]["engine_acceptance_rate"].get<double>(), 0.3);
+  EXPECT_EQ(j["calibrated_from"]["profile_draft_k"], 4);
+  EXPECT_NE(calibration_note(c).find("calibrated"), std::string::npos);
+
+  profile.draft.reset();
+  const SpecCalibration without = calibrate_ngram(spec, stats, profile);
+  EXPECT_DOUBLE_EQ(without.speculative.draft_cost_ratio, 0.0);
+  EXPECT_TRUE(to_json(without)["calibrated_from"]["profile_draft_step_ratio"].is_null());
+}
+
+}  // namespace
+}  // namespace tidal::validate

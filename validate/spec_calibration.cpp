@@ -1,0 +1,81 @@
+#include "validate/spec_calibration.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace tidal::validate {
+
+double acceptance_for_accepted_share(double share, int32_t k) {
+  const double target = std::clamp(share, 0.0, 1.0);
+  auto accepted_share = [k](double alpha) {
+    double sum = 0.0;
+    double power = 1.0;
+    for (int32_t i = 0; i < k; ++i) {
+      power *= alpha;
+      sum += power;
+    }
+    return sum / static_cast<double>(k);
+  };
+  // accepted_share rises monotonically from 0 (alpha 0) to 1 (alpha 1): bisection.
+  double lo = 0.0;
+  double hi = 1.0;
+  for (int i = 0; i < 60; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (accepted_share(mid) < target ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+SpecCalibration calibrate_ngram(const engine::SpecConfig& spec, const engine::SpecStats& stats,
+                                const perf::Profile& profile) {
+  SpecCalibration c;
+  const int32_t k = spec.num_spec_tokens;
+  c.engine_acceptance_rate = stats.acceptance_rate();
+  c.engine_tokens_per_verification = stats.mean_accepted_length();
+  c.profile_draft = profile.draft;
+  c.speculative.method = "ngram";
+  c.speculative.num_speculative_tokens = k;
+  c.speculative.acceptance_rate = acceptance_for_accepted_share(c.engine_acceptance_rate, k);
+  c.speculative.draft_cost_ratio =
+      profile.draft ? profile.draft->step_ratio / static_cast<double>(k) : 0.0;
+  return c;
+}
+
+nlohmann::ordered_json to_json(const SpecCalibration& c) {
+  const sim::SpeculativeSpec& s = c.speculative;
+  return {{"method", s.method},
+          {"num_speculative_tokens", s.num_speculative_tokens},
+          {"acceptance_rate", s.acceptance_rate},
+          {"draft_cost_ratio", s.draft_cost_ratio},
+          {"calibrated_from",
+           {{"engine_acceptance_rate", c.engine_acceptance_rate},
+            {"engine_tokens_per_verification", c.engine_tokens_per_verification},
+            {"profile_draft_step_ratio",
+             c.profile_draft ? nlohmann::ordered_json(c.profile_draft->step_ratio) : nullptr},
+            {"profile_draft_k",
+             c.profile_draft ? nlohmann::ordered_json(c.profile_draft->num_speculative_tokens)
+                             : nullptr}}}};
+}
+
+std::string calibration_note(const SpecCalibration& c) {
+  const sim::SpeculativeSpec& s = c.speculative;
+  std::string note = fmt::format(
+      "simulator speculation (calibrated inputs): ngram, k {}; acceptance_rate {:.4f}, the "
+      "per-token rate at which the simulator's model accepts the engine run's measured share "
+      "of drafted tokens ({:.4f}; {:.3f} tokens per verifying sequence); ",
+      s.num_speculative_tokens, s.acceptance_rate, c.engine_acceptance_rate,
+      c.engine_tokens_per_verification);
+  if (c.profile_draft) {
+    note += fmt::format(
+        "draft_cost_ratio {:.6f} = the profile's measured n-gram drafting time, {:.5f} of a "
+        "verification step at k {}, over k {}",
+        s.draft_cost_ratio, c.profile_draft->step_ratio, c.profile_draft->num_speculative_tokens,
+        s.num_speculative_tokens);
+  } else {
+    note += "draft_cost_ratio 0: the profile has no measured drafting cost (no \"draft\" section)";
+  }
+  return note;
+}
+
+}  // namespace tidal::validate

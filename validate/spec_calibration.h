@@ -1,0 +1,47 @@
+// The simulator's speculative-decoding inputs for a validation case (docs/scenario.md,
+// `fleet.pools[i].speculative`), calibrated from the engine side: method and k as the engine
+// ran them; the acceptance rate from the engine run's measured acceptance; the draft cost from
+// the profile's measured n-gram drafting time.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/engine.h"
+#include "sim/perf/profile.h"
+#include "sim/scenario.h"
+
+namespace tidal::validate {
+
+// The simulator's per-token acceptance probability alpha whose model (drafts accepted one by one
+// with probability alpha until the first rejection, at most k) accepts, on average, `share` of
+// the k drafted tokens: (alpha + alpha^2 + ... + alpha^k) / k = share. share in [0, 1], k >= 1;
+// the engine's spec_acceptance_rate is that share (accepted / drafted tokens).
+double acceptance_for_accepted_share(double share, int32_t k);
+
+struct SpecCalibration {
+  sim::SpeculativeSpec speculative;              // method "ngram", k, alpha, draft_cost_ratio
+  double engine_acceptance_rate = 0.0;           // accepted / drafted tokens in the engine run
+  double engine_tokens_per_verification = 0.0;   // accepted drafts + 1 per verifying sequence
+  std::optional<perf::DraftCost> profile_draft;  // absent: the profile measured no drafting
+};
+
+// The calibration of an n-gram case (spec.method == ngram, k >= 1): alpha from the engine's
+// acceptance (acceptance_for_accepted_share), draft_cost_ratio = the profile's drafting
+// step_ratio / k (one drafting pass per step, charged by the simulator per draft position), or
+// 0 when the profile has no drafting figure.
+SpecCalibration calibrate_ngram(const engine::SpecConfig& spec, const engine::SpecStats& stats,
+                                const perf::Profile& profile);
+
+// {"method", "num_speculative_tokens", "acceptance_rate", "draft_cost_ratio", "calibrated_from":
+// {"engine_acceptance_rate", "engine_tokens_per_verification", "profile_draft_step_ratio",
+// "profile_draft_k"}}.
+nlohmann::ordered_json to_json(const SpecCalibration& c);
+
+// One line for `notes`: what the simulator's speculation was calibrated from.
+std::string calibration_note(const SpecCalibration& c);
+
+}  // namespace tidal::validate
