@@ -88,7 +88,8 @@ void DashModel::handle(const RunOutcome& outcome) {
                  fmt::format("run finished in {:.1f} s: {}", outcome.wall_s, outcome.run->dir)};
       break;
     case RunOutcome::Status::cancelled:
-      refresh_live(true, "cancelled");  // the rows so far stay visible
+      refresh_live(true, "cancelled");           // the rows so far stay visible
+      if (live_ == nullptr) show_live_ = false;  // cancelled before its first rows
       banner_ = {false, "run cancelled"};
       break;
     case RunOutcome::Status::failed:
@@ -115,6 +116,7 @@ void DashModel::refresh_live(bool force, const char* state) {
   job_.copy_live_rows(live_rows_);
   if (live_rows_.timeline.empty() && live_rows_.requests.empty()) return;
   const std::string folder = std::filesystem::path(job_.out_dir()).filename().string();
+  const bool first = live_ == nullptr || live_->series.start_s.empty();
   live_ = make_live_run(live_rows_, job_.out_dir(),
                         fmt::format("{} ({}, {})", live_name_, folder, state), live_name_);
   const double took_s = std::chrono::duration<double>(Clock::now() - start).count();
@@ -122,7 +124,12 @@ void DashModel::refresh_live(bool force, const char* state) {
       Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
                          std::max(kLiveRefreshMin_s, kLiveRefreshCostFactor * took_s)));
   if (show_live_ && !live_rows_.timeline.empty()) {
-    time_axis_.follow_limits({0.0, live_->series.end_s.back()});
+    const plot::AxisRange limits{0.0, live_->series.end_s.back()};
+    if (first) {
+      time_axis_.set_limits(limits);  // a new run: whatever zoom the previous one had goes
+    } else {
+      time_axis_.follow_limits(limits);
+    }
   }
 }
 
