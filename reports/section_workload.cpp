@@ -143,6 +143,16 @@ Section workload_section(const RunSection& r) {
                                 percent_cell(static_cast<double>(c.num_requests) / total),
                                 text_cell(slo_text(c))});
   }
+  if (run.summary.engine) {
+    // The engine keeps the trace's class names (requests.csv) but has no SLOs for them.
+    for (size_t c = 0; c < q.class_names.size(); ++c) {
+      const auto n = static_cast<int64_t>(
+          std::count(q.slo_class.begin(), q.slo_class.end(), static_cast<int32_t>(c)));
+      class_table.rows.push_back({text_cell(q.class_names[c]), count_cell(n),
+                                  percent_cell(static_cast<double>(n) / total),
+                                  text_cell("none (engine run)")});
+    }
+  }
   section.blocks.push_back(std::move(class_table));
   return section;
 }

@@ -122,6 +122,12 @@ TEST_F(EngineReportTest, EngineRunRendersEveryRunSection) {
   EXPECT_EQ(find_block(report, "chart", "cumulative-cost"), nullptr);
   EXPECT_EQ(find_block(report, "table", "pools"), nullptr);
   EXPECT_NE(find_block(report, "table", "engine"), nullptr);
+  // The trace's class names, without SLOs.
+  const nlohmann::json* classes = find_block(report, "table", "classes");
+  ASSERT_NE(classes, nullptr);
+  ASSERT_EQ(classes->at("rows").size(), 1u);
+  EXPECT_EQ(classes->at("rows")[0][1]["value"], 16);
+  EXPECT_EQ(classes->at("rows")[0][3]["text"], "none (engine run)");
 }
 
 TEST_F(EngineReportTest, FiguresEqualTheEngineSummaryJson) {
