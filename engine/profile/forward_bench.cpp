@@ -60,6 +60,16 @@ double clock_read_seconds() {
 
 }  // namespace
 
+ForwardTimes least_times(const ForwardTimes& a, const ForwardTimes& b) {
+  ForwardTimes out;
+  for (size_t c = 0; c < out.seconds.size(); ++c)
+    out.seconds[c] = std::min(a.seconds[c], b.seconds[c]);
+  out.forward_seconds = std::min(a.forward_seconds, b.forward_seconds);
+  out.unattributed_seconds = std::min(a.unattributed_seconds, b.unattributed_seconds);
+  out.num_repeats = a.num_repeats + b.num_repeats;
+  return out;
+}
+
 ForwardBench::Rank::Rank(const models::ModelWeights& w, int num_threads,
                          const kernels::KvCacheSpec& spec)
     : weights(w), cpu(num_threads), arena(spec) {}

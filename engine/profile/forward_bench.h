@@ -42,6 +42,9 @@ struct ForwardTimes {
   double operator[](perf::OpClass op) const { return seconds[static_cast<size_t>(op)]; }
 };
 
+// Per field the smaller of a and b (num_repeats: their sum).
+ForwardTimes least_times(const ForwardTimes& a, const ForwardTimes& b);
+
 class ForwardBench {
  public:
   // `rank_weights`: every rank's (quantized) shard, [tp], kept by reference. Each rank's KV
