@@ -227,6 +227,11 @@ MatrixResult run_matrix(const Matrix& matrix, const std::string& out_dir,
                                    ? nlohmann::ordered_json()
                                    : j["noise"]["latency"]["e2e"]["signed_error_pct"]["mean"]},
         {"engine_cpu_share", j["engine"]["cpu_share"]},
+        {"engine_wall_s", j["engine"]["wall_s"]},
+        {"engine_cpu_s",
+         j["engine"]["cpu_share"].get<double>() * j["engine"]["wall_s"].get<double>()},
+        {"step_measured_total_s", j["step_duration"]["measured_total_s"]},
+        {"step_predicted_total_s", j["step_duration"]["predicted_total_s"]},
         {"targets", j["targets"]},
         {"notes", j["notes"]},
     };
@@ -246,13 +251,14 @@ std::string matrix_markdown(const nlohmann::ordered_json& matrix_json) {
   std::string out =
       "| case | load | requests | step \\|err\\| p50 / p90 | TTFT mean / p99 | TPOT mean / p99 | "
       "ITL mean | E2E mean / p99 | KS TTFT / E2E | throughput | makespan | engine noise TTFT / "
-      "E2E mean | engine CPU share |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+      "E2E mean | engine CPU share | steps predicted / measured / engine CPU (s) |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : matrix_json["cases"]) {
     const std::string load =
         r["load"].is_null() ? std::string("-") : fmt::format("{:.2f}", r["load"].get<double>());
     out += fmt::format(
         "| {} | {} | {} | {:.1f}% / {:.1f}% | {} / {} | {} / {} | {} | {} / {} | {:.2f} / {:.2f} "
-        "| {} | {} | {} / {} | {:.2f} |\n",
+        "| {} | {} | {} / {} | {:.2f} | {:.3f} / {:.3f} / {:.3f} |\n",
         r["case"].get<std::string>(), load, r["num_requests"].get<int64_t>(),
         r["step_median_abs_error_pct"].get<double>(), r["step_p90_abs_error_pct"].get<double>(),
         cell_pct(r["ttft_mean_error_pct"]), cell_pct(r["ttft_p99_error_pct"]),
@@ -261,11 +267,14 @@ std::string matrix_markdown(const nlohmann::ordered_json& matrix_json) {
         cell_pct(r["e2e_p99_error_pct"]), r["ttft_ks"].get<double>(), r["e2e_ks"].get<double>(),
         cell_pct(r["throughput_error_pct"]), cell_pct(r["makespan_error_pct"]),
         cell_pct(r["noise_ttft_mean_pct"]), cell_pct(r["noise_e2e_mean_pct"]),
-        r["engine_cpu_share"].get<double>());
+        r["engine_cpu_share"].get<double>(), r["step_predicted_total_s"].get<double>(),
+        r["step_measured_total_s"].get<double>(), r["engine_cpu_s"].get<double>());
   }
   out +=
       "\nErrors are the simulator's signed % error against the engine ((sim - engine) / "
-      "engine); step |err| is per engine step, model vs measured duration on the same plan.\n";
+      "engine); step |err| is per engine step, model vs measured duration on the same plan. "
+      "Steps: the model's total over the engine's steps, their measured wall-clock total, and "
+      "the CPU seconds the engine process got during the replay.\n";
   return out;
 }
 

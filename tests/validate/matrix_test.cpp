@@ -107,5 +107,37 @@ TEST(Matrix, RepositoryMatrixCoversTheIssueCases) {
               static_batching && int8 && tp2 && ngram);
 }
 
+TEST(Matrix, MarkdownRowCarriesEveryColumn) {
+  const nlohmann::ordered_json rows = {{"cases",
+                                        {{{"case", "tp2"},
+                                          {"load", 0.5},
+                                          {"num_requests", 200},
+                                          {"step_median_abs_error_pct", 12.34},
+                                          {"step_p90_abs_error_pct", 40.0},
+                                          {"ttft_mean_error_pct", -50.0},
+                                          {"ttft_p99_error_pct", -40.0},
+                                          {"tpot_mean_error_pct", -10.0},
+                                          {"tpot_p99_error_pct", 5.0},
+                                          {"itl_mean_error_pct", -9.0},
+                                          {"e2e_mean_error_pct", -30.0},
+                                          {"e2e_p99_error_pct", -20.0},
+                                          {"ttft_ks", 0.5},
+                                          {"e2e_ks", 0.25},
+                                          {"throughput_error_pct", 1.5},
+                                          {"makespan_error_pct", -1.5},
+                                          {"noise_ttft_mean_pct", nullptr},
+                                          {"noise_e2e_mean_pct", 3.0},
+                                          {"engine_cpu_share", 0.75},
+                                          {"step_predicted_total_s", 0.5},
+                                          {"step_measured_total_s", 0.75},
+                                          {"engine_cpu_s", 0.625}}}}};
+  const std::string md = matrix_markdown(rows);
+  EXPECT_NE(md.find("| tp2 | 0.50 | 200 | 12.3% / 40.0% | -50.0 / -40.0 | -10.0 / +5.0 | -9.0 | "
+                    "-30.0 / -20.0 | 0.50 / 0.25 | +1.5 | -1.5 | n/a / +3.0 | 0.75 | "
+                    "0.500 / 0.750 / 0.625 |"),
+            std::string::npos)
+      << md;
+}
+
 }  // namespace
 }  // namespace tidal::validate
