@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "traces/csv_text.h"
 #include "traces/input_error.h"
 
 namespace tidal::traces {
@@ -79,12 +80,7 @@ void append_csv_string(std::string& out, std::string_view text, std::string_view
     out += text;
     return;
   }
-  out += '"';
-  for (const char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
+  append_quoted_csv(out, text);
 }
 
 template <typename T>
