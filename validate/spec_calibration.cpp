@@ -28,8 +28,24 @@ double acceptance_for_accepted_share(double share, int32_t k) {
 }
 
 SpecCalibration calibrate_ngram(const engine::SpecConfig& spec, const engine::SpecStats& stats,
+                                std::span<const engine::StepRecord> steps,
                                 const perf::Profile& profile) {
   SpecCalibration c;
+  int64_t num_decoding = 0;
+  int64_t num_drafting = 0;
+  for (const engine::StepRecord& step : steps) {
+    for (const sched::ScheduledSeq& seq : step.seqs) {
+      if (!seq.samples || seq.num_context_tokens == 0 ||
+          seq.num_new_tokens - seq.num_spec_tokens != 1) {
+        continue;
+      }
+      ++num_decoding;
+      if (seq.num_spec_tokens > 0) ++num_drafting;
+    }
+  }
+  if (num_decoding > 0) {
+    c.engine_drafting_share = static_cast<double>(num_drafting) / static_cast<double>(num_decoding);
+  }
   const int32_t k = spec.num_spec_tokens;
   c.engine_acceptance_rate = stats.acceptance_rate();
   c.engine_tokens_per_verification = stats.mean_accepted_length();
@@ -51,6 +67,7 @@ nlohmann::ordered_json to_json(const SpecCalibration& c) {
           {"calibrated_from",
            {{"engine_acceptance_rate", c.engine_acceptance_rate},
             {"engine_tokens_per_verification", c.engine_tokens_per_verification},
+            {"engine_drafting_share", c.engine_drafting_share},
             {"profile_draft_step_ratio",
              c.profile_draft ? nlohmann::ordered_json(c.profile_draft->step_ratio) : nullptr},
             {"profile_draft_k",
@@ -63,9 +80,10 @@ std::string calibration_note(const SpecCalibration& c) {
   std::string note = fmt::format(
       "simulator speculation (calibrated inputs): ngram, k {}; acceptance_rate {:.4f}, the "
       "per-token rate at which the simulator's model accepts the engine run's measured share "
-      "of drafted tokens ({:.4f}; {:.3f} tokens per verifying sequence); ",
+      "of drafted tokens ({:.4f}; {:.3f} tokens per verifying sequence; the engine drafted at "
+      "{:.1f}% of its decoding steps, the simulator drafts at every one); ",
       s.num_speculative_tokens, s.acceptance_rate, c.engine_acceptance_rate,
-      c.engine_tokens_per_verification);
+      c.engine_tokens_per_verification, 100.0 * c.engine_drafting_share);
   if (c.profile_draft) {
     note += fmt::format(
         "draft_cost_ratio {:.6f} = the profile's measured n-gram drafting time, {:.5f} of a "

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -23,9 +24,13 @@ namespace tidal::validate {
 double acceptance_for_accepted_share(double share, int32_t k);
 
 struct SpecCalibration {
-  sim::SpeculativeSpec speculative;              // method "ngram", k, alpha, draft_cost_ratio
-  double engine_acceptance_rate = 0.0;           // accepted / drafted tokens in the engine run
-  double engine_tokens_per_verification = 0.0;   // accepted drafts + 1 per verifying sequence
+  sim::SpeculativeSpec speculative;             // method "ngram", k, alpha, draft_cost_ratio
+  double engine_acceptance_rate = 0.0;          // accepted / drafted tokens in the engine run
+  double engine_tokens_per_verification = 0.0;  // accepted drafts + 1 per verifying sequence
+  // Of the engine's decoding steps of a sequence (one known token + its drafts), the share that
+  // carried drafts: the n-gram drafter proposes nothing when the sequence's suffix has no
+  // earlier occurrence, while the simulator drafts k at every decoding step.
+  double engine_drafting_share = 0.0;
   std::optional<perf::DraftCost> profile_draft;  // absent: the profile measured no drafting
 };
 
@@ -33,12 +38,14 @@ struct SpecCalibration {
 // acceptance (acceptance_for_accepted_share), draft_cost_ratio = the profile's drafting
 // step_ratio / k (one drafting pass per step, charged by the simulator per draft position), or
 // 0 when the profile has no drafting figure.
+// engine_drafting_share is counted over `steps` (the engine run's).
 SpecCalibration calibrate_ngram(const engine::SpecConfig& spec, const engine::SpecStats& stats,
+                                std::span<const engine::StepRecord> steps,
                                 const perf::Profile& profile);
 
 // {"method", "num_speculative_tokens", "acceptance_rate", "draft_cost_ratio", "calibrated_from":
-// {"engine_acceptance_rate", "engine_tokens_per_verification", "profile_draft_step_ratio",
-// "profile_draft_k"}}.
+// {"engine_acceptance_rate", "engine_tokens_per_verification", "engine_drafting_share",
+// "profile_draft_step_ratio", "profile_draft_k"}}.
 nlohmann::ordered_json to_json(const SpecCalibration& c);
 
 // One line for `notes`: what the simulator's speculation was calibrated from.

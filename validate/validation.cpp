@@ -172,7 +172,7 @@ ValidationResult run_validation(const ValidateOptions& options,
   std::optional<SpecCalibration> calibration;
   const engine::SpecConfig& spec = args.config.spec;
   if (spec.method == engine::SpecMethod::ngram && spec.num_spec_tokens > 0) {
-    calibration = calibrate_ngram(spec, measured.spec, profile);
+    calibration = calibrate_ngram(spec, measured.spec, measured.run.steps, profile);
     sim_inputs.speculative = calibration->speculative;
   } else {
     sim_inputs.scheduler.num_speculative_tokens = 0;

@@ -37,7 +37,22 @@ TEST(SpecCalibration, NgramFromEngineStatsAndProfile) {
   stats.num_accepted_tokens = 90;
   perf::Profile profile;
   profile.draft = perf::DraftCost{"ngram", 4, 0.012};
-  const SpecCalibration c = calibrate_ngram(spec, stats, profile);
+  // One step: a prefill chunk (not decoding), a decode verifying 3 drafts, three plain decodes
+  // and a chunk whose step does not sample: 1 of 4 decoding steps drafted.
+  engine::StepRecord step;
+  auto seq = [](int64_t new_tokens, int64_t context, int32_t spec_tokens, bool samples) {
+    sched::ScheduledSeq s;
+    s.num_new_tokens = new_tokens;
+    s.num_context_tokens = context;
+    s.num_spec_tokens = spec_tokens;
+    s.samples = samples;
+    return s;
+  };
+  step.seqs = {seq(32, 0, 0, true), seq(4, 40, 3, true), seq(1, 40, 0, true),
+               seq(1, 50, 0, true), seq(1, 60, 0, true), seq(8, 16, 0, false)};
+  const std::vector<engine::StepRecord> steps{step};
+  const SpecCalibration c = calibrate_ngram(spec, stats, steps, profile);
+  EXPECT_DOUBLE_EQ(c.engine_drafting_share, 0.25);
   EXPECT_EQ(c.speculative.method, "ngram");
   EXPECT_EQ(c.speculative.num_speculative_tokens, 3);
   EXPECT_TRUE(c.speculative.enabled());
@@ -48,10 +63,11 @@ TEST(SpecCalibration, NgramFromEngineStatsAndProfile) {
   EXPECT_EQ(j["num_speculative_tokens"], 3);
   EXPECT_DOUBLE_EQ(j["calibrated_from"]["engine_acceptance_rate"].get<double>(), 0.3);
   EXPECT_EQ(j["calibrated_from"]["profile_draft_k"], 4);
+  EXPECT_DOUBLE_EQ(j["calibrated_from"]["engine_drafting_share"].get<double>(), 0.25);
   EXPECT_NE(calibration_note(c).find("calibrated"), std::string::npos);
 
   profile.draft.reset();
-  const SpecCalibration without = calibrate_ngram(spec, stats, profile);
+  const SpecCalibration without = calibrate_ngram(spec, stats, {}, profile);
   EXPECT_DOUBLE_EQ(without.speculative.draft_cost_ratio, 0.0);
   EXPECT_TRUE(to_json(without)["calibrated_from"]["profile_draft_step_ratio"].is_null());
 }
