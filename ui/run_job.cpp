@@ -106,9 +106,10 @@ void RunJob::record_progress(double fraction_done) {
 std::shared_ptr<const LoadedRun> RunJob::simulate_to_folder(const sim::Scenario& scenario) {
   sim::RequestTable table = sim::load_workloads(scenario);
   if (cancel_requested_) return nullptr;
+  LiveRows live = live_rows_for(table);  // sorts the names: outside the lock the UI takes
   {
     const std::lock_guard lock(mutex_);
-    live_ = live_rows_for(table);
+    live_ = std::move(live);
   }
   stage_ = RunStage::simulating;
   record_progress(0.0);
