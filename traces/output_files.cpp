@@ -28,7 +28,7 @@ void write_output_file(const std::string& path, const std::function<void(std::os
   if (!out) throw InputError(fmt::format("{}: write failed", path));
 }
 
-void write_text_file(const std::string& path, std::string_view text) {
+void write_output_text(const std::string& path, std::string_view text) {
   write_output_file(path, [&](std::ostream& out) { out << text; });
 }
 

@@ -17,7 +17,8 @@ void create_output_folder(const std::string& dir);
 // "PATH: cannot open for writing" / "PATH: write failed".
 void write_output_file(const std::string& path, const std::function<void(std::ostream&)>& write);
 
-// write_output_file with `text` as the whole content.
-void write_text_file(const std::string& path, std::string_view text);
+// write_output_file with `text` as the whole content (traces/writer.h's write_text_file, for
+// trace tools, also takes "-" for stdout and words its errors with errno).
+void write_output_text(const std::string& path, std::string_view text);
 
 }  // namespace tidal::traces

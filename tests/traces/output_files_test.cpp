@@ -32,8 +32,8 @@ TEST(OutputFiles, CreatesNestedFoldersAndWritesFiles) {
   create_output_folder(dir);
   create_output_folder(dir);  // an existing folder is fine
   write_output_file(dir + "/x.csv", [](std::ostream& out) { out << "h\n1\n"; });
-  write_text_file(dir + "/y.txt", "text");
-  write_text_file(dir + "/y.txt", "new");  // truncates
+  write_output_text(dir + "/y.txt", "text");
+  write_output_text(dir + "/y.txt", "new");  // truncates
   EXPECT_EQ(read_all(root / "a" / "b" / "x.csv"), "h\n1\n");
   EXPECT_EQ(read_all(root / "a" / "b" / "y.txt"), "new");
   std::filesystem::remove_all(root);
@@ -42,7 +42,7 @@ TEST(OutputFiles, CreatesNestedFoldersAndWritesFiles) {
 TEST(OutputFiles, AFileWhereTheFolderShouldBeIsAnInputError) {
   const auto root = fresh_root("taken");
   create_output_folder(root.string());
-  write_text_file((root / "taken").string(), "");
+  write_output_text((root / "taken").string(), "");
   const std::string dir = (root / "taken").string();
   try {
     create_output_folder(dir);
@@ -58,7 +58,7 @@ TEST(OutputFiles, AnUnopenablePathIsAnInputError) {
   const auto root = fresh_root("unopenable");
   const std::string path = (root / "missing" / "x.csv").string();
   try {
-    write_text_file(path, "x");
+    write_output_text(path, "x");
     FAIL() << "expected an InputError";
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()), path + ": cannot open for writing");
