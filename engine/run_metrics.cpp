@@ -52,8 +52,7 @@ LatencySummary summarize(std::vector<double> samples) {
   for (double x : samples) total += x;
   s.mean = total / static_cast<double>(s.count);
   const auto nearest_rank = [&](double p) {
-    const auto k = static_cast<int64_t>(std::ceil(p / 100.0 * static_cast<double>(s.count)));
-    return samples[static_cast<size_t>(std::clamp<int64_t>(k, 1, s.count) - 1)];
+    return samples[static_cast<size_t>(traces::nearest_rank_position(p, s.count) - 1)];
   };
   s.p50 = nearest_rank(50.0);
   s.p90 = nearest_rank(90.0);

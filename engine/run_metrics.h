@@ -3,8 +3,7 @@
 // simulator runs alike: TTFT = first token - arrival, TPOT = (finish - first token) /
 // (output tokens - 1), E2E = finish - arrival, queue delay = first scheduled - arrival, ITL =
 // every gap between consecutive output tokens (tokens of one step come out together: the first
-// closes the gap, the others add gaps of 0). Percentiles are nearest-rank: for n sorted samples
-// the p-th is x[ceil(p / 100 * n)].
+// closes the gap, the others add gaps of 0). Percentiles are nearest-rank (traces/run_figures.h).
 #pragma once
 
 #include <cstdint>
@@ -15,6 +14,7 @@
 
 #include "engine/engine.h"
 #include "traces/request.h"
+#include "traces/run_figures.h"
 
 namespace tidal::engine {
 
@@ -44,10 +44,8 @@ struct RequestLatency {
 };
 RequestLatency request_latency(const RequestRecord& record);
 
-struct LatencySummary {
-  int64_t count = 0;
-  double mean = 0.0, p50 = 0.0, p90 = 0.0, p99 = 0.0, max = 0.0;  // 0 when count == 0
-};
+using traces::LatencySummary;
+// The summary of `samples` (sorted here; the mean is summed in sorted order).
 LatencySummary summarize(std::vector<double> samples);
 
 // Engine state after a step, for the timeline.
@@ -72,15 +70,8 @@ struct TimelineRow {
   double utilization = 0.0;  // share of the interval spent executing steps
 };
 
-struct RunMetrics {
-  double duration_s = 0.0;  // from 0 to the run's end
-  int64_t num_requests = 0, num_finished = 0, num_rejected = 0;
-  int64_t num_input_tokens = 0, num_output_tokens = 0;  // of finished requests
-  int64_t num_preemptions = 0, num_prefix_hit_tokens = 0;
-  LatencySummary ttft, tpot, itl, e2e, queue_delay;  // finished requests
-  double request_throughput_rps = 0.0, input_tokens_per_s = 0.0, output_tokens_per_s = 0.0;
-  double utilization = 0.0;                                 // busy share of the run
-  std::vector<std::pair<std::string, int64_t>> rejections;  // reason -> count, by reason
+struct RunMetrics : traces::RequestFigures {
+  double utilization = 0.0;  // busy share of the run
 };
 
 RunMetrics compute_metrics(const std::vector<RequestRecord>& records,

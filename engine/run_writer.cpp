@@ -1,14 +1,15 @@
 #include "engine/run_writer.h"
 
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 
 #include <fmt/format.h>
 
 #include "engine/steps_csv.h"
 #include "models/quantize_weights.h"
-#include "traces/input_error.h"
+#include "traces/csv_text.h"
+#include "traces/output_files.h"
+#include "traces/run_figures.h"
 
 namespace tidal::engine {
 
@@ -16,90 +17,20 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-// A CSV field: quoted (with doubled quotes) when it holds a comma, quote or line break.
-void append_field(fmt::memory_buffer& buf, std::string_view text) {
-  if (text.find_first_of(",\"\n\r") == std::string_view::npos) {
-    buf.append(text);
-    return;
-  }
-  buf.push_back('"');
-  for (char c : text) {
-    if (c == '"') buf.push_back('"');
-    buf.push_back(c);
-  }
-  buf.push_back('"');
-}
-
-void append_time(fmt::memory_buffer& buf, int64_t ns) {
-  if (ns >= 0) buf.append(format_seconds(ns));
-}
-
-void append_optional(fmt::memory_buffer& buf, const std::optional<double>& v) {
-  if (v) fmt::format_to(std::back_inserter(buf), "{:.6f}", *v);
-}
-
-void flush_if_large(fmt::memory_buffer& buf, std::ostream& out) {
-  if (buf.size() > (1 << 20)) {
-    out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
-    buf.clear();
-  }
-}
-
-ojson latency_json(const LatencySummary& s) {
-  if (s.count == 0) {
-    return ojson{{"count", 0},       {"mean_s", nullptr}, {"p50_s", nullptr},
-                 {"p90_s", nullptr}, {"p99_s", nullptr},  {"max_s", nullptr}};
-  }
-  return ojson{{"count", s.count}, {"mean_s", s.mean}, {"p50_s", s.p50},
-               {"p90_s", s.p90},   {"p99_s", s.p99},   {"max_s", s.max}};
-}
-
 ojson metrics_json(const RunMetrics& m) {
-  ojson rejections = ojson::object();
-  for (const auto& [reason, count] : m.rejections) rejections[reason] = count;
-  const double slo_attainment =
+  // No SLO classes: every finished request meets its (absent) SLO.
+  ojson metrics = traces::request_figures_json(m);
+  metrics["num_slo_met"] = m.num_finished;
+  metrics["slo_attainment"] =
       m.num_requests > 0 ? static_cast<double>(m.num_finished) / static_cast<double>(m.num_requests)
                          : 0.0;
-  return ojson{{"duration_s", m.duration_s},
-               {"num_requests", m.num_requests},
-               {"num_finished", m.num_finished},
-               {"num_rejected", m.num_rejected},
-               {"rejections", rejections},
-               {"num_input_tokens", m.num_input_tokens},
-               {"num_output_tokens", m.num_output_tokens},
-               {"num_preemptions", m.num_preemptions},
-               {"num_prefix_hit_tokens", m.num_prefix_hit_tokens},
-               {"request_throughput_rps", m.request_throughput_rps},
-               {"input_tokens_per_s", m.input_tokens_per_s},
-               {"output_tokens_per_s", m.output_tokens_per_s},
-               {"ttft", latency_json(m.ttft)},
-               {"tpot", latency_json(m.tpot)},
-               {"itl", latency_json(m.itl)},
-               {"e2e", latency_json(m.e2e)},
-               {"queue_delay", latency_json(m.queue_delay)},
-               {"num_slo_met", m.num_finished},
-               {"slo_attainment", slo_attainment},
-               {"goodput_rps", m.request_throughput_rps},
-               {"slo_classes", ojson::array()},
-               {"utilization", m.utilization}};
-}
-
-void write_file(const std::filesystem::path& path, const auto& write) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw InputError(fmt::format("{}: cannot open for writing", path.string()));
-  write(out);
-  out.flush();
-  if (!out) throw InputError(fmt::format("{}: write failed", path.string()));
+  metrics["goodput_rps"] = m.request_throughput_rps;
+  metrics["slo_classes"] = ojson::array();
+  metrics["utilization"] = m.utilization;
+  return metrics;
 }
 
 }  // namespace
-
-std::string format_seconds(int64_t ns) {
-  const bool negative = ns < 0;
-  const int64_t magnitude = negative ? -ns : ns;
-  const int64_t us = (magnitude + 500) / 1000;
-  return fmt::format("{}{}.{:06}", negative ? "-" : "", us / 1'000'000, us % 1'000'000);
-}
 
 void write_requests_csv(const EngineRun& run, const std::string& workload, std::ostream& out) {
   fmt::memory_buffer buf;
@@ -112,36 +43,22 @@ void write_requests_csv(const EngineRun& run, const std::string& workload, std::
     const RequestRecord& r = run.records[i];
     const RequestLatency lat = request_latency(r);
     fmt::format_to(std::back_inserter(buf), "{},", q.id);
-    append_field(buf, workload);
+    traces::append_csv_fields(buf, {workload, q.tenant, q.slo_class});
     buf.push_back(',');
-    append_field(buf, q.tenant);
-    buf.push_back(',');
-    append_field(buf, q.slo_class);
-    buf.push_back(',');
-    append_time(buf, r.arrival_ns);
-    buf.push_back(',');
-    append_time(buf, r.first_scheduled_ns);
-    buf.push_back(',');
-    append_time(buf, r.first_token_ns);
-    buf.push_back(',');
-    append_time(buf, r.finish_ns);
+    traces::append_seconds_fields_if_set(
+        buf, {r.arrival_ns, r.first_scheduled_ns, r.first_token_ns, r.finish_ns});
     fmt::format_to(std::back_inserter(buf), ",{},{},", q.prompt_tokens, q.output_tokens);
     buf.append(std::string_view(r.replica >= 0 ? "0,engine" : ","));
     fmt::format_to(std::back_inserter(buf), ",{},{},", r.num_preemptions, r.num_prefix_hit_tokens);
-    append_optional(buf, lat.ttft_s);
+    traces::append_fixed6_fields_if_set(buf,
+                                        {lat.ttft_s, lat.tpot_s, lat.e2e_s, lat.queue_delay_s});
     buf.push_back(',');
-    append_optional(buf, lat.tpot_s);
-    buf.push_back(',');
-    append_optional(buf, lat.e2e_s);
-    buf.push_back(',');
-    append_optional(buf, lat.queue_delay_s);
-    buf.push_back(',');
-    if (r.status == RequestStatus::finished) append_time(buf, r.max_itl_ns);
+    if (r.status == RequestStatus::finished) traces::append_seconds_if_set(buf, r.max_itl_ns);
     fmt::format_to(std::back_inserter(buf), ",{},{},", r.status == RequestStatus::finished ? 1 : 0,
                    request_status_name(r.status));
-    append_field(buf, r.reason);
+    traces::append_csv_field(buf, r.reason);
     buf.push_back('\n');
-    flush_if_large(buf, out);
+    traces::flush_if_large(buf, out);
   }
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 }
@@ -184,7 +101,7 @@ void write_chrome_trace(const EngineRun& run, int64_t max_slices, std::ostream& 
     append_us(s.end_ns - s.start_ns);
     fmt::format_to(std::back_inserter(buf), ",\"args\":{{\"num_seqs\":{},\"num_tokens\":{}}}}}",
                    s.seqs.size(), num_tokens);
-    flush_if_large(buf, out);
+    traces::flush_if_large(buf, out);
   }
   fmt::format_to(std::back_inserter(buf),
                  "\n],\"otherData\":{{\"num_slices_written\":{},\"num_slices_dropped\":{}}}}}\n",
@@ -249,28 +166,26 @@ ojson summary_json(const ojson& inputs, const Engine& engine, const EngineRun& r
 void write_run_folder(const std::string& dir, const ojson& inputs, const Engine& engine,
                       const EngineRun& run, const ReplayOptions& replay,
                       const RunFolderOptions& options) {
+  traces::create_output_folder(dir);
   const std::filesystem::path root(dir);
-  std::error_code ec;
-  std::filesystem::create_directories(root, ec);
-  if (ec || !std::filesystem::is_directory(root)) {
-    throw InputError(fmt::format("{}: cannot create output folder: {}", dir,
-                                 ec ? ec.message() : "not a directory"));
-  }
   const RunMetrics metrics =
       compute_metrics(run.records, run.requests, run.itl_s, run.busy_ns, run.end_ns);
-  write_file(root / "summary.json", [&](std::ostream& out) {
+  traces::write_output_file((root / "summary.json").string(), [&](std::ostream& out) {
     out << summary_json(inputs, engine, run, metrics).dump(2) << '\n';
   });
-  write_file(root / "requests.csv",
-             [&](std::ostream& out) { write_requests_csv(run, options.workload, out); });
-  write_file(root / "timeline.csv", [&](std::ostream& out) {
+  traces::write_output_file((root / "requests.csv").string(), [&](std::ostream& out) {
+    write_requests_csv(run, options.workload, out);
+  });
+  traces::write_output_file((root / "timeline.csv").string(), [&](std::ostream& out) {
     write_timeline_csv(compute_timeline(run.records, run.steps, run.states,
                                         replay.timeline_interval_ns, run.end_ns),
                        out);
   });
-  write_file(root / "trace.json",
-             [&](std::ostream& out) { write_chrome_trace(run, options.trace_max_slices, out); });
-  write_file(root / "steps.csv", [&](std::ostream& out) { write_steps_csv(run, out); });
+  traces::write_output_file((root / "trace.json").string(), [&](std::ostream& out) {
+    write_chrome_trace(run, options.trace_max_slices, out);
+  });
+  traces::write_output_file((root / "steps.csv").string(),
+                            [&](std::ostream& out) { write_steps_csv(run, out); });
 }
 
 }  // namespace tidal::engine

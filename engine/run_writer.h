@@ -18,11 +18,12 @@
 #include "engine/engine.h"
 #include "engine/run_metrics.h"
 #include "engine/trace_replay.h"
+#include "traces/csv_text.h"
 
 namespace tidal::engine {
 
-// Seconds from nanoseconds with exactly six decimals (the simulator's format).
-std::string format_seconds(int64_t ns);
+// Seconds from nanoseconds with exactly six decimals (the simulator's format; steps.csv too).
+using traces::format_seconds;
 
 // `workload` names the replayed trace in requests.csv's workload column.
 void write_requests_csv(const EngineRun& run, const std::string& workload, std::ostream& out);

@@ -2,38 +2,20 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
 
 #include "plan/results_file.h"
-#include "traces/input_error.h"
+#include "traces/csv_text.h"
+#include "traces/output_files.h"
 
 namespace tidal::plan {
 namespace {
 
 using ojson = nlohmann::ordered_json;
 
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
-  }
-  return out + "\"";
-}
-
 std::string csv_number(const std::optional<double>& v) {
   return v ? fmt::format("{}", *v) : "";
-}
-
-void write_text(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw InputError(fmt::format("{}: cannot open for writing", path.string()));
-  out << text;
-  out.flush();
-  if (!out) throw InputError(fmt::format("{}: write failed", path.string()));
 }
 
 }  // namespace
@@ -119,7 +101,7 @@ std::string plan_csv(const PlanHeader& header, const PlanOutcome& outcome) {
   std::string csv = "id,index";
   for (const std::string& d : header.dimensions) {
     csv += ',';
-    csv += csv_field(d);
+    traces::append_csv_field(csv, d);
   }
   csv +=
       ",status,num_gpus,dollars,dollars_per_hour,dollars_per_1m_tokens,"
@@ -131,16 +113,18 @@ std::string plan_csv(const PlanHeader& header, const PlanOutcome& outcome) {
     for (const std::string& d : header.dimensions) {
       const ojson& v = r.config.at(d);
       csv += ',';
-      csv += csv_field(v.is_string() ? v.get<std::string>() : v.dump());
+      traces::append_csv_field(csv, v.is_string() ? v.get<std::string>() : v.dump());
     }
     csv +=
-        fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.status,
+        fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},", r.status,
                     r.num_gpus ? fmt::format("{}", *r.num_gpus) : "", csv_number(r.dollars),
                     csv_number(r.dollars_per_hour), csv_number(r.dollars_per_1m_tokens),
                     csv_number(r.dollars_per_1m_output_tokens), csv_number(r.p99_ttft_s),
                     csv_number(r.p99_tpot_s), csv_number(r.p99_e2e_s), csv_number(r.slo_attainment),
                     csv_number(r.goodput_rps), csv_number(r.rate_scale), r.num_simulations,
-                    on_frontier[i] ? 1 : 0, outcome.cheapest == i ? 1 : 0, csv_field(r.reason));
+                    on_frontier[i] ? 1 : 0, outcome.cheapest == i ? 1 : 0);
+    traces::append_csv_field(csv, r.reason);
+    csv += '\n';
   }
   return csv;
 }
@@ -148,8 +132,9 @@ std::string plan_csv(const PlanHeader& header, const PlanOutcome& outcome) {
 void write_plan_outputs(const std::string& dir, const PlanHeader& header,
                         const PlanOutcome& outcome) {
   const std::filesystem::path root(dir);
-  write_text(root / "plan.json", plan_json(header, outcome).dump(2) + "\n");
-  write_text(root / "plan.csv", plan_csv(header, outcome));
+  traces::write_output_text((root / "plan.json").string(),
+                            plan_json(header, outcome).dump(2) + "\n");
+  traces::write_output_text((root / "plan.csv").string(), plan_csv(header, outcome));
 }
 
 }  // namespace tidal::plan

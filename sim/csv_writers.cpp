@@ -3,31 +3,10 @@
 
 #include "sim/fleet/pricing.h"
 #include "sim/run_output.h"
+#include "traces/csv_text.h"
 
 namespace tidal::sim {
 namespace {
-
-// A CSV field: quoted (with doubled quotes) when it holds a comma, quote or line break.
-void append_field(fmt::memory_buffer& buf, std::string_view text) {
-  if (text.find_first_of(",\"\n\r") == std::string_view::npos) {
-    buf.append(text);
-    return;
-  }
-  buf.push_back('"');
-  for (char c : text) {
-    if (c == '"') buf.push_back('"');
-    buf.push_back(c);
-  }
-  buf.push_back('"');
-}
-
-void append_time(fmt::memory_buffer& buf, int64_t ns) {
-  if (ns >= 0) buf.append(format_seconds(ns));
-}
-
-void append_optional(fmt::memory_buffer& buf, const std::optional<double>& v) {
-  if (v) fmt::format_to(std::back_inserter(buf), "{:.6f}", *v);
-}
 
 std::string_view status_name(RequestStatus s) {
   switch (s) {
@@ -42,13 +21,6 @@ std::string_view status_name(RequestStatus s) {
 }
 
 }  // namespace
-
-std::string format_seconds(int64_t ns) {
-  const bool negative = ns < 0;
-  const int64_t magnitude = negative ? -ns : ns;
-  const int64_t us = (magnitude + 500) / 1000;
-  return fmt::format("{}{}.{:06}", negative ? "-" : "", us / 1'000'000, us % 1'000'000);
-}
 
 void write_requests_csv(const Scenario& scenario, const RunResult& result, std::ostream& out) {
   fmt::memory_buffer buf;
@@ -65,48 +37,30 @@ void write_requests_csv(const Scenario& scenario, const RunResult& result, std::
     const auto w = static_cast<size_t>(result.table.workload[i]);
     const auto c = static_cast<size_t>(result.table.slo_class[i]);
     fmt::format_to(std::back_inserter(buf), "{},", q.id);
-    append_field(buf, scenario.workloads[w].name);
+    traces::append_csv_fields(buf, {scenario.workloads[w].name, q.tenant, q.slo_class});
     buf.push_back(',');
-    append_field(buf, q.tenant);
-    buf.push_back(',');
-    append_field(buf, q.slo_class);
-    buf.push_back(',');
-    append_time(buf, r.arrival_ns);
-    buf.push_back(',');
-    append_time(buf, r.first_scheduled_ns);
-    buf.push_back(',');
-    append_time(buf, r.first_token_ns);
-    buf.push_back(',');
-    append_time(buf, r.finish_ns);
+    traces::append_seconds_fields_if_set(
+        buf, {r.arrival_ns, r.first_scheduled_ns, r.first_token_ns, r.finish_ns});
     fmt::format_to(std::back_inserter(buf), ",{},{},", q.prompt_tokens, q.output_tokens);
     if (r.replica >= 0) {
       fmt::format_to(std::back_inserter(buf), "{},", r.replica);
       const size_t pool = static_cast<size_t>(result.replicas[static_cast<size_t>(r.replica)].pool);
-      append_field(buf, scenario.pools[pool].name);
+      traces::append_csv_field(buf, scenario.pools[pool].name);
     } else {
       buf.push_back(',');
     }
     fmt::format_to(std::back_inserter(buf), ",{},{},", r.num_preemptions, r.num_prefix_hit_tokens);
-    append_optional(buf, lat.ttft_s);
+    traces::append_fixed6_fields_if_set(buf,
+                                        {lat.ttft_s, lat.tpot_s, lat.e2e_s, lat.queue_delay_s});
     buf.push_back(',');
-    append_optional(buf, lat.tpot_s);
-    buf.push_back(',');
-    append_optional(buf, lat.e2e_s);
-    buf.push_back(',');
-    append_optional(buf, lat.queue_delay_s);
-    buf.push_back(',');
-    if (r.status == RequestStatus::finished) append_time(buf, r.max_itl_ns);
+    if (r.status == RequestStatus::finished) traces::append_seconds_if_set(buf, r.max_itl_ns);
     fmt::format_to(std::back_inserter(buf), ",{},{},",
                    meets_slo(r, lat, scenario.slo_classes[c].slo) ? 1 : 0, status_name(r.status));
-    append_field(buf, r.reason);
-    buf.push_back(',');
-    append_field(buf, q.region);
-    fmt::format_to(std::back_inserter(buf), ",{},{},{:.6f},{:.6f}\n", format_seconds(r.network_ns),
-                   r.num_requeues, r.hol_delay_s, r.hol_caused_s);
-    if (buf.size() > (1 << 20)) {
-      out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
-      buf.clear();
-    }
+    traces::append_csv_fields(buf, {r.reason, q.region});
+    fmt::format_to(std::back_inserter(buf), ",{},{},{:.6f},{:.6f}\n",
+                   traces::format_seconds(r.network_ns), r.num_requeues, r.hol_delay_s,
+                   r.hol_caused_s);
+    traces::flush_if_large(buf, out);
   }
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 }
@@ -126,9 +80,9 @@ void write_timeline_csv(const RunResult& result, std::ostream& out) {
                              count(ReplicaState::loading);
     fmt::format_to(std::back_inserter(buf),
                    "{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{},{},{},{},{},{}\n",
-                   format_seconds(row.start_ns), format_seconds(row.end_ns), row.num_arrivals,
-                   row.num_finished, row.num_rejected, row.num_output_tokens, row.queue_depth,
-                   row.num_running, starting, count(ReplicaState::warm),
+                   traces::format_seconds(row.start_ns), traces::format_seconds(row.end_ns),
+                   row.num_arrivals, row.num_finished, row.num_rejected, row.num_output_tokens,
+                   row.queue_depth, row.num_running, starting, count(ReplicaState::warm),
                    count(ReplicaState::draining), count(ReplicaState::stopped), row.kv_usage,
                    row.utilization, fleet::format_dollars(row.micro_dollars),
                    fleet::format_dollars(row.cumulative_micro_dollars),

@@ -13,6 +13,7 @@
 #include "sim/sample_set.h"
 #include "sim/scenario.h"
 #include "sim/simulator.h"
+#include "traces/run_figures.h"
 
 namespace tidal::sim {
 
@@ -53,19 +54,8 @@ struct PoolMetrics {
   int64_t num_steps = 0;
 };
 
-struct RunMetrics {
-  double duration_s = 0.0;  // from 0 to the run's last event
-  int64_t num_requests = 0;
-  int64_t num_finished = 0;
-  int64_t num_rejected = 0;
-  int64_t num_input_tokens = 0;   // prompt tokens of finished requests
-  int64_t num_output_tokens = 0;  // output tokens of finished requests
-  int64_t num_preemptions = 0;
-  int64_t num_prefix_hit_tokens = 0;
-  LatencySummary ttft, tpot, itl, e2e, queue_delay;  // finished requests
-  double request_throughput_rps = 0.0;               // finished / duration
-  double input_tokens_per_s = 0.0;
-  double output_tokens_per_s = 0.0;
+// The request figures (duration: from 0 to the run's last event) and the simulator's own.
+struct RunMetrics : traces::RequestFigures {
   int64_t num_slo_met = 0;
   double slo_attainment = 0.0;  // over all requests
   double goodput_rps = 0.0;
@@ -78,7 +68,6 @@ struct RunMetrics {
   std::optional<double> dollars_per_1m_output_tokens;
   std::optional<double> dollars_per_1m_tokens;  // input + output
   std::vector<PoolMetrics> pools;
-  std::vector<std::pair<std::string, int64_t>> rejections;  // reason -> count, sorted by reason
   FleetMetrics fleet;
 };
 

@@ -2,12 +2,12 @@
 #include "sim/run_output.h"
 
 #include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
 
 #include "sim/perf/dtype.h"
-#include "traces/input_error.h"
+#include "traces/output_files.h"
+#include "traces/run_figures.h"
 
 namespace tidal::sim {
 namespace {
@@ -16,15 +16,6 @@ using ojson = nlohmann::ordered_json;
 
 ojson optional_json(const std::optional<double>& v) {
   return v ? ojson(*v) : ojson(nullptr);
-}
-
-ojson latency_json(const LatencySummary& s) {
-  if (s.count == 0) {
-    return ojson{{"count", 0},       {"mean_s", nullptr}, {"p50_s", nullptr},
-                 {"p90_s", nullptr}, {"p99_s", nullptr},  {"max_s", nullptr}};
-  }
-  return ojson{{"count", s.count}, {"mean_s", s.mean}, {"p50_s", s.p50},
-               {"p90_s", s.p90},   {"p99_s", s.p99},   {"max_s", s.max}};
 }
 
 ojson metrics_json(const RunMetrics& m) {
@@ -40,34 +31,17 @@ ojson metrics_json(const RunMetrics& m) {
                             {"num_slo_met", c.num_slo_met},
                             {"slo_attainment", c.slo_attainment},
                             {"goodput_rps", c.goodput_rps},
-                            {"ttft", latency_json(c.ttft)},
-                            {"tpot", latency_json(c.tpot)},
-                            {"e2e", latency_json(c.e2e)}});
+                            {"ttft", traces::latency_summary_json(c.ttft)},
+                            {"tpot", traces::latency_summary_json(c.tpot)},
+                            {"e2e", traces::latency_summary_json(c.e2e)}});
   }
-  ojson rejections = ojson::object();
-  for (const auto& [reason, count] : m.rejections) rejections[reason] = count;
-  return ojson{{"duration_s", m.duration_s},
-               {"num_requests", m.num_requests},
-               {"num_finished", m.num_finished},
-               {"num_rejected", m.num_rejected},
-               {"rejections", rejections},
-               {"num_input_tokens", m.num_input_tokens},
-               {"num_output_tokens", m.num_output_tokens},
-               {"num_preemptions", m.num_preemptions},
-               {"num_prefix_hit_tokens", m.num_prefix_hit_tokens},
-               {"request_throughput_rps", m.request_throughput_rps},
-               {"input_tokens_per_s", m.input_tokens_per_s},
-               {"output_tokens_per_s", m.output_tokens_per_s},
-               {"ttft", latency_json(m.ttft)},
-               {"tpot", latency_json(m.tpot)},
-               {"itl", latency_json(m.itl)},
-               {"e2e", latency_json(m.e2e)},
-               {"queue_delay", latency_json(m.queue_delay)},
-               {"num_slo_met", m.num_slo_met},
-               {"slo_attainment", m.slo_attainment},
-               {"goodput_rps", m.goodput_rps},
-               {"slo_classes", classes},
-               {"utilization", m.utilization}};
+  ojson metrics = traces::request_figures_json(m);
+  metrics["num_slo_met"] = m.num_slo_met;
+  metrics["slo_attainment"] = m.slo_attainment;
+  metrics["goodput_rps"] = m.goodput_rps;
+  metrics["slo_classes"] = classes;
+  metrics["utilization"] = m.utilization;
+  return metrics;
 }
 
 ojson costs_json(const RunMetrics& m) {
@@ -121,11 +95,11 @@ ojson fleet_json(const Scenario& s, const RunMetrics& m) {
                             {"slo_attainment", t.slo_attainment},
                             {"num_input_tokens", t.num_input_tokens},
                             {"num_output_tokens", t.num_output_tokens},
-                            {"ttft", latency_json(t.ttft)},
-                            {"e2e", latency_json(t.e2e)},
+                            {"ttft", traces::latency_summary_json(t.ttft)},
+                            {"e2e", traces::latency_summary_json(t.e2e)},
                             {"hol_delay_s", t.hol_delay_s},
                             {"hol_caused_s", t.hol_caused_s},
-                            {"hol_delay", latency_json(t.hol_delay)},
+                            {"hol_delay", traces::latency_summary_json(t.hol_delay)},
                             {"demand", demand_json(t.demand)}});
   }
   ojson pools = ojson::array();
@@ -185,14 +159,6 @@ ojson resolved_json(const Scenario& s, const RunResult& result) {
   return ojson{{"workloads", workloads}, {"pools", pools}};
 }
 
-void write_file(const std::filesystem::path& path, const auto& write) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw InputError(fmt::format("{}: cannot open for writing", path.string()));
-  write(out);
-  out.flush();
-  if (!out) throw InputError(fmt::format("{}: write failed", path.string()));
-}
-
 }  // namespace
 
 nlohmann::ordered_json summary_json(const Scenario& scenario, const RunResult& result,
@@ -211,21 +177,17 @@ nlohmann::ordered_json summary_json(const Scenario& scenario, const RunResult& r
 
 void write_run_output(const std::string& dir, const Scenario& scenario, const RunResult& result,
                       const RunMetrics& metrics) {
+  traces::create_output_folder(dir);
   const std::filesystem::path root(dir);
-  std::error_code ec;
-  std::filesystem::create_directories(root, ec);
-  if (ec || !std::filesystem::is_directory(root)) {
-    throw InputError(fmt::format("{}: cannot create output folder: {}", dir,
-                                 ec ? ec.message() : "not a directory"));
-  }
-  write_file(root / "summary.json", [&](std::ostream& out) {
+  traces::write_output_file((root / "summary.json").string(), [&](std::ostream& out) {
     out << summary_json(scenario, result, metrics).dump(2) << '\n';
   });
   // A file the knobs turn off is removed, so a reused folder holds no stale output.
   auto write_or_remove = [&](bool enabled, const char* name, const auto& write) {
     if (enabled) {
-      write_file(root / name, write);
+      traces::write_output_file((root / name).string(), write);
     } else {
+      std::error_code ec;
       std::filesystem::remove(root / name, ec);
     }
   };

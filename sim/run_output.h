@@ -26,7 +26,4 @@ nlohmann::ordered_json summary_json(const Scenario& scenario, const RunResult& r
 void write_run_output(const std::string& dir, const Scenario& scenario, const RunResult& result,
                       const RunMetrics& metrics);
 
-// Seconds from nanoseconds with exactly six decimals, rounded to the nearest microsecond.
-std::string format_seconds(int64_t ns);
-
 }  // namespace tidal::sim

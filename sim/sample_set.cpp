@@ -33,11 +33,6 @@ double bin_centre(size_t bin) {
   return 0.5 * (lo + hi);
 }
 
-int64_t nearest_rank(double p, int64_t n) {
-  const auto k = static_cast<int64_t>(std::ceil(p / 100.0 * static_cast<double>(n)));
-  return std::clamp<int64_t>(k, 1, n);
-}
-
 }  // namespace
 
 void SampleSet::add(double seconds) {
@@ -67,7 +62,7 @@ void SampleSet::spill_to_histogram() {
 
 double SampleSet::percentile(double p) {
   assert(count_ > 0);
-  const int64_t k = nearest_rank(p, count_);
+  const int64_t k = traces::nearest_rank_position(p, count_);
   if (bins_.empty()) {
     if (!sorted_) {
       std::sort(samples_.begin(), samples_.end());

@@ -1,8 +1,6 @@
 // A distribution of latency samples (seconds) with exact nearest-rank percentiles.
 //
-// Definition (used for every percentile tidal reports): for n samples sorted ascending
-// x[1] <= ... <= x[n], the p-th percentile is x[k] with k = ceil(p / 100 * n), k >= 1.
-// It is always one of the samples; no interpolation.
+// Percentiles are nearest-rank (traces/run_figures.h, used for every percentile tidal reports).
 //
 // Exact while the set holds at most kExactLimit (10^6) samples. Past that the samples move
 // into a log-spaced histogram (1024 bins per factor of two, cut from the bits of the double)
@@ -14,16 +12,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "traces/run_figures.h"
+
 namespace tidal::sim {
 
-struct LatencySummary {
-  int64_t count = 0;
-  double mean = 0.0;  // every field is 0 when count == 0 (writers print them as null)
-  double p50 = 0.0;
-  double p90 = 0.0;
-  double p99 = 0.0;
-  double max = 0.0;
-};
+using traces::LatencySummary;
 
 class SampleSet {
  public:

@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include "engine/run_metrics.h"
-#include "engine/run_writer.h"
 
 namespace tidal::engine {
 namespace {
@@ -71,12 +70,6 @@ TEST(RunMetrics, TimelineCountsPerIntervalAndSplitsBusyTime) {
   EXPECT_EQ(rows[0].queue_depth, 0) << "no state sampled yet";
   EXPECT_EQ(rows[1].queue_depth, 2);
   EXPECT_DOUBLE_EQ(rows[1].kv_usage, 0.25);
-}
-
-TEST(RunMetrics, SecondsAreFormattedLikeTheSimulator) {
-  EXPECT_EQ(format_seconds(0), "0.000000");
-  EXPECT_EQ(format_seconds(1'234'567'890), "1.234568");
-  EXPECT_EQ(format_seconds(-1500), "-0.000002");
 }
 
 }  // namespace

@@ -138,12 +138,5 @@ TEST(RunOutput, KnobsTurnFilesOffAndRemoveStaleOnes) {
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "requests.csv"));
 }
 
-TEST(RunOutput, FormatSeconds) {
-  EXPECT_EQ(format_seconds(0), "0.000000");
-  EXPECT_EQ(format_seconds(1'234'567'499), "1.234567");
-  EXPECT_EQ(format_seconds(1'234'567'500), "1.234568");
-  EXPECT_EQ(format_seconds(3600'000'000'000), "3600.000000");
-}
-
 }  // namespace
 }  // namespace tidal::sim
