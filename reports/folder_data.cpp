@@ -20,6 +20,16 @@ std::string expect_kind(const JsonView& doc, const std::string& kind) {
   return found;
 }
 
+ValidationMetric read_validation_metric(const JsonView& m) {
+  using M = ValidationMetric;
+  ValidationMetric row;
+  read_fields(m, row, "metric", &M::metric, "unit", &M::unit, "predicted", &M::predicted,
+              "measured", &M::measured, "error", &M::error);
+  row.tolerance = optional_number(m, "tolerance");
+  row.pass = m.boolean("pass");
+  return row;
+}
+
 ValidationSide load_side(const std::string& dir) {
   const std::filesystem::path root(dir);
   if (!std::filesystem::is_directory(root)) throw InputError(fmt::format("{}: not a folder", dir));
@@ -49,19 +59,7 @@ ValidationData load_validation(const std::string& dir) {
   v.title = doc.has("title") ? doc.string("title") : std::string("Simulator fidelity");
   v.predicted = load_side((root / doc.string("predicted_run")).string());
   v.measured = load_side((root / doc.string("measured_run")).string());
-  const JsonView metrics = doc.at("metrics");
-  for (size_t i = 0; i < metrics.size(); ++i) {
-    const JsonView m = metrics.at(i);
-    ValidationMetric row;
-    row.metric = m.string("metric");
-    row.unit = m.string("unit");
-    row.predicted = m.number("predicted");
-    row.measured = m.number("measured");
-    row.error = m.number("error");
-    row.tolerance = optional_number(m, "tolerance");
-    row.pass = m.boolean("pass");
-    v.metrics.push_back(std::move(row));
-  }
+  v.metrics = read_each(doc, "metrics", read_validation_metric);
   return v;
 }
 
@@ -76,26 +74,12 @@ PlanData load_plan(const std::string& dir) {
   expect_kind(doc, "tidal-plan");
   PlanData plan;
   plan.dir = dir;
-  plan.scenario = doc.string("scenario");
-  plan.mode = doc.string("mode");
-  plan.objective = doc.string("objective");
-  plan.latency_metric = doc.string("latency_metric");
-  const JsonView slo = doc.at("slo");
-  for (size_t i = 0; i < slo.size(); ++i) {
-    const nlohmann::json& s = slo.at(i).value();
-    if (!s.is_string()) slo.at(i).fail("", "expected a string");
-    plan.slo.push_back(s.get<std::string>());
-  }
-  const JsonView dims = doc.at("dimensions");
-  for (size_t i = 0; i < dims.size(); ++i) {
-    const nlohmann::json& d = dims.at(i).value();
-    if (!d.is_string()) dims.at(i).fail("", "expected a string");
-    plan.dimensions.push_back(d.get<std::string>());
-  }
+  read_fields(doc, plan, "scenario", &PlanData::scenario, "mode", &PlanData::mode, "objective",
+              &PlanData::objective, "latency_metric", &PlanData::latency_metric);
+  plan.slo = doc.strings("slo");
+  plan.dimensions = doc.strings("dimensions");
   if (doc.has("cheapest")) plan.cheapest = doc.string("cheapest");
-  const JsonView candidates = doc.at("candidates");
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    const JsonView c = candidates.at(i);
+  plan.candidates = read_each(doc, "candidates", [&](const JsonView& c) {
     PlanCandidate p;
     p.id = c.string("id");
     p.index = c.integer("index");
@@ -111,8 +95,8 @@ PlanData load_plan(const std::string& dir) {
     p.rate_scale = optional_number(c, "rate_scale");
     if (c.has("num_gpus")) p.num_gpus = c.integer("num_gpus");
     p.on_frontier = c.boolean("on_frontier");
-    plan.candidates.push_back(std::move(p));
-  }
+    return p;
+  });
   return plan;
 }
 

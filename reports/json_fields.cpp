@@ -100,4 +100,31 @@ bool JsonView::boolean(std::string_view key) const {
   return v.get<bool>();
 }
 
+std::vector<std::string> JsonView::strings(std::string_view key) const {
+  return read_each(*this, key, [](const JsonView& element) {
+    if (!element.value().is_string()) element.fail("", "expected a string");
+    return element.value().get<std::string>();
+  });
+}
+
+void JsonView::read(std::string_view key, int64_t& into) const {
+  into = integer(key);
+}
+
+void JsonView::read(std::string_view key, double& into) const {
+  into = number(key);
+}
+
+void JsonView::read(std::string_view key, std::string& into) const {
+  into = string(key);
+}
+
+void JsonView::read(std::string_view key, bool& into) const {
+  into = boolean(key);
+}
+
+void JsonView::read(std::string_view key, std::optional<double>& into) const {
+  into = nullable_number(key);
+}
+
 }  // namespace tidal::reports

@@ -1,7 +1,6 @@
 #include "reports/report.h"
 
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include <fmt/format.h>
@@ -12,6 +11,7 @@
 #include "reports/run_data.h"
 #include "reports/sections.h"
 #include "traces/input_error.h"
+#include "traces/output_files.h"
 
 namespace tidal::reports {
 namespace {
@@ -41,14 +41,6 @@ void add_run_sections(Document& doc, const RunData& run, const std::string& id_s
   doc.sections.push_back(fleet_section(r));
   doc.sections.push_back(cost_section(r));
   if (auto hol = hol_section(r)) doc.sections.push_back(std::move(*hol));
-}
-
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw InputError(fmt::format("{}: cannot open for writing", path));
-  out << text;
-  out.flush();
-  if (!out) throw InputError(fmt::format("{}: write failed", path));
 }
 
 }  // namespace
@@ -131,9 +123,9 @@ ReportPaths write_report(const std::vector<std::string>& folders, const std::str
     if (ec)
       throw InputError(fmt::format("{}: cannot create folder: {}", parent.string(), ec.message()));
   }
-  write_text(paths.html, render_html(doc));
-  write_text(paths.markdown, render_markdown(doc));
-  write_text(paths.json, render_json(doc).dump(1) + "\n");
+  traces::write_output_text(paths.html, render_html(doc));
+  traces::write_output_text(paths.markdown, render_markdown(doc));
+  traces::write_output_text(paths.json, render_json(doc).dump(1) + "\n");
   return paths;
 }
 

@@ -16,31 +16,24 @@ namespace tidal::reports {
 
 LatencyFigures read_latency_figures(const JsonView& parent, std::string_view key) {
   const JsonView v = parent.at(key);
+  using L = LatencyFigures;
   LatencyFigures f;
-  f.count = v.integer("count");
-  f.mean_s = v.nullable_number("mean_s");
-  f.p50_s = v.nullable_number("p50_s");
-  f.p90_s = v.nullable_number("p90_s");
-  f.p99_s = v.nullable_number("p99_s");
-  f.max_s = v.nullable_number("max_s");
+  read_fields(v, f, "count", &L::count, "mean_s", &L::mean_s, "p50_s", &L::p50_s, "p90_s",
+              &L::p90_s, "p99_s", &L::p99_s, "max_s", &L::max_s);
   return f;
 }
 
 namespace {
 
 ClassFigures read_class(const JsonView& v) {
+  using C = ClassFigures;
   ClassFigures c;
   c.name = v.string("slo_class");
-  const JsonView slo = v.at("slo");
-  c.slo_ttft_s = slo.nullable_number("ttft_s");
-  c.slo_tpot_s = slo.nullable_number("tpot_s");
-  c.slo_e2e_s = slo.nullable_number("e2e_s");
-  c.num_requests = v.integer("num_requests");
-  c.num_finished = v.integer("num_finished");
-  c.num_rejected = v.integer("num_rejected");
-  c.num_slo_met = v.integer("num_slo_met");
-  c.slo_attainment = v.number("slo_attainment");
-  c.goodput_rps = v.number("goodput_rps");
+  read_fields(v.at("slo"), c, "ttft_s", &C::slo_ttft_s, "tpot_s", &C::slo_tpot_s, "e2e_s",
+              &C::slo_e2e_s);
+  read_fields(v, c, "num_requests", &C::num_requests, "num_finished", &C::num_finished,
+              "num_rejected", &C::num_rejected, "num_slo_met", &C::num_slo_met, "slo_attainment",
+              &C::slo_attainment, "goodput_rps", &C::goodput_rps);
   c.ttft = read_latency_figures(v, "ttft");
   c.tpot = read_latency_figures(v, "tpot");
   c.e2e = read_latency_figures(v, "e2e");
@@ -51,22 +44,16 @@ ClassFigures read_class(const JsonView& v) {
 // and the costs.
 PoolFigures read_pool(const JsonView& scenario_pool, const JsonView& resolved_pool,
                       const JsonView& cost_pool) {
+  using P = PoolFigures;
   PoolFigures p;
-  p.name = scenario_pool.string("name");
-  p.model = scenario_pool.string("model");
-  p.gpu = scenario_pool.string("gpu");
-  p.tp = scenario_pool.integer("tp");
-  p.weight_dtype = scenario_pool.string("weight_dtype");
-  p.kv_dtype = scenario_pool.string("kv_dtype");
-  p.num_replicas = scenario_pool.integer("num_replicas");
+  read_fields(scenario_pool, p, "name", &P::name, "model", &P::model, "gpu", &P::gpu, "tp", &P::tp,
+              "weight_dtype", &P::weight_dtype, "kv_dtype", &P::kv_dtype, "num_replicas",
+              &P::num_replicas);
   p.policy = scenario_pool.at("scheduler").string("policy");
   p.num_gpu_blocks = resolved_pool.integer("num_gpu_blocks");
-  p.num_gpus = cost_pool.integer("num_gpus");
-  p.price_per_gpu_hour = cost_pool.number("price_per_gpu_hour");
-  p.gpu_hours = cost_pool.number("gpu_hours");
-  p.dollars = cost_pool.number("dollars");
-  p.utilization = cost_pool.number("utilization");
-  p.num_steps = cost_pool.integer("num_steps");
+  read_fields(cost_pool, p, "num_gpus", &P::num_gpus, "price_per_gpu_hour", &P::price_per_gpu_hour,
+              "gpu_hours", &P::gpu_hours, "dollars", &P::dollars, "utilization", &P::utilization,
+              "num_steps", &P::num_steps);
   p.on_demand_per_gpu_hour = scenario_pool.nullable_number("price_per_gpu_hour");
   if (scenario_pool.has("pricing")) {
     const JsonView pricing = scenario_pool.at("pricing");
@@ -99,15 +86,12 @@ std::vector<std::pair<std::string, double>> number_map(const JsonView& v) {
 }
 
 FleetFigures read_fleet(const JsonView& f) {
+  using F = FleetFigures;
   FleetFigures fleet;
-  fleet.num_replicas_total = f.integer("num_replicas_total");
-  fleet.num_scale_ups = f.integer("num_scale_ups");
-  fleet.num_scale_downs = f.integer("num_scale_downs");
-  fleet.num_spot_interruptions = f.integer("num_spot_interruptions");
-  fleet.num_requeues = f.integer("num_requeues");
-  const JsonView pools = f.at("pools");
-  for (size_t i = 0; i < pools.size(); ++i) {
-    const JsonView p = pools.at(i);
+  read_fields(f, fleet, "num_replicas_total", &F::num_replicas_total, "num_scale_ups",
+              &F::num_scale_ups, "num_scale_downs", &F::num_scale_downs, "num_spot_interruptions",
+              &F::num_spot_interruptions, "num_requeues", &F::num_requeues);
+  fleet.pools = read_each(f, "pools", [](const JsonView& p) {
     PoolColdStart c;
     c.pool = p.string("pool");
     c.peak_replicas = p.integer("peak_replicas");
@@ -117,8 +101,8 @@ FleetFigures read_fleet(const JsonView& f) {
                               "engine_init_s", "snapshot_restore_s", "kv_alloc_s"}) {
       c.stages_s.emplace_back(stage, cold.number(stage));
     }
-    fleet.pools.push_back(std::move(c));
-  }
+    return c;
+  });
   return fleet;
 }
 
@@ -143,12 +127,12 @@ std::vector<std::string> sorted_names(const std::map<std::string, int32_t>& ids,
 // The `costs` block and what joins it (the scenario's and the resolved pools) of a simulator
 // run.
 void read_costs(const JsonView& doc, const JsonView& scenario, RunSummary& s) {
+  using S = RunSummary;
   const JsonView costs = doc.at("costs");
-  s.gpu_hours = costs.number("gpu_hours");
-  s.dollars = costs.number("dollars");
-  s.dollars_per_1m_input_tokens = costs.nullable_number("dollars_per_1m_input_tokens");
-  s.dollars_per_1m_output_tokens = costs.nullable_number("dollars_per_1m_output_tokens");
-  s.dollars_per_1m_tokens = costs.nullable_number("dollars_per_1m_tokens");
+  read_fields(costs, s, "gpu_hours", &S::gpu_hours, "dollars", &S::dollars,
+              "dollars_per_1m_input_tokens", &S::dollars_per_1m_input_tokens,
+              "dollars_per_1m_output_tokens", &S::dollars_per_1m_output_tokens,
+              "dollars_per_1m_tokens", &S::dollars_per_1m_tokens);
   const JsonView scenario_pools = scenario.at("fleet").at("pools");
   const JsonView resolved_pools = doc.at("resolved").at("pools");
   const JsonView cost_pools = costs.at("pools");
@@ -197,33 +181,28 @@ RunSummary read_summary(const std::string& path) {
              "missing (a simulator run has \"scenario\", an engine run has \"engine\"; "
              "this file has neither)");
   }
+  using S = RunSummary;
   const JsonView m = doc.at("metrics");
-  s.duration_s = m.number("duration_s");
-  s.num_requests = m.integer("num_requests");
-  s.num_finished = m.integer("num_finished");
-  s.num_rejected = m.integer("num_rejected");
+  read_fields(m, s, "duration_s", &S::duration_s, "num_requests", &S::num_requests, "num_finished",
+              &S::num_finished, "num_rejected", &S::num_rejected);
   const JsonView rejections = m.at("rejections");
   if (!rejections.value().is_object()) rejections.fail("", "expected an object");
   for (const auto& item : rejections.value().items()) {
     s.rejections.emplace_back(item.key(), rejections.integer(item.key()));
   }
-  s.num_input_tokens = m.integer("num_input_tokens");
-  s.num_output_tokens = m.integer("num_output_tokens");
-  s.num_preemptions = m.integer("num_preemptions");
-  s.num_prefix_hit_tokens = m.integer("num_prefix_hit_tokens");
-  s.request_throughput_rps = m.number("request_throughput_rps");
-  s.input_tokens_per_s = m.number("input_tokens_per_s");
-  s.output_tokens_per_s = m.number("output_tokens_per_s");
+  read_fields(m, s, "num_input_tokens", &S::num_input_tokens, "num_output_tokens",
+              &S::num_output_tokens, "num_preemptions", &S::num_preemptions,
+              "num_prefix_hit_tokens", &S::num_prefix_hit_tokens, "request_throughput_rps",
+              &S::request_throughput_rps, "input_tokens_per_s", &S::input_tokens_per_s,
+              "output_tokens_per_s", &S::output_tokens_per_s);
   s.ttft = read_latency_figures(m, "ttft");
   s.tpot = read_latency_figures(m, "tpot");
   s.itl = read_latency_figures(m, "itl");
   s.e2e = read_latency_figures(m, "e2e");
   s.queue_delay = read_latency_figures(m, "queue_delay");
-  s.num_slo_met = m.integer("num_slo_met");
-  s.slo_attainment = m.number("slo_attainment");
-  s.goodput_rps = m.number("goodput_rps");
-  const JsonView classes = m.at("slo_classes");
-  for (size_t i = 0; i < classes.size(); ++i) s.classes.push_back(read_class(classes.at(i)));
+  read_fields(m, s, "num_slo_met", &S::num_slo_met, "slo_attainment", &S::slo_attainment,
+              "goodput_rps", &S::goodput_rps);
+  s.classes = read_each(m, "slo_classes", read_class);
   s.utilization = m.number("utilization");
 
   if (s.priced) read_costs(doc, doc.at("scenario"), s);
