@@ -1,14 +1,15 @@
 // `tidal profile --backend cpu`: measures a perf::Profile of one (CPU, model, TP, quantization,
-// threads) combination. Operators are timed inside the real paged forward of rank 0's shard
-// (TimingBackend), over grids: num_tokens for the per-token operators, (chunk, context) for
-// prefill attention, (batch, context) for decode attention, batch size for the LM head and
-// sampling, message size for the shared-memory all-reduce (tp > 1); the per-step CPU overhead is
-// what real engine steps spend beyond those operators (median over steps). Every operator
+// threads) combination. Operators are timed inside the real paged forward with every
+// tensor-parallel rank running as the engine runs them (ForwardBench; rank 0's clock,
+// TimingBackend), over grids: num_tokens for the per-token operators and for the shared-memory
+// all-reduce (tp > 1, barrier waits included), (chunk, context) for prefill attention, (batch,
+// context) for decode attention, batch size for the LM head and sampling; the per-step CPU
+// overhead is what real engine steps spend beyond those operators (median over steps); the
+// n-gram drafter's cost is a share of the verification step (profile "draft"). Every operator
 // point: one warm-up, repeats, the lower quartile (lower_quartile); every sweep runs num_passes
-// times and keeps each point's least. 1-D tables are fitted
-// piecewise-linear (fit_piecewise_linear); attention grids keep their medians. Grids stop growing
-// once one forward exceeds max_point_seconds, so a small model profiles in well under the time
-// budget.
+// times and keeps each point's least. 1-D tables are fitted piecewise-linear
+// (fit_piecewise_linear); attention grids keep their measured values. Grids stop growing once one
+// forward exceeds max_point_seconds, so a small model profiles well within the time budget.
 #pragma once
 
 #include <cstdint>
