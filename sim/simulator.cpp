@@ -23,10 +23,12 @@ constexpr int64_t kProgressEvery = 4096;                      // events between 
 constexpr uint64_t kRouterStream = 0x7a11'0000'0000'0000ULL;  // seed of seeded routers
 
 // Events that only matter while requests remain: skipped once every request is done, so
-// the run ends with the last request (replicas are billed up to then).
-bool is_fleet_event(EventKind kind) {
+// the run ends with the last request (replicas are billed up to then). A replica wake-up
+// (e.g. a static batch's wait deadline) has nothing left to schedule by then.
+bool matters_only_while_requests_remain(EventKind kind) {
   return kind == EventKind::autoscale || kind == EventKind::lifecycle ||
-         kind == EventKind::spot_notice || kind == EventKind::spot_interrupt;
+         kind == EventKind::spot_notice || kind == EventKind::spot_interrupt ||
+         kind == EventKind::replica_wake;
 }
 
 // Rank of a class in the router queue: its position in class_priority, or after all listed.
@@ -178,7 +180,7 @@ RunResult Simulator::run() {
   int64_t now = 0;
   while (!queue_.empty()) {
     const Event event = queue_.top();
-    if (num_done_ == n && is_fleet_event(event.kind)) {
+    if (num_done_ == n && matters_only_while_requests_remain(event.kind)) {
       queue_.pop();
       continue;
     }

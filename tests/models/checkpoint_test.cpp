@@ -1,6 +1,8 @@
 // safetensors files and Hugging Face checkpoints: init -> save -> load gives identical tensors
 // (F32 exactly, BF16 after rounding), F16 and sharded (index.json) checkpoints load, and bad
 // files fail with errors naming the tensor and the file.
+#include <unistd.h>
+
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -23,7 +25,7 @@ class CheckpointTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() /
-           ("tidal_checkpoint_test_" +
+           ("tidal_checkpoint_test_" + std::to_string(::getpid()) + "_" +
             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     std::filesystem::remove_all(dir_);
   }

@@ -1,5 +1,7 @@
 // Model config: Hugging Face config.json parsing (Llama 3, Mixtral), defaults, strict errors
 // naming file and key, JSON round trip, presets and parameter counts.
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -139,7 +141,8 @@ TEST(Config, JsonRoundTrip) {
 }
 
 TEST(Config, LoadFromFileAndResolve) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "tidal_config_test";
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("tidal_config_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   {
     std::ofstream out(dir / "config.json");

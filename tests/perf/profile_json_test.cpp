@@ -1,4 +1,6 @@
 // Profile JSON: round trip and strict loading with JSON paths in the errors.
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -13,7 +15,9 @@ namespace tidal::perf {
 namespace {
 
 std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("tidal_perf_" + name)).string();
+  return (std::filesystem::temp_directory_path() /
+          ("tidal_perf_" + std::to_string(::getpid()) + "_" + name))
+      .string();
 }
 
 Profile sample_profile() {

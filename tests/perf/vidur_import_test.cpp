@@ -1,4 +1,6 @@
 // Importing Vidur's public profiling CSVs (read from ../shared/profiles, never copied).
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -66,7 +68,9 @@ TEST(VidurImport, A100Tp2UsesTheMeasuredAttentionTable) {
 TEST(VidurImport, RoundTripsThroughJson) {
   const Profile p = import_vidur(kVidur, "h100", "Llama-2-70b-hf", 8);
   const std::string path =
-      (std::filesystem::temp_directory_path() / "tidal_perf_vidur_h100_l70_tp8.json").string();
+      (std::filesystem::temp_directory_path() /
+       ("tidal_perf_vidur_h100_l70_tp8_" + std::to_string(::getpid()) + ".json"))
+          .string();
   save_profile(p, path);
   EXPECT_EQ(load_profile(path), p);
 }

@@ -3,6 +3,8 @@
 // fitted to within 5%. Only the measured numbers are inputs; no timing is asserted.
 #include "engine/profile/profiler.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <string>
 
@@ -46,8 +48,9 @@ perf::Profile* ProfilerTest::profile_ = nullptr;
 std::vector<MeasuredSeries>* ProfilerTest::measured_ = nullptr;
 
 TEST_F(ProfilerTest, RoundTripsThroughTheSchema) {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "tidal_profiler_test.json").string();
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("tidal_profiler_test_" + std::to_string(::getpid()) + ".json"))
+                               .string();
   perf::save_profile(*profile_, path);
   const perf::Profile loaded = perf::load_profile(path);
   EXPECT_EQ(loaded, *profile_);
@@ -71,8 +74,9 @@ TEST_F(ProfilerTest, DraftCostRoundTrips) {
   EXPECT_EQ(profile_->draft->method, "ngram");
   EXPECT_EQ(profile_->draft->num_speculative_tokens, 4);
   EXPECT_GT(profile_->draft->step_ratio, 0.0);
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "tidal_profiler_draft_test.json").string();
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("tidal_profiler_draft_test_" + std::to_string(::getpid()) + ".json"))
+                               .string();
   perf::save_profile(*profile_, path);
   const perf::Profile loaded = perf::load_profile(path);
   std::filesystem::remove(path);

@@ -1,5 +1,7 @@
 #include "sim/scenario.h"
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -97,8 +99,8 @@ TEST(Scenario, SeedsDeriveFromTheScenarioSeed) {
 }
 
 TEST(Scenario, RelativeTracePathsResolveAgainstTheScenarioFolder) {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / "tidal_scenario_test_paths";
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("tidal_scenario_test_paths_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::filesystem::path file = dir / "s.json";
   std::ofstream(file) << R"({"workloads": [{"trace": {"path": "data/t.jsonl", "format": "jsonl"}},
@@ -129,8 +131,8 @@ TEST(Scenario, SloClassesGatherAcrossWorkloads) {
 }
 
 TEST(Scenario, ProfiledStepModelFromAVidurImport) {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / "tidal_scenario_test_profile";
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("tidal_scenario_test_profile_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   perf::save_profile(
       perf::import_vidur(TIDAL_SHARED_DIR "/profiles/vidur", "h100", "Llama-2-7b-hf", 1),

@@ -1,5 +1,7 @@
 #include "traces/output_files.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -21,7 +23,8 @@ std::string read_all(const std::filesystem::path& path) {
 
 // An empty folder of its own for each test, under the system's temporary folder.
 std::filesystem::path fresh_root(const std::string& test) {
-  const auto root = std::filesystem::temp_directory_path() / ("tidal_output_files_" + test);
+  const auto root = std::filesystem::temp_directory_path() /
+                    ("tidal_output_files_" + std::to_string(::getpid()) + "_" + test);
   std::filesystem::remove_all(root);
   return root;
 }

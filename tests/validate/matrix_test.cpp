@@ -2,6 +2,8 @@
 // repository's own matrix loads with every case the issue lists.
 #include "validate/matrix.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -15,7 +17,8 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string write_matrix(const std::string& name, const std::string& text) {
-  const fs::path dir = fs::temp_directory_path() / "tidal_matrix_test";
+  const fs::path dir =
+      fs::temp_directory_path() / ("tidal_matrix_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path path = dir / name;
   std::ofstream(path) << text;

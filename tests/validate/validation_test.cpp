@@ -2,6 +2,8 @@
 // step error file and validation.json with every documented field.
 #include "validate/validation.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -33,7 +35,8 @@ std::string write_short_trace(const fs::path& dir, int64_t base_output_tokens) {
 }
 
 TEST(Validation, TinyModelEndToEnd) {
-  const fs::path dir = fs::temp_directory_path() / "tidal_validation_test";
+  const fs::path dir =
+      fs::temp_directory_path() / ("tidal_validation_test_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   const std::string trace = write_short_trace(dir, 6);
@@ -97,7 +100,8 @@ TEST(Validation, TinyModelEndToEnd) {
 // n-gram speculation: the simulator speculates with the engine's k, an acceptance calibrated
 // from the engine run's measured acceptance and the profile's measured drafting cost.
 TEST(Validation, NgramSpeculationIsCalibratedFromTheEngine) {
-  const fs::path dir = fs::temp_directory_path() / "tidal_validation_spec_test";
+  const fs::path dir =
+      fs::temp_directory_path() / ("tidal_validation_spec_test_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   ValidateOptions options;
