@@ -44,74 +44,17 @@ TensorParallelExecutor::TensorParallelExecutor(models::ModelWeights full,
     rank.model = std::make_unique<models::PagedModel>(
         device.weights(), device.backend(), devices_->communicator(r), device.backend().memory());
   }
-  errors_.resize(static_cast<size_t>(config.tp));
-  for (int r = 1; r < config.tp; ++r) workers_.emplace_back([this, r] { worker_loop(r); });
+  threads_ = std::make_unique<RankThreads>(config.tp);
 }
 
-TensorParallelExecutor::~TensorParallelExecutor() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stopping_ = true;
-  }
-  job_ready_.notify_all();
-  for (std::thread& worker : workers_) worker.join();
-}
+TensorParallelExecutor::~TensorParallelExecutor() = default;
 
 size_t TensorParallelExecutor::host_arena_bytes() const {
   return ranks_[0]->host_arena ? ranks_[0]->host_arena->bytes() : 0;
 }
 
-void TensorParallelExecutor::worker_loop(int rank) {
-  int64_t seen_generation = 0;
-  for (;;) {
-    const std::function<void(int)>* job = nullptr;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      job_ready_.wait(lock, [&] { return stopping_ || generation_ != seen_generation; });
-      if (stopping_) return;
-      seen_generation = generation_;
-      job = job_;
-    }
-    try {
-      (*job)(rank);
-    } catch (...) {
-      errors_[static_cast<size_t>(rank)] = std::current_exception();
-    }
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      --num_pending_;
-    }
-    job_done_.notify_one();
-  }
-}
-
-void TensorParallelExecutor::run_on_all_ranks(const std::function<void(int rank)>& fn) {
-  for (std::exception_ptr& e : errors_) e = nullptr;
-  if (!workers_.empty()) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      job_ = &fn;
-      num_pending_ = static_cast<int>(workers_.size());
-      ++generation_;
-    }
-    job_ready_.notify_all();
-  }
-  try {
-    fn(0);
-  } catch (...) {
-    errors_[0] = std::current_exception();
-  }
-  if (!workers_.empty()) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    job_done_.wait(lock, [&] { return num_pending_ == 0; });
-  }
-  for (const std::exception_ptr& e : errors_) {
-    if (e) std::rethrow_exception(e);
-  }
-}
-
 std::vector<float> TensorParallelExecutor::forward(const models::ForwardBatch& batch) {
-  run_on_all_ranks([&](int r) {
+  threads_->run([&](int r) {
     Rank& rank = *ranks_[static_cast<size_t>(r)];
     RankDevice& device = devices_->rank(r);
     device.bind_thread();

@@ -1,24 +1,20 @@
 // Runs the paged forward pass on `tp` tensor-parallel ranks (Megatron split via the models'
 // sharding helpers). Rank 0 runs on the calling thread, ranks 1..tp-1 each on a worker thread of
-// their own; each rank owns its weight shard, its backend, its slice of the KV arena (its kv
-// heads, every block) and, for swapping, a host arena of the same layout (see rank_device.h).
-// CPU ranks (their own kernel threads each) meet in a SharedMemoryGroup; CUDA ranks (GPU r,
-// weights and arena on the device) in NCCL. Two all-reduces per layer.
+// their own (RankThreads); each rank owns its weight shard, its backend, its slice of the KV arena
+// (its kv heads, every block) and, for swapping, a host arena of the same layout (see
+// rank_device.h). CPU ranks (their own kernel threads each) meet in a SharedMemoryGroup; CUDA ranks
+// (GPU r, weights and arena on the device) in NCCL. Two all-reduces per layer.
 #pragma once
 
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <exception>
-#include <functional>
 #include <memory>
-#include <mutex>
 #include <span>
-#include <thread>
 #include <vector>
 
 #include "engine/kv/block_manager.h"
 #include "engine/rank_device.h"
+#include "engine/rank_threads.h"
 #include "kernels/kv_cache.h"
 #include "models/communicator.h"
 #include "models/model_weights.h"
@@ -65,25 +61,14 @@ class TensorParallelExecutor {
     std::vector<float> logits;  // the last forward's output
   };
 
-  // Calls fn(rank) on every rank concurrently (rank 0 here); rethrows the lowest rank's error.
-  void run_on_all_ranks(const std::function<void(int rank)>& fn);
-  void worker_loop(int rank);
-
   ExecutorConfig config_;
   // Backends, device weights, arenas, communicators; declared before ranks_ so that the models
   // (whose buffers live in the backends' memory) go first.
   std::unique_ptr<RankGroup> devices_;
   std::vector<std::unique_ptr<Rank>> ranks_;  // [tp]
-
-  std::vector<std::thread> workers_;  // [tp - 1], worker i runs rank i + 1
-  std::mutex mutex_;
-  std::condition_variable job_ready_;
-  std::condition_variable job_done_;
-  const std::function<void(int)>* job_ = nullptr;
-  int64_t generation_ = 0;
-  int num_pending_ = 0;
-  bool stopping_ = false;
-  std::vector<std::exception_ptr> errors_;  // [tp] of the current job
+  // Started last in the constructor, once tp is checked and the ranks exist; declared last so
+  // that its workers stop before the ranks go.
+  std::unique_ptr<RankThreads> threads_;
 };
 
 }  // namespace tidal::engine

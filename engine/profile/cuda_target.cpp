@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <ctime>
 #include <map>
 #include <memory>
 #include <vector>
@@ -14,7 +13,9 @@
 #include "engine/model_loading.h"
 #include "engine/profile/cpu_target.h"
 #include "engine/profile/forward_bench.h"
+#include "engine/profile/grids.h"
 #include "engine/profile/piecewise_fit.h"
+#include "engine/profile/profile_sections.h"
 #include "engine/profile/step_overhead.h"
 #include "engine/profile/timing_backend.h"
 #include "kernels/sampling.h"
@@ -24,86 +25,6 @@
 #include "traces/input_error.h"
 
 namespace tidal::profile {
-
-void SynchronizingBackend::embedding(const float* table, int64_t hidden, const int32_t* token_ids,
-                                     int64_t num_tokens, float* out) {
-  inner_.embedding(table, hidden, token_ids, num_tokens, out);
-  inner_.memory().synchronize();
-}
-
-void SynchronizingBackend::rms_norm(const float* x, const float* weight, int64_t num_rows,
-                                    int64_t dim, float eps, float* out) {
-  inner_.rms_norm(x, weight, num_rows, dim, eps, out);
-  inner_.memory().synchronize();
-}
-
-void SynchronizingBackend::add_rms_norm(float* residual, const float* x, const float* weight,
-                                        int64_t num_rows, int64_t dim, float eps, float* out) {
-  inner_.add_rms_norm(residual, x, weight, num_rows, dim, eps, out);
-  inner_.memory().synchronize();
-}
-
-void SynchronizingBackend::rope(float* q, float* k, const int32_t* positions, int64_t num_tokens,
-                                int64_t num_heads, int64_t num_kv_heads, int64_t head_dim,
-                                const float* inv_freq) {
-  inner_.rope(q, k, positions, num_tokens, num_heads, num_kv_heads, head_dim, inv_freq);
-  inner_.memory().synchronize();
-}
-
-void SynchronizingBackend::linear(const float* x, int64_t num_tokens,
-                                  const kernels::LinearView& weight, float* y) {
-  inner_.linear(x, num_tokens, weight, y);
-  inner_.memory().synchronize();
-}
-
-void SynchronizingBackend::swiglu(const float* gate, const float* up, int64_t count, float* out) {
-  inner_.swiglu(gate, up, count, out);
-  inner_.memory().synchronize();
-}
-
-void SynchronizingBackend::add(float* y, const float* x, int64_t count) {
-  inner_.add(y, x, count);
-  inner_.memory().synchronize();
-}
-
-void SynchronizingBackend::write_kv(const kernels::KvCacheView& kv, int64_t layer, const float* k,
-                                    const float* v, const int64_t* slot_mapping,
-                                    int64_t num_tokens) {
-  inner_.write_kv(kv, layer, k, v, slot_mapping, num_tokens);
-  inner_.memory().synchronize();
-}
-
-void SynchronizingBackend::paged_attention(const float* q, const kernels::KvCacheView& kv,
-                                           int64_t layer, const kernels::AttentionBatch& batch,
-                                           float scale, float* out) {
-  inner_.paged_attention(q, kv, layer, batch, scale, out);
-  inner_.memory().synchronize();
-}
-
-void SynchronizingBackend::softmax(float* x, int64_t num_rows, int64_t num_cols) {
-  inner_.softmax(x, num_rows, num_cols);
-  inner_.memory().synchronize();
-}
-
-void SynchronizingBackend::moe_route(const float* router_logits, int64_t num_tokens,
-                                     int64_t num_experts, int64_t top_k, int32_t* expert_ids,
-                                     float* expert_weights) {
-  inner_.moe_route(router_logits, num_tokens, num_experts, top_k, expert_ids, expert_weights);
-  inner_.memory().synchronize();
-}
-
-void SynchronizingBackend::gather_rows(const float* src, const int32_t* rows, int64_t num_rows,
-                                       int64_t dim, float* out) {
-  inner_.gather_rows(src, rows, num_rows, dim, out);
-  inner_.memory().synchronize();
-}
-
-void SynchronizingBackend::scatter_add_rows(const float* src, const int32_t* rows,
-                                            const float* weights, int64_t num_rows, int64_t dim,
-                                            float* dst) {
-  inner_.scatter_add_rows(src, rows, weights, num_rows, dim, dst);
-  inner_.memory().synchronize();
-}
 
 perf::GpuSpec cuda_device_spec(const std::string& device_name) {
   perf::GpuSpec spec;
@@ -122,92 +43,8 @@ namespace {
 using perf::OpClass;
 using Clock = std::chrono::steady_clock;
 
-constexpr int64_t kArenaBytesBudget = int64_t{256} << 20;  // KV arena of the forward bench
 constexpr int64_t kOverheadPromptTokens = 32;
 constexpr int64_t kOverheadOutputTokens = 16;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// 1, 2, 3, 4, 6, 8, 12, 16, ... up to `limit` (the CPU profiler's token grid).
-std::vector<int64_t> token_grid(int64_t limit) {
-  std::vector<int64_t> grid;
-  for (int64_t p = 1; p <= limit; p *= 2) {
-    grid.push_back(p);
-    if (p >= 2 && p + p / 2 <= limit) grid.push_back(p + p / 2);
-  }
-  std::sort(grid.begin(), grid.end());
-  return grid;
-}
-
-std::vector<int64_t> powers_of_two(int64_t limit) {
-  std::vector<int64_t> grid;
-  for (int64_t p = 1; p <= limit; p *= 2) grid.push_back(p);
-  return grid;
-}
-
-// {first, 4 * first, 16 * first, ...} up to `limit`.
-std::vector<int64_t> context_grid(int64_t first, int64_t limit) {
-  std::vector<int64_t> grid;
-  for (int64_t c = first; c <= limit; c *= 4) grid.push_back(c);
-  return grid;
-}
-
-std::string utc_date() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-  return buf;
-}
-
-perf::OperatorTable fitted_table(const std::vector<int64_t>& xs, const std::vector<double>& ys,
-                                 perf::OpScope scope, double tolerance) {
-  const std::vector<double> x(xs.begin(), xs.end());
-  const PiecewiseLinear fit = fit_piecewise_linear(x, ys, tolerance);
-  perf::OperatorTable table;
-  table.scope = scope;
-  table.source = perf::TimeSource::measured;
-  for (size_t k = 0; k < fit.knots.size(); ++k) {
-    table.num_tokens.push_back(static_cast<int64_t>(fit.knots[k]));
-    table.seconds.push_back(fit.values[k]);
-  }
-  return table;
-}
-
-std::vector<OpClass> token_classes(const models::ModelConfig& config) {
-  std::vector<OpClass> classes{OpClass::embedding, OpClass::norm,   OpClass::qkv_proj,
-                               OpClass::rope,      OpClass::o_proj, OpClass::residual_add};
-  if (config.is_moe()) {
-    classes.insert(classes.end(), {OpClass::moe_router, OpClass::moe_experts});
-  } else {
-    classes.insert(classes.end(), {OpClass::mlp_up_gate, OpClass::mlp_act, OpClass::mlp_down});
-  }
-  return classes;
-}
-
-// Seconds of sampling one token for each of num_seqs sequences on the host (the engine copies
-// the logits back and samples there on every backend).
-double time_sampling(int64_t num_seqs, int64_t vocab, const kernels::SamplingParams& params,
-                     int repeats) {
-  std::vector<float> logits(static_cast<size_t>(num_seqs * vocab));  // [num_seqs, vocab]
-  for (size_t i = 0; i < logits.size(); ++i) {
-    logits[i] = static_cast<float>((i * 2654435761u) % 1000) * 1e-3f;
-  }
-  kernels::SamplingRng rng(1);
-  std::vector<double> seconds;
-  int64_t checksum = 0;
-  for (int r = 0; r <= repeats; ++r) {
-    const auto start = Clock::now();
-    for (int64_t s = 0; s < num_seqs; ++s) {
-      checksum += kernels::sample(logits.data() + s * vocab, vocab, params, rng);
-    }
-    if (r > 0) seconds.push_back(seconds_since(start));
-  }
-  return checksum >= 0 ? median(seconds) : 0.0;
-}
 
 // The paged forward of GPU 0 on synthetic batches, every operator timed (see the header).
 class CudaForwardBench {
@@ -232,7 +69,8 @@ class CudaForwardBench {
   }
 
   ForwardTimes run(std::span<const perf::SeqWork> work, const ProfileOptions& o) {
-    const models::ForwardBatch batch = make_batch(work);
+    const models::ForwardBatch batch =
+        synthetic_batch(work, group_->rank(0).kv_spec(), weights_.config.vocab_size);
     const kernels::KvCacheView kv = group_->rank(0).kv_view();
     auto once = [&] {
       timing_->reset();
@@ -240,35 +78,8 @@ class CudaForwardBench {
       model_->forward(batch, kv);
       return seconds_since(start);
     };
-    const double warm_up = once();
-    const int num_repeats =
-        std::clamp(static_cast<int>(std::ceil(o.target_point_seconds / std::max(warm_up, 1e-9))),
-                   o.min_repeats, o.max_repeats);
-    std::vector<std::vector<double>> per_class(perf::kNumOpClasses);  // [class][repeat]
-    std::vector<double> walls;                                        // [repeat]
-    std::vector<double> unattributed;                                 // [repeat]
-    for (int r = 0; r < num_repeats; ++r) {
-      const double wall = once();
-      double attributed = 0.0;
-      for (int c = 0; c < perf::kNumOpClasses; ++c) {
-        const auto op = static_cast<OpClass>(c);
-        const double seconds =
-            std::max(0.0, static_cast<double>(timing_->nanoseconds(op)) * 1e-9 -
-                              idle_sync_seconds_ * static_cast<double>(timing_->num_calls(op)));
-        per_class[static_cast<size_t>(c)].push_back(seconds);
-        attributed += seconds;
-      }
-      walls.push_back(wall);
-      unattributed.push_back(wall - attributed);
-    }
-    ForwardTimes times;
-    for (int c = 0; c < perf::kNumOpClasses; ++c) {
-      times.seconds[static_cast<size_t>(c)] = lower_quartile(per_class[static_cast<size_t>(c)]);
-    }
-    times.forward_seconds = lower_quartile(walls);
-    times.unattributed_seconds = std::max(0.0, lower_quartile(unattributed));
-    times.num_repeats = num_repeats;
-    return times;
+    return time_forwards(once, *timing_, idle_sync_seconds_, 0.0, o.min_repeats, o.max_repeats,
+                         o.target_point_seconds);
   }
 
  private:
@@ -284,33 +95,6 @@ class CudaForwardBench {
     return median(seconds);
   }
 
-  // Each sequence's new tokens on top of its context; distinct blocks while the arena has room.
-  models::ForwardBatch make_batch(std::span<const perf::SeqWork> work) const {
-    const kernels::KvCacheSpec& spec = group_->rank(0).kv_spec();
-    const int64_t vocab = weights_.config.vocab_size;
-    models::ForwardBatch batch;
-    int64_t next_block = 0;
-    for (size_t s = 0; s < work.size(); ++s) {
-      models::SequenceInput seq;
-      const int64_t num_positions = work[s].num_context_tokens + work[s].num_new_tokens;
-      for (int64_t b = 0; b < (num_positions + spec.block_size - 1) / spec.block_size; ++b) {
-        seq.block_table.push_back(static_cast<int32_t>(next_block++ % spec.num_blocks));
-      }
-      for (int64_t i = 0; i < work[s].num_new_tokens; ++i) {
-        const int64_t position = work[s].num_context_tokens + i;
-        seq.token_ids.push_back(
-            static_cast<int32_t>((position * 7919 + static_cast<int64_t>(s) * 31) % vocab));
-        seq.positions.push_back(static_cast<int32_t>(position));
-        seq.slot_mapping.push_back(
-            int64_t{seq.block_table[static_cast<size_t>(position / spec.block_size)]} *
-                spec.block_size +
-            position % spec.block_size);
-      }
-      batch.sequences.push_back(std::move(seq));
-    }
-    return batch;
-  }
-
   const models::ModelWeights& weights_;
   std::unique_ptr<engine::RankGroup> group_;
   std::unique_ptr<SynchronizingBackend> sync_;
@@ -324,11 +108,6 @@ class CudaForwardBench {
 perf::Profile run_cuda_profile(const ProfileOptions& options, const ProgressFn& progress,
                                std::vector<MeasuredSeries>* measured) {
   const Clock::time_point start = Clock::now();
-  auto keep = [&](std::string name, const auto& xs, const std::vector<double>& ys) {
-    if (measured != nullptr) {
-      measured->push_back({std::move(name), std::vector<double>(xs.begin(), xs.end()), ys});
-    }
-  };
   engine::EngineConfig ec = options.engine;
   ec.backend = engine::BackendKind::cuda;
   engine::LoadedModel loaded = engine::load_model(options.model, options.model_seed, "--model");
@@ -345,30 +124,13 @@ perf::Profile run_cuda_profile(const ProfileOptions& options, const ProgressFn& 
 
   const int64_t max_position = config.max_position_embeddings;
   const int64_t max_tokens = std::max<int64_t>(1, std::min(options.max_num_tokens, max_position));
-  const int64_t kv_bytes_per_token = 2 * config.num_layers * config.num_kv_heads * config.head_dim *
-                                     static_cast<int64_t>(kernels::kv_element_bytes(ec.kv_dtype));
-  const int64_t num_blocks = std::max<int64_t>(
-      (max_position + ec.block_size - 1) / ec.block_size + 1,
-      kArenaBytesBudget / std::max<int64_t>(1, kv_bytes_per_token * ec.block_size));
+  const int64_t num_blocks = bench_num_blocks(config, config.num_kv_heads, ec);
   CudaForwardBench bench(rank0, ec, num_blocks);
   const double layers = static_cast<double>(config.num_layers);
   auto run = [&](std::span<const perf::SeqWork> batch) { return bench.run(batch, options); };
 
-  perf::Profile profile;
-  profile.provenance.backend = "tidal-cuda";
-  profile.provenance.device = engine::cuda_device_name(0);
-  profile.provenance.date = utc_date();
-  profile.provenance.commit = build_commit();
-  profile.model = {options.model,
-                   config.hidden_size,
-                   config.num_heads,
-                   config.num_kv_heads,
-                   config.intermediate_size,
-                   config.vocab_size,
-                   true};
-  profile.tp = ec.tp;
-  profile.weight_dtype = weight_dtype_for(ec.quant);
-  profile.kv_dtype = kv_dtype_for(ec.kv_dtype);
+  perf::Profile profile =
+      profile_header("tidal-cuda", engine::cuda_device_name(0), options.model, config, ec);
 
   // Per-token operators: one sequence of T new tokens at context 0.
   const std::vector<OpClass> classes = token_classes(config);
@@ -386,12 +148,7 @@ perf::Profile run_cuda_profile(const ProfileOptions& options, const ProgressFn& 
   }
   progress(fmt::format("profile (cuda): operators over num_tokens 1..{} ({} points) [{:.1f} s]",
                        tokens.back(), tokens.size(), seconds_since(start)));
-  for (OpClass c : classes) {
-    keep(fmt::format("operators.{}", perf::op_class_name(c)), tokens, op[c]);
-    profile.operators[c] = fitted_table(
-        tokens, op[c], c == OpClass::embedding ? perf::OpScope::step : perf::OpScope::layer,
-        options.max_relative_fit_error);
-  }
+  fit_token_operators(profile, classes, tokens, op, options.max_relative_fit_error, measured);
 
   // Decode attention over (batch, context); LM head and sampling over the batch size.
   const std::vector<int64_t> decode_contexts =
@@ -417,12 +174,8 @@ perf::Profile run_cuda_profile(const ProfileOptions& options, const ProgressFn& 
   progress(fmt::format(
       "profile (cuda): decode attention over batch 1..{} x context {}..{} [{:.1f} s]",
       batches.back(), decode_contexts.front(), decode_contexts.back(), seconds_since(start)));
-  keep("operators.lm_head", batches, head_seconds);
-  keep("operators.sampling", batches, sampling_seconds);
-  profile.operators[OpClass::lm_head] =
-      fitted_table(batches, head_seconds, perf::OpScope::step, options.max_relative_fit_error);
-  profile.operators[OpClass::sampling] =
-      fitted_table(batches, sampling_seconds, perf::OpScope::step, options.max_relative_fit_error);
+  fit_batch_operators(profile, batches, head_seconds, sampling_seconds,
+                      options.max_relative_fit_error, measured);
 
   // Prefill attention over (chunk, context).
   std::vector<int64_t> prefill_contexts{0};
@@ -464,21 +217,10 @@ perf::Profile run_cuda_profile(const ProfileOptions& options, const ProgressFn& 
   const std::vector<OverheadSample> samples =
       measure_step_overhead(loaded.weights, overhead_config, *operator_model, batches,
                             kOverheadPromptTokens, kOverheadOutputTokens);
-  std::map<int64_t, std::vector<double>> by_seqs;  // num_seqs -> residual seconds
-  for (const OverheadSample& s : samples) by_seqs[s.num_seqs].push_back(s.seconds);
-  std::vector<int64_t> overhead_seqs;
-  std::vector<double> overhead_seconds;
-  for (const auto& [num_seqs, residuals] : by_seqs) {
-    overhead_seqs.push_back(num_seqs);
-    overhead_seconds.push_back(std::max(0.0, median(residuals)));
-  }
-  keep("cpu_overhead", overhead_seqs, overhead_seconds);
-  const perf::OperatorTable overhead = fitted_table(
-      overhead_seqs, overhead_seconds, perf::OpScope::step, options.max_relative_fit_error);
-  profile.cpu_overhead.num_seqs = overhead.num_tokens;
-  profile.cpu_overhead.seconds = overhead.seconds;
+  const int64_t max_overhead_seqs =
+      fit_cpu_overhead(profile, samples, options.max_relative_fit_error, measured);
   progress(fmt::format("profile (cuda): CPU overhead over {} engine steps, batch 1..{} [{:.1f} s]",
-                       samples.size(), overhead_seqs.back(), seconds_since(start)));
+                       samples.size(), max_overhead_seqs, seconds_since(start)));
 
   profile.provenance.source = fmt::format(
       "tidal profile --backend cuda: {} ({}) on {}, tp 1, weights {}, KV {}. Operators timed "

@@ -10,6 +10,7 @@
 
 #include <string>
 
+#include "engine/profile/forwarding_backend.h"
 #include "engine/profile/profiler.h"
 #include "kernels/backend.h"
 #include "sim/perf/gpu_catalog.h"
@@ -19,37 +20,15 @@ namespace tidal::profile {
 
 // A kernels::Backend decorator that runs each operator on `inner`, then waits until the
 // inner backend's memory (its stream) is idle. memory() is the inner backend's.
-class SynchronizingBackend final : public kernels::Backend {
+class SynchronizingBackend final : public ForwardingBackend {
  public:
-  explicit SynchronizingBackend(kernels::Backend& inner) : inner_(inner) {}
-  std::string_view name() const override { return inner_.name(); }
-  kernels::BackendMemory& memory() override { return inner_.memory(); }
-  void embedding(const float* table, int64_t hidden, const int32_t* token_ids, int64_t num_tokens,
-                 float* out) override;
-  void rms_norm(const float* x, const float* weight, int64_t num_rows, int64_t dim, float eps,
-                float* out) override;
-  void add_rms_norm(float* residual, const float* x, const float* weight, int64_t num_rows,
-                    int64_t dim, float eps, float* out) override;
-  void rope(float* q, float* k, const int32_t* positions, int64_t num_tokens, int64_t num_heads,
-            int64_t num_kv_heads, int64_t head_dim, const float* inv_freq) override;
-  void linear(const float* x, int64_t num_tokens, const kernels::LinearView& weight,
-              float* y) override;
-  void swiglu(const float* gate, const float* up, int64_t count, float* out) override;
-  void add(float* y, const float* x, int64_t count) override;
-  void write_kv(const kernels::KvCacheView& kv, int64_t layer, const float* k, const float* v,
-                const int64_t* slot_mapping, int64_t num_tokens) override;
-  void paged_attention(const float* q, const kernels::KvCacheView& kv, int64_t layer,
-                       const kernels::AttentionBatch& batch, float scale, float* out) override;
-  void softmax(float* x, int64_t num_rows, int64_t num_cols) override;
-  void moe_route(const float* router_logits, int64_t num_tokens, int64_t num_experts, int64_t top_k,
-                 int32_t* expert_ids, float* expert_weights) override;
-  void gather_rows(const float* src, const int32_t* rows, int64_t num_rows, int64_t dim,
-                   float* out) override;
-  void scatter_add_rows(const float* src, const int32_t* rows, const float* weights,
-                        int64_t num_rows, int64_t dim, float* dst) override;
+  explicit SynchronizingBackend(kernels::Backend& inner) : ForwardingBackend(inner) {}
 
  private:
-  kernels::Backend& inner_;
+  void around(const Call& call) override {
+    call.run();
+    inner().memory().synchronize();
+  }
 };
 
 // The GPU as a perf device named `device_name`: only pcie_Bps is read by a fully measured

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "engine/profile/piecewise_fit.h"
+#include "engine/profile/profile_sections.h"
 #include "engine/profile/timing_backend.h"
 #include "engine/shm_communicator.h"
 #include "models/communicator.h"
@@ -38,10 +39,6 @@ kernels::KvCacheSpec arena_spec(const models::ModelWeights& weights, kernels::Kv
   spec.head_dim = weights.config.head_dim;
   spec.dtype = dtype;
   return spec;
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 // Seconds of one steady_clock::now(): the median over batches of consecutive reads.
@@ -99,9 +96,8 @@ ForwardBench::ForwardBench(std::span<const models::ModelWeights> rank_weights, i
 
 ForwardBench::~ForwardBench() = default;
 
-models::ForwardBatch ForwardBench::make_batch(std::span<const perf::SeqWork> batch) const {
-  const kernels::KvCacheSpec& spec = ranks_[0]->arena.spec();
-  const int64_t vocab = ranks_[0]->weights.config.vocab_size;
+models::ForwardBatch synthetic_batch(std::span<const perf::SeqWork> batch,
+                                     const kernels::KvCacheSpec& spec, int64_t vocab) {
   models::ForwardBatch forward;
   int64_t next_block = 0;
   for (size_t s = 0; s < batch.size(); ++s) {
@@ -128,33 +124,25 @@ models::ForwardBatch ForwardBench::make_batch(std::span<const perf::SeqWork> bat
   return forward;
 }
 
-ForwardTimes ForwardBench::run(std::span<const perf::SeqWork> batch, int min_repeats,
-                               int max_repeats, double target_seconds) {
-  const models::ForwardBatch forward = make_batch(batch);
+ForwardTimes time_forwards(const std::function<double()>& once, const TimingBackend& timing,
+                           double call_overhead_seconds, double wall_overhead_seconds,
+                           int min_repeats, int max_repeats, double target_seconds) {
   std::vector<std::vector<double>> per_class(perf::kNumOpClasses);  // [class][repeat]
   std::vector<double> walls;                                        // [repeat]
   std::vector<double> unattributed;                                 // [repeat]
-  auto once = [&] {
-    const auto start = std::chrono::steady_clock::now();
-    threads_.run([&](int r) {
-      Rank& rank = *ranks_[static_cast<size_t>(r)];
-      rank.model->forward(forward, rank.arena.view());
-    });
-    return seconds_since(start);
-  };
   const double warm_up = once();
   const int num_repeats =
       std::clamp(static_cast<int>(std::ceil(target_seconds / std::max(warm_up, 1e-9))), min_repeats,
                  max_repeats);
-  // A timed call's duration holds about one clock read; the forward's wall time two per call.
-  const double read = clock_read_seconds_;
   for (int r = 0; r < num_repeats; ++r) {
-    const double wall = once() - 2.0 * read * static_cast<double>(timing_->total_calls());
+    const double forward = once();
+    const double wall = forward - wall_overhead_seconds * static_cast<double>(timing.total_calls());
     double attributed = 0.0;
     for (int c = 0; c < perf::kNumOpClasses; ++c) {
       const auto op = static_cast<perf::OpClass>(c);
-      const double seconds = std::max(0.0, static_cast<double>(timing_->nanoseconds(op)) * 1e-9 -
-                                               read * static_cast<double>(timing_->num_calls(op)));
+      const double seconds =
+          std::max(0.0, static_cast<double>(timing.nanoseconds(op)) * 1e-9 -
+                            call_overhead_seconds * static_cast<double>(timing.num_calls(op)));
       per_class[static_cast<size_t>(c)].push_back(seconds);
       attributed += seconds;
     }
@@ -169,6 +157,23 @@ ForwardTimes ForwardBench::run(std::span<const perf::SeqWork> batch, int min_rep
   times.unattributed_seconds = std::max(0.0, lower_quartile(unattributed));
   times.num_repeats = num_repeats;
   return times;
+}
+
+ForwardTimes ForwardBench::run(std::span<const perf::SeqWork> batch, int min_repeats,
+                               int max_repeats, double target_seconds) {
+  const models::ForwardBatch forward =
+      synthetic_batch(batch, ranks_[0]->arena.spec(), ranks_[0]->weights.config.vocab_size);
+  auto once = [&] {
+    const auto start = std::chrono::steady_clock::now();
+    threads_.run([&](int r) {
+      Rank& rank = *ranks_[static_cast<size_t>(r)];
+      rank.model->forward(forward, rank.arena.view());
+    });
+    return seconds_since(start);
+  };
+  // A timed call's duration holds about one clock read; the forward's wall time two per call.
+  return time_forwards(once, *timing_, clock_read_seconds_, 2.0 * clock_read_seconds_, min_repeats,
+                       max_repeats, target_seconds);
 }
 
 }  // namespace tidal::profile

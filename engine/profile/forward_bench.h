@@ -10,11 +10,12 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
 
-#include "engine/profile/rank_threads.h"
+#include "engine/rank_threads.h"
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/kv_cache.h"
 #include "models/communicator.h"
@@ -45,6 +46,19 @@ struct ForwardTimes {
 // Per field the smaller of a and b (num_repeats: their sum).
 ForwardTimes least_times(const ForwardTimes& a, const ForwardTimes& b);
 
+// The forward inputs of `batch` on an arena of `spec`: each sequence's new tokens (synthetic ids
+// below `vocab`) on top of its context, distinct blocks while the arena has room, then shared.
+models::ForwardBatch synthetic_batch(std::span<const perf::SeqWork> batch,
+                                     const kernels::KvCacheSpec& spec, int64_t vocab);
+
+// Times forwards: `once` runs one (`timing` attributing its calls) and returns its wall seconds;
+// one warm-up, then repeats until `target_seconds` of measurement or max_repeats, at least
+// min_repeats. Every call's time less `call_overhead_seconds` (at least 0) goes to its class;
+// each wall time loses `wall_overhead_seconds` per timed call; lower quartiles are kept.
+ForwardTimes time_forwards(const std::function<double()>& once, const TimingBackend& timing,
+                           double call_overhead_seconds, double wall_overhead_seconds,
+                           int min_repeats, int max_repeats, double target_seconds);
+
 class ForwardBench {
  public:
   // `rank_weights`: every rank's (quantized) shard, [tp], kept by reference. Each rank's KV
@@ -70,14 +84,12 @@ class ForwardBench {
     Rank(const models::ModelWeights& w, int num_threads, const kernels::KvCacheSpec& spec);
   };
 
-  models::ForwardBatch make_batch(std::span<const perf::SeqWork> batch) const;
-
   std::unique_ptr<engine::SharedMemoryGroup> group_;  // tp > 1
   models::SingleRankCommunicator single_rank_;        // tp == 1
   std::unique_ptr<TimingBackend> timing_;             // over rank 0's backend
   std::unique_ptr<models::Communicator> timed_comm_;  // rank 0's communicator, timed (tp > 1)
   std::vector<std::unique_ptr<Rank>> ranks_;          // [tp]; models use the three above
-  RankThreads threads_;                               // stopped before the ranks go
+  engine::RankThreads threads_;                       // stopped before the ranks go
   double clock_read_seconds_;  // cost of one steady_clock::now(), taken off every timed call
 };
 

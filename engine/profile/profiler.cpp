@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <map>
 #include <memory>
 #include <vector>
@@ -13,7 +12,9 @@
 #include "engine/profile/cpu_target.h"
 #include "engine/profile/draft_cost.h"
 #include "engine/profile/forward_bench.h"
+#include "engine/profile/grids.h"
 #include "engine/profile/piecewise_fit.h"
+#include "engine/profile/profile_sections.h"
 #include "engine/profile/step_overhead.h"
 #include "kernels/sampling.h"
 #include "models/quantize_weights.h"
@@ -27,98 +28,11 @@ namespace {
 using perf::OpClass;
 using Clock = std::chrono::steady_clock;
 
-constexpr int64_t kArenaBytesBudget = int64_t{256} << 20;  // KV arena of the forward bench
 constexpr int64_t kOverheadPromptTokens = 32;
 constexpr int64_t kOverheadOutputTokens = 16;
 // Drafts per sequence the n-gram drafting cost is measured at when the profiled engine config
 // does not speculate (the simulator's default k).
 constexpr int32_t kDefaultDraftTokens = 4;
-
-// 1, 2, 3, 4, 6, 8, 12, 16, ... up to `limit` (inclusive when it is such a number).
-std::vector<int64_t> token_grid(int64_t limit) {
-  std::vector<int64_t> grid;
-  for (int64_t p = 1; p <= limit; p *= 2) {
-    grid.push_back(p);
-    if (p >= 2 && p + p / 2 <= limit) grid.push_back(p + p / 2);
-  }
-  std::sort(grid.begin(), grid.end());
-  return grid;
-}
-
-std::vector<int64_t> powers_of_two(int64_t limit) {
-  std::vector<int64_t> grid;
-  for (int64_t p = 1; p <= limit; p *= 2) grid.push_back(p);
-  return grid;
-}
-
-// {first, 4 * first, 16 * first, ...} up to `limit`.
-std::vector<int64_t> context_grid(int64_t first, int64_t limit) {
-  std::vector<int64_t> grid;
-  for (int64_t c = first; c <= limit; c *= 4) grid.push_back(c);
-  return grid;
-}
-
-std::string utc_date() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-  return buf;
-}
-
-double elapsed_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// A fitted 1-D table over integer sizes.
-perf::OperatorTable fitted_table(const std::vector<int64_t>& xs, const std::vector<double>& ys,
-                                 perf::OpScope scope, double tolerance) {
-  const std::vector<double> x(xs.begin(), xs.end());
-  const PiecewiseLinear fit = fit_piecewise_linear(x, ys, tolerance);
-  perf::OperatorTable table;
-  table.scope = scope;
-  table.source = perf::TimeSource::measured;
-  for (size_t k = 0; k < fit.knots.size(); ++k) {
-    table.num_tokens.push_back(static_cast<int64_t>(fit.knots[k]));
-    table.seconds.push_back(fit.values[k]);
-  }
-  return table;
-}
-
-// Operator classes a model's forward runs per token (residual adds are fused into the norms
-// by the forward pass and measure 0).
-std::vector<OpClass> token_classes(const models::ModelConfig& config) {
-  std::vector<OpClass> classes{OpClass::embedding, OpClass::norm,   OpClass::qkv_proj,
-                               OpClass::rope,      OpClass::o_proj, OpClass::residual_add};
-  if (config.is_moe()) {
-    classes.insert(classes.end(), {OpClass::moe_router, OpClass::moe_experts});
-  } else {
-    classes.insert(classes.end(), {OpClass::mlp_up_gate, OpClass::mlp_act, OpClass::mlp_down});
-  }
-  return classes;
-}
-
-// Seconds of sampling one token for each of num_seqs sequences (the engine samples on the host
-// from each sequence's logits row).
-double time_sampling(int64_t num_seqs, int64_t vocab, const kernels::SamplingParams& params,
-                     int repeats) {
-  std::vector<float> logits(static_cast<size_t>(num_seqs * vocab));  // [num_seqs, vocab]
-  for (size_t i = 0; i < logits.size(); ++i) {
-    logits[i] = static_cast<float>((i * 2654435761u) % 1000) * 1e-3f;
-  }
-  kernels::SamplingRng rng(1);
-  std::vector<double> seconds;
-  int64_t checksum = 0;
-  for (int r = 0; r <= repeats; ++r) {
-    const auto start = Clock::now();
-    for (int64_t s = 0; s < num_seqs; ++s) {
-      checksum += kernels::sample(logits.data() + s * vocab, vocab, params, rng);
-    }
-    if (r > 0) seconds.push_back(elapsed_since(start));
-  }
-  return checksum >= 0 ? median(seconds) : 0.0;
-}
 
 // One point of a forward sweep: the batch and its times, the least over the passes so far.
 struct SweepPoint {
@@ -145,11 +59,6 @@ std::string build_commit() {
 perf::Profile run_profile(const ProfileOptions& options, const ProgressFn& progress,
                           std::vector<MeasuredSeries>* measured) {
   const Clock::time_point start = Clock::now();
-  auto keep = [&](std::string name, const auto& xs, const std::vector<double>& ys) {
-    if (measured != nullptr) {
-      measured->push_back({std::move(name), std::vector<double>(xs.begin(), xs.end()), ys});
-    }
-  };
   const engine::EngineConfig& ec = options.engine;
   engine::LoadedModel loaded = engine::load_model(options.model, options.model_seed, "--model");
   const models::ModelConfig config = loaded.weights.config;
@@ -164,12 +73,7 @@ perf::Profile run_profile(const ProfileOptions& options, const ProgressFn& progr
 
   const int64_t max_position = config.max_position_embeddings;
   const int64_t max_tokens = std::max<int64_t>(1, std::min(options.max_num_tokens, max_position));
-  const int64_t kv_bytes_per_token = 2 * config.num_layers * rank0.shard.num_kv_heads *
-                                     config.head_dim *
-                                     static_cast<int64_t>(kernels::kv_element_bytes(ec.kv_dtype));
-  const int64_t num_blocks = std::max<int64_t>(
-      (max_position + ec.block_size - 1) / ec.block_size + 1,
-      kArenaBytesBudget / std::max<int64_t>(1, kv_bytes_per_token * ec.block_size));
+  const int64_t num_blocks = bench_num_blocks(config, rank0.shard.num_kv_heads, ec);
   ForwardBench bench(shards, ec.num_threads, ec.kv_dtype, ec.block_size, num_blocks);
   const double layers = static_cast<double>(config.num_layers);
   if (options.num_passes < 1) throw InputError("profile: num_passes: must be >= 1");
@@ -177,21 +81,7 @@ perf::Profile run_profile(const ProfileOptions& options, const ProgressFn& progr
     return bench.run(batch, options.min_repeats, options.max_repeats, options.target_point_seconds);
   };
 
-  perf::Profile profile;
-  profile.provenance.backend = "tidal-cpu";
-  profile.provenance.device = cpu_model_name();
-  profile.provenance.date = utc_date();
-  profile.provenance.commit = build_commit();
-  profile.model = {options.model,
-                   config.hidden_size,
-                   config.num_heads,
-                   config.num_kv_heads,
-                   config.intermediate_size,
-                   config.vocab_size,
-                   true};
-  profile.tp = ec.tp;
-  profile.weight_dtype = weight_dtype_for(ec.quant);
-  profile.kv_dtype = kv_dtype_for(ec.kv_dtype);
+  perf::Profile profile = profile_header("tidal-cpu", cpu_model_name(), options.model, config, ec);
 
   // Per-token operators: one sequence of T new tokens at context 0.
   const std::vector<OpClass> classes = token_classes(config);
@@ -219,13 +109,8 @@ perf::Profile run_profile(const ProfileOptions& options, const ProgressFn& progr
     allreduce_seconds.push_back(times[OpClass::allreduce] / (2.0 * layers));
   }
   progress(fmt::format("profile: operators over num_tokens 1..{} ({} points) [{:.1f} s]",
-                       tokens.back(), tokens.size(), elapsed_since(start)));
-  for (OpClass c : classes) {
-    keep(fmt::format("operators.{}", perf::op_class_name(c)), tokens, op[c]);
-    profile.operators[c] = fitted_table(
-        tokens, op[c], c == OpClass::embedding ? perf::OpScope::step : perf::OpScope::layer,
-        options.max_relative_fit_error);
-  }
+                       tokens.back(), tokens.size(), seconds_since(start)));
+  fit_token_operators(profile, classes, tokens, op, options.max_relative_fit_error, measured);
 
   // Decode attention over (batch, context); LM head and sampling over the batch size.
   const std::vector<int64_t> decode_contexts =
@@ -257,13 +142,9 @@ perf::Profile run_profile(const ProfileOptions& options, const ProgressFn& progr
   }
   progress(fmt::format("profile: decode attention over batch 1..{} x context {}..{} [{:.1f} s]",
                        batches.back(), decode_contexts.front(), decode_contexts.back(),
-                       elapsed_since(start)));
-  keep("operators.lm_head", batches, head_seconds);
-  keep("operators.sampling", batches, sampling_seconds);
-  profile.operators[OpClass::lm_head] =
-      fitted_table(batches, head_seconds, perf::OpScope::step, options.max_relative_fit_error);
-  profile.operators[OpClass::sampling] =
-      fitted_table(batches, sampling_seconds, perf::OpScope::step, options.max_relative_fit_error);
+                       seconds_since(start)));
+  fit_batch_operators(profile, batches, head_seconds, sampling_seconds,
+                      options.max_relative_fit_error, measured);
 
   // Prefill attention over (chunk, context): one sequence's chunk on top of its context.
   std::vector<int64_t> prefill_contexts{0};
@@ -288,7 +169,7 @@ perf::Profile run_profile(const ProfileOptions& options, const ProgressFn& progr
     prefill_seconds.push_back(point.times[OpClass::attention_prefill] / layers);
   }
   progress(fmt::format("profile: prefill attention over chunk 1..{} x context 0..{} [{:.1f} s]",
-                       chunks.back(), prefill_contexts.back(), elapsed_since(start)));
+                       chunks.back(), prefill_contexts.back(), seconds_since(start)));
   profile.attention_source = perf::TimeSource::measured;
   profile.attention.prefill_chunk_tokens = chunks;
   profile.attention.prefill_context_tokens = prefill_contexts;
@@ -303,7 +184,7 @@ perf::Profile run_profile(const ProfileOptions& options, const ProgressFn& progr
     profile.allreduce.source = perf::TimeSource::measured;
     std::vector<int64_t> bytes;  // [num_points]
     for (int64_t t : tokens) bytes.push_back(t * config.hidden_size * 2);
-    keep("allreduce", bytes, allreduce_seconds);
+    keep_series(measured, "allreduce", bytes, allreduce_seconds);
     const perf::OperatorTable fitted =
         fitted_table(bytes, allreduce_seconds, perf::OpScope::step, options.max_relative_fit_error);
     profile.allreduce.bytes.assign(fitted.num_tokens.begin(), fitted.num_tokens.end());
@@ -319,21 +200,10 @@ perf::Profile run_profile(const ProfileOptions& options, const ProgressFn& progr
       profile, spec, cpu_device_spec(profile.provenance.device), deployment_for(ec), "profile");
   const std::vector<OverheadSample> samples = measure_step_overhead(
       loaded.weights, ec, *operator_model, batches, kOverheadPromptTokens, kOverheadOutputTokens);
-  std::map<int64_t, std::vector<double>> by_seqs;  // num_seqs -> residual seconds
-  for (const OverheadSample& s : samples) by_seqs[s.num_seqs].push_back(s.seconds);
-  std::vector<int64_t> overhead_seqs;
-  std::vector<double> overhead_seconds;
-  for (const auto& [num_seqs, residuals] : by_seqs) {
-    overhead_seqs.push_back(num_seqs);
-    overhead_seconds.push_back(std::max(0.0, median(residuals)));
-  }
-  keep("cpu_overhead", overhead_seqs, overhead_seconds);
-  const perf::OperatorTable overhead = fitted_table(
-      overhead_seqs, overhead_seconds, perf::OpScope::step, options.max_relative_fit_error);
-  profile.cpu_overhead.num_seqs = overhead.num_tokens;
-  profile.cpu_overhead.seconds = overhead.seconds;
+  const int64_t max_overhead_seqs =
+      fit_cpu_overhead(profile, samples, options.max_relative_fit_error, measured);
   progress(fmt::format("profile: CPU overhead over {} engine steps, batch 1..{} [{:.1f} s]",
-                       samples.size(), overhead_seqs.back(), elapsed_since(start)));
+                       samples.size(), max_overhead_seqs, seconds_since(start)));
 
   // N-gram drafting against the full step model (operators + CPU overhead), at the config's k.
   const std::unique_ptr<perf::StepTimeModel> step_model = perf::make_profiled_model(
@@ -345,7 +215,7 @@ perf::Profile run_profile(const ProfileOptions& options, const ProgressFn& progr
                       ngram_draft_step_ratio(ec.spec, draft_tokens, config.vocab_size, *step_model,
                                              batches, decode_contexts, options.max_repeats)};
   progress(fmt::format("profile: n-gram drafting at k {}: {:.4f} of a step [{:.1f} s]",
-                       draft_tokens, profile.draft->step_ratio, elapsed_since(start)));
+                       draft_tokens, profile.draft->step_ratio, seconds_since(start)));
 
   profile.provenance.source = fmt::format(
       "tidal profile --backend cpu: {} ({}), tp {}, {} kernel threads per rank, weights {}, KV "

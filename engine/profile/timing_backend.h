@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 
+#include "engine/profile/forwarding_backend.h"
 #include "kernels/backend.h"
 #include "models/communicator.h"
 #include "models/config.h"
@@ -17,7 +18,7 @@
 
 namespace tidal::profile {
 
-class TimingBackend final : public kernels::Backend {
+class TimingBackend final : public ForwardingBackend {
  public:
   // `inner` does the work; `config` is the (unsharded) model the forward runs.
   TimingBackend(kernels::Backend& inner, const models::ModelConfig& config);
@@ -36,41 +37,17 @@ class TimingBackend final : public kernels::Backend {
   // calls it; buf: [count]).
   void time_all_reduce(models::Communicator& comm, float* buf, size_t count);
 
-  std::string_view name() const override { return inner_.name(); }
-  kernels::BackendMemory& memory() override { return inner_.memory(); }
-  void embedding(const float* table, int64_t hidden, const int32_t* token_ids, int64_t num_tokens,
-                 float* out) override;
-  void rms_norm(const float* x, const float* weight, int64_t num_rows, int64_t dim, float eps,
-                float* out) override;
-  void add_rms_norm(float* residual, const float* x, const float* weight, int64_t num_rows,
-                    int64_t dim, float eps, float* out) override;
-  void rope(float* q, float* k, const int32_t* positions, int64_t num_tokens, int64_t num_heads,
-            int64_t num_kv_heads, int64_t head_dim, const float* inv_freq) override;
-  void linear(const float* x, int64_t num_tokens, const kernels::LinearView& weight,
-              float* y) override;
-  void swiglu(const float* gate, const float* up, int64_t count, float* out) override;
-  void add(float* y, const float* x, int64_t count) override;
-  void write_kv(const kernels::KvCacheView& kv, int64_t layer, const float* k, const float* v,
-                const int64_t* slot_mapping, int64_t num_tokens) override;
-  void paged_attention(const float* q, const kernels::KvCacheView& kv, int64_t layer,
-                       const kernels::AttentionBatch& batch, float scale, float* out) override;
-  void softmax(float* x, int64_t num_rows, int64_t num_cols) override;
-  void moe_route(const float* router_logits, int64_t num_tokens, int64_t num_experts, int64_t top_k,
-                 int32_t* expert_ids, float* expert_weights) override;
-  void gather_rows(const float* src, const int32_t* rows, int64_t num_rows, int64_t dim,
-                   float* out) override;
-  void scatter_add_rows(const float* src, const int32_t* rows, const float* weights,
-                        int64_t num_rows, int64_t dim, float* dst) override;
-
  private:
   enum class Part : uint8_t { attention, mlp, head };
+  void around(const Call& call) override;
+  // The class a call is charged to; moves the position in the forward past it.
+  perf::OpClass classify(const Call& call);
   // Time fn() and charge it to `op`.
   template <typename Fn>
   void timed(perf::OpClass op, Fn&& fn);
   void on_norm();
   perf::OpClass mlp_class(perf::OpClass dense) const;
 
-  kernels::Backend& inner_;
   int64_t num_layers_;
   int64_t num_experts_;
   bool moe_;

@@ -1,6 +1,44 @@
-#include "engine/profile/rank_threads.h"
+// Runs one job on every tensor-parallel rank at once: rank 0 on the calling thread, ranks
+// 1..tp-1 each on a worker thread of its own that sleeps on a condition variable between jobs.
+// engine::TensorParallelExecutor runs its forwards through this, and so does the profiler's
+// forward bench, so that rank wake-ups and barrier waits cost there what they cost in the engine.
+// Header-only (inline) so that tidal_engine's source list needs no new entry.
+#pragma once
 
-namespace tidal::profile {
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace tidal::engine {
+
+class RankThreads {
+ public:
+  inline explicit RankThreads(int world_size);  // starts world_size - 1 workers
+  inline ~RankThreads();
+  RankThreads(const RankThreads&) = delete;
+  RankThreads& operator=(const RankThreads&) = delete;
+
+  // Calls fn(rank) for every rank concurrently and returns when all have finished; rethrows the
+  // lowest rank's exception.
+  inline void run(const std::function<void(int rank)>& fn);
+
+ private:
+  inline void worker_loop(int rank);
+
+  std::vector<std::thread> workers_;  // [world_size - 1], worker i runs rank i + 1
+  std::mutex mutex_;
+  std::condition_variable job_ready_;
+  std::condition_variable job_done_;
+  const std::function<void(int)>* job_ = nullptr;
+  int64_t generation_ = 0;
+  int num_pending_ = 0;
+  bool stopping_ = false;
+  std::vector<std::exception_ptr> errors_;  // [world_size] of the current job
+};
 
 RankThreads::RankThreads(int world_size) : errors_(static_cast<size_t>(world_size)) {
   for (int r = 1; r < world_size; ++r) workers_.emplace_back([this, r] { worker_loop(r); });
@@ -64,4 +102,4 @@ void RankThreads::run(const std::function<void(int rank)>& fn) {
   }
 }
 
-}  // namespace tidal::profile
+}  // namespace tidal::engine
