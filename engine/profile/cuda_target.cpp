@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <map>
 #include <memory>
 #include <vector>
 
@@ -17,6 +16,7 @@
 #include "engine/profile/piecewise_fit.h"
 #include "engine/profile/profile_sections.h"
 #include "engine/profile/step_overhead.h"
+#include "engine/profile/sweeps.h"
 #include "engine/profile/timing_backend.h"
 #include "kernels/sampling.h"
 #include "models/paged_forward.h"
@@ -127,83 +127,42 @@ perf::Profile run_cuda_profile(const ProfileOptions& options, const ProgressFn& 
   const int64_t num_blocks = bench_num_blocks(config, config.num_kv_heads, ec);
   CudaForwardBench bench(rank0, ec, num_blocks);
   const double layers = static_cast<double>(config.num_layers);
-  auto run = [&](std::span<const perf::SeqWork> batch) { return bench.run(batch, options); };
+  const RunForward run = [&](std::span<const perf::SeqWork> batch) {
+    return bench.run(batch, options);
+  };
 
   perf::Profile profile =
       profile_header("tidal-cuda", engine::cuda_device_name(0), options.model, config, ec);
 
+  // The same sweeps as the CPU profile's, one pass each.
+  const SweepLimits limits{options.max_point_seconds, 1};
+
   // Per-token operators: one sequence of T new tokens at context 0.
   const std::vector<OpClass> classes = token_classes(config);
-  std::vector<int64_t> tokens;                // [num_points]
-  std::map<OpClass, std::vector<double>> op;  // [class][num_points]
-  for (int64_t t : token_grid(max_tokens)) {
-    const perf::SeqWork seq{t, 0};
-    const ForwardTimes times = run({&seq, 1});
-    tokens.push_back(t);
-    for (OpClass c : classes) {
-      op[c].push_back(c == OpClass::embedding ? times[c] + times.unattributed_seconds
-                                              : times[c] / layers);
-    }
-    if (times.forward_seconds > options.max_point_seconds) break;
-  }
+  const TokenSweep token_sweep = sweep_tokens(run, classes, max_tokens, layers, limits);
+  const std::vector<int64_t>& tokens = token_sweep.tokens;
   progress(fmt::format("profile (cuda): operators over num_tokens 1..{} ({} points) [{:.1f} s]",
                        tokens.back(), tokens.size(), seconds_since(start)));
-  fit_token_operators(profile, classes, tokens, op, options.max_relative_fit_error, measured);
+  fit_token_operators(profile, classes, tokens, token_sweep.seconds, options.max_relative_fit_error,
+                      measured);
 
   // Decode attention over (batch, context); LM head and sampling over the batch size.
-  const std::vector<int64_t> decode_contexts =
-      context_grid(16, std::max<int64_t>(16, max_position / 2));
-  std::vector<int64_t> batches;          // [num_rows]
-  std::vector<double> decode_seconds;    // [num_rows, num_contexts]
-  std::vector<double> head_seconds;      // [num_rows]
-  std::vector<double> sampling_seconds;  // [num_rows]
-  for (int64_t b : powers_of_two(options.max_batch_size)) {
-    double slowest = 0.0;
-    for (int64_t ctx : decode_contexts) {
-      const std::vector<perf::SeqWork> batch(static_cast<size_t>(b), perf::SeqWork{1, ctx});
-      const ForwardTimes times = run(batch);
-      decode_seconds.push_back(times[OpClass::attention_prefill] / layers);
-      if (ctx == decode_contexts.front()) head_seconds.push_back(times[OpClass::lm_head]);
-      slowest = std::max(slowest, times.forward_seconds);
-    }
-    batches.push_back(b);
-    sampling_seconds.push_back(
-        time_sampling(b, config.vocab_size, ec.sampling, options.min_repeats));
-    if (slowest > options.max_point_seconds) break;
-  }
+  const DecodeSweep decode =
+      sweep_decode(run, max_position, options.max_batch_size, layers, config.vocab_size,
+                   ec.sampling, options.min_repeats, limits);
+  const std::vector<int64_t>& batches = decode.batches;
   progress(fmt::format(
       "profile (cuda): decode attention over batch 1..{} x context {}..{} [{:.1f} s]",
-      batches.back(), decode_contexts.front(), decode_contexts.back(), seconds_since(start)));
-  fit_batch_operators(profile, batches, head_seconds, sampling_seconds,
+      batches.back(), decode.contexts.front(), decode.contexts.back(), seconds_since(start)));
+  fit_batch_operators(profile, batches, decode.head_seconds, decode.sampling_seconds,
                       options.max_relative_fit_error, measured);
 
   // Prefill attention over (chunk, context).
-  std::vector<int64_t> prefill_contexts{0};
-  for (int64_t c : context_grid(16, max_position / 2)) prefill_contexts.push_back(c);
-  const int64_t max_chunk = std::min(max_tokens, max_position - prefill_contexts.back());
-  std::vector<int64_t> chunks;          // [num_rows]
-  std::vector<double> prefill_seconds;  // [num_rows, num_contexts]
-  for (int64_t chunk : powers_of_two(max_chunk)) {
-    double slowest = 0.0;
-    for (int64_t ctx : prefill_contexts) {
-      const perf::SeqWork seq{chunk, ctx};
-      const ForwardTimes times = run({&seq, 1});
-      prefill_seconds.push_back(times[OpClass::attention_prefill] / layers);
-      slowest = std::max(slowest, times.forward_seconds);
-    }
-    chunks.push_back(chunk);
-    if (slowest > options.max_point_seconds) break;
-  }
+  const PrefillSweep prefill = sweep_prefill(run, max_position, max_tokens, layers, limits);
   progress(
       fmt::format("profile (cuda): prefill attention over chunk 1..{} x context 0..{} [{:.1f} s]",
-                  chunks.back(), prefill_contexts.back(), seconds_since(start)));
-  profile.attention_source = perf::TimeSource::measured;
-  profile.attention.prefill_chunk_tokens = chunks;
-  profile.attention.prefill_context_tokens = prefill_contexts;
-  profile.attention.prefill_seconds = prefill_seconds;
-  profile.attention.decode_batch_sizes = batches;
-  profile.attention.decode_context_tokens = decode_contexts;
-  profile.attention.decode_seconds = decode_seconds;
+                  prefill.chunks.back(), prefill.contexts.back(), seconds_since(start)));
+  set_measured_attention(profile, decode, prefill);
 
   // CPU overhead: real CUDA engine steps minus the operator time of their plans.
   profile.cpu_overhead.source = perf::TimeSource::measured;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
 #include <memory>
 #include <vector>
 
@@ -16,6 +15,7 @@
 #include "engine/profile/piecewise_fit.h"
 #include "engine/profile/profile_sections.h"
 #include "engine/profile/step_overhead.h"
+#include "engine/profile/sweeps.h"
 #include "kernels/sampling.h"
 #include "models/quantize_weights.h"
 #include "models/tensor_parallel.h"
@@ -33,22 +33,6 @@ constexpr int64_t kOverheadOutputTokens = 16;
 // Drafts per sequence the n-gram drafting cost is measured at when the profiled engine config
 // does not speculate (the simulator's default k).
 constexpr int32_t kDefaultDraftTokens = 4;
-
-// One point of a forward sweep: the batch and its times, the least over the passes so far.
-struct SweepPoint {
-  std::vector<perf::SeqWork> batch;
-  ForwardTimes times;
-};
-
-// Runs every point of `points` again, num_passes - 1 more passes over the whole list, keeping per
-// field the least of its passes (least_times): a burst of contention from other processes, which
-// lasts seconds, spoils the passes it overlaps, not all of them.
-template <typename Run>
-void remeasure(std::vector<SweepPoint>& points, int num_passes, const Run& run) {
-  for (int pass = 1; pass < num_passes; ++pass) {
-    for (SweepPoint& point : points) point.times = least_times(point.times, run(point.batch));
-  }
-}
 
 }  // namespace
 
@@ -77,106 +61,39 @@ perf::Profile run_profile(const ProfileOptions& options, const ProgressFn& progr
   ForwardBench bench(shards, ec.num_threads, ec.kv_dtype, ec.block_size, num_blocks);
   const double layers = static_cast<double>(config.num_layers);
   if (options.num_passes < 1) throw InputError("profile: num_passes: must be >= 1");
-  auto run = [&](std::span<const perf::SeqWork> batch) {
+  const RunForward run = [&](std::span<const perf::SeqWork> batch) {
     return bench.run(batch, options.min_repeats, options.max_repeats, options.target_point_seconds);
   };
 
   perf::Profile profile = profile_header("tidal-cpu", cpu_model_name(), options.model, config, ec);
 
+  const SweepLimits limits{options.max_point_seconds, options.num_passes};
+
   // Per-token operators: one sequence of T new tokens at context 0.
   const std::vector<OpClass> classes = token_classes(config);
-  std::vector<int64_t> tokens;                // [num_points]
-  std::map<OpClass, std::vector<double>> op;  // [class][num_points] seconds per layer or step
-  std::vector<double> allreduce_seconds;      // [num_points] one all-reduce call (tp > 1)
-  std::vector<SweepPoint> token_points;       // [num_points]
-  for (int64_t t : token_grid(max_tokens)) {
-    SweepPoint point{{perf::SeqWork{t, 0}}, {}};
-    point.times = run(point.batch);
-    tokens.push_back(t);
-    token_points.push_back(point);
-    if (point.times.forward_seconds > options.max_point_seconds) break;
-  }
-  remeasure(token_points, options.num_passes, run);
-  for (const SweepPoint& point : token_points) {
-    const ForwardTimes& times = point.times;
-    for (OpClass c : classes) {
-      // The embedding row also carries the forward's own per-token work outside the operators
-      // (flattening the batch, allocating activations): the profile has no other per-token slot.
-      op[c].push_back(c == OpClass::embedding ? times[c] + times.unattributed_seconds
-                                              : times[c] / layers);
-    }
-    // Two all-reduces per layer; their time includes the waits for the other ranks.
-    allreduce_seconds.push_back(times[OpClass::allreduce] / (2.0 * layers));
-  }
+  const TokenSweep token_sweep = sweep_tokens(run, classes, max_tokens, layers, limits);
+  const std::vector<int64_t>& tokens = token_sweep.tokens;
   progress(fmt::format("profile: operators over num_tokens 1..{} ({} points) [{:.1f} s]",
                        tokens.back(), tokens.size(), seconds_since(start)));
-  fit_token_operators(profile, classes, tokens, op, options.max_relative_fit_error, measured);
+  fit_token_operators(profile, classes, tokens, token_sweep.seconds, options.max_relative_fit_error,
+                      measured);
 
   // Decode attention over (batch, context); LM head and sampling over the batch size.
-  const std::vector<int64_t> decode_contexts =
-      context_grid(16, std::max<int64_t>(16, max_position / 2));
-  std::vector<int64_t> batches;           // [num_rows]
-  std::vector<double> decode_seconds;     // [num_rows, num_contexts]
-  std::vector<double> head_seconds;       // [num_rows]
-  std::vector<double> sampling_seconds;   // [num_rows]
-  std::vector<SweepPoint> decode_points;  // [num_rows, num_contexts]
-  for (int64_t b : powers_of_two(options.max_batch_size)) {
-    double slowest = 0.0;
-    for (int64_t ctx : decode_contexts) {
-      SweepPoint point{std::vector<perf::SeqWork>(static_cast<size_t>(b), perf::SeqWork{1, ctx}),
-                       {}};
-      point.times = run(point.batch);
-      slowest = std::max(slowest, point.times.forward_seconds);
-      decode_points.push_back(std::move(point));
-    }
-    batches.push_back(b);
-    sampling_seconds.push_back(
-        time_sampling(b, config.vocab_size, ec.sampling, options.min_repeats));
-    if (slowest > options.max_point_seconds) break;
-  }
-  remeasure(decode_points, options.num_passes, run);
-  for (size_t i = 0; i < decode_points.size(); ++i) {
-    const ForwardTimes& times = decode_points[i].times;
-    decode_seconds.push_back(times[OpClass::attention_prefill] / layers);
-    if (i % decode_contexts.size() == 0) head_seconds.push_back(times[OpClass::lm_head]);
-  }
+  const DecodeSweep decode =
+      sweep_decode(run, max_position, options.max_batch_size, layers, config.vocab_size,
+                   ec.sampling, options.min_repeats, limits);
+  const std::vector<int64_t>& batches = decode.batches;
   progress(fmt::format("profile: decode attention over batch 1..{} x context {}..{} [{:.1f} s]",
-                       batches.back(), decode_contexts.front(), decode_contexts.back(),
+                       batches.back(), decode.contexts.front(), decode.contexts.back(),
                        seconds_since(start)));
-  fit_batch_operators(profile, batches, head_seconds, sampling_seconds,
+  fit_batch_operators(profile, batches, decode.head_seconds, decode.sampling_seconds,
                       options.max_relative_fit_error, measured);
 
   // Prefill attention over (chunk, context): one sequence's chunk on top of its context.
-  std::vector<int64_t> prefill_contexts{0};
-  for (int64_t c : context_grid(16, max_position / 2)) prefill_contexts.push_back(c);
-  const int64_t max_chunk = std::min(max_tokens, max_position - prefill_contexts.back());
-  std::vector<int64_t> chunks;             // [num_rows]
-  std::vector<double> prefill_seconds;     // [num_rows, num_contexts]
-  std::vector<SweepPoint> prefill_points;  // [num_rows, num_contexts]
-  for (int64_t chunk : powers_of_two(max_chunk)) {
-    double slowest = 0.0;
-    for (int64_t ctx : prefill_contexts) {
-      SweepPoint point{{perf::SeqWork{chunk, ctx}}, {}};
-      point.times = run(point.batch);
-      slowest = std::max(slowest, point.times.forward_seconds);
-      prefill_points.push_back(std::move(point));
-    }
-    chunks.push_back(chunk);
-    if (slowest > options.max_point_seconds) break;
-  }
-  remeasure(prefill_points, options.num_passes, run);
-  for (const SweepPoint& point : prefill_points) {
-    prefill_seconds.push_back(point.times[OpClass::attention_prefill] / layers);
-  }
+  const PrefillSweep prefill = sweep_prefill(run, max_position, max_tokens, layers, limits);
   progress(fmt::format("profile: prefill attention over chunk 1..{} x context 0..{} [{:.1f} s]",
-                       chunks.back(), prefill_contexts.back(), seconds_since(start)));
-  profile.attention_source = perf::TimeSource::measured;
-  profile.attention.prefill_chunk_tokens = chunks;
-  profile.attention.prefill_context_tokens = prefill_contexts;
-  profile.attention.prefill_seconds = prefill_seconds;
-  profile.attention.decode_batch_sizes = batches;
-  profile.attention.decode_context_tokens = decode_contexts;
-  profile.attention.decode_seconds = decode_seconds;
+                       prefill.chunks.back(), prefill.contexts.back(), seconds_since(start)));
+  set_measured_attention(profile, decode, prefill);
 
   // The shared-memory all-reduce as rank 0 saw it inside the forwards of the token sweep,
   // indexed as sim/perf indexes it: tokens x hidden x 2 bytes.
@@ -184,9 +101,9 @@ perf::Profile run_profile(const ProfileOptions& options, const ProgressFn& progr
     profile.allreduce.source = perf::TimeSource::measured;
     std::vector<int64_t> bytes;  // [num_points]
     for (int64_t t : tokens) bytes.push_back(t * config.hidden_size * 2);
-    keep_series(measured, "allreduce", bytes, allreduce_seconds);
-    const perf::OperatorTable fitted =
-        fitted_table(bytes, allreduce_seconds, perf::OpScope::step, options.max_relative_fit_error);
+    keep_series(measured, "allreduce", bytes, token_sweep.allreduce_seconds);
+    const perf::OperatorTable fitted = fitted_table(
+        bytes, token_sweep.allreduce_seconds, perf::OpScope::step, options.max_relative_fit_error);
     profile.allreduce.bytes.assign(fitted.num_tokens.begin(), fitted.num_tokens.end());
     profile.allreduce.seconds = fitted.seconds;
   }
@@ -213,7 +130,7 @@ perf::Profile run_profile(const ProfileOptions& options, const ProgressFn& progr
   profile.draft =
       perf::DraftCost{"ngram", draft_tokens,
                       ngram_draft_step_ratio(ec.spec, draft_tokens, config.vocab_size, *step_model,
-                                             batches, decode_contexts, options.max_repeats)};
+                                             batches, decode.contexts, options.max_repeats)};
   progress(fmt::format("profile: n-gram drafting at k {}: {:.4f} of a step [{:.1f} s]",
                        draft_tokens, profile.draft->step_ratio, seconds_since(start)));
 
