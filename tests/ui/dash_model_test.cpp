@@ -2,8 +2,6 @@
 // again, compare, export, cancel.
 #include "ui/dash_model.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/simulate_command.h"
+#include "tests/ui/scratch_dirs.h"
 #include "traces/input_error.h"
 
 namespace tidal::ui {
@@ -19,15 +18,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kScenario = std::string(TIDAL_SOURCE_DIR) + "/tests/ui/small_scenario.json";
-
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("tidal_ui_model_" + std::to_string(::getpid())) / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+using test_support::fresh_dir;
+const std::string& kScenario = test_support::kSmallScenario;
+const std::string kScratch = "tidal_ui_model";
 
 nlohmann::json read_json(const fs::path& path) {
   std::ifstream in(path);
@@ -35,7 +28,7 @@ nlohmann::json read_json(const fs::path& path) {
 }
 
 TEST(DashModel, RunPinEditRerunAndExport) {
-  const fs::path out = fresh_dir("what_if");
+  const fs::path out = fresh_dir(kScratch, "what_if");
   DashModel model(out.string());
   model.load(kScenario);
   ASSERT_TRUE(model.scenario().valid()) << model.scenario().error();
@@ -101,7 +94,7 @@ std::vector<double> csv_column(const fs::path& path, const std::string& name) {
 }
 
 TEST(DashModel, PlottedSeriesAreTheRunFoldersColumns) {
-  const fs::path out = fresh_dir("columns");
+  const fs::path out = fresh_dir(kScratch, "columns");
   DashModel model(out.string());
   model.load(kScenario);
   model.start_run();
@@ -122,7 +115,7 @@ TEST(DashModel, PlottedSeriesAreTheRunFoldersColumns) {
 }
 
 TEST(DashModel, InvalidScenariosDoNotRun) {
-  DashModel model(fresh_dir("invalid").string());
+  DashModel model(fresh_dir(kScratch, "invalid").string());
   model.scenario().set("fleet.pools[0].tp", 3);
   try {
     model.start_run();
@@ -134,7 +127,7 @@ TEST(DashModel, InvalidScenariosDoNotRun) {
 }
 
 TEST(DashModel, WorkloadErrorsFoundByTheRunAreFlaggedOnTheField) {
-  DashModel model(fresh_dir("bad_generator").string());
+  DashModel model(fresh_dir(kScratch, "bad_generator").string());
   model.load(kScenario);
   model.scenario().set("workloads[0].generator.rate", -1);
   ASSERT_TRUE(model.scenario().valid());  // generator specs are checked when the run loads them
@@ -148,7 +141,7 @@ TEST(DashModel, WorkloadErrorsFoundByTheRunAreFlaggedOnTheField) {
 }
 
 TEST(DashModel, CancelEndsTheRunWithoutARunFolder) {
-  const fs::path out = fresh_dir("cancel");
+  const fs::path out = fresh_dir(kScratch, "cancel");
   DashModel model(out.string());  // the built-in default scenario: an hour of traffic
   model.start_run();
   model.cancel_run();
@@ -159,7 +152,7 @@ TEST(DashModel, CancelEndsTheRunWithoutARunFolder) {
 }
 
 TEST(DashModel, LiveRowsGiveWayToTheRunFolder) {
-  DashModel model(fresh_dir("live").string());
+  DashModel model(fresh_dir(kScratch, "live").string());
   model.load(kScenario);
   model.start_run();
   EXPECT_TRUE(model.showing_live());
@@ -172,7 +165,7 @@ TEST(DashModel, LiveRowsGiveWayToTheRunFolder) {
 }
 
 TEST(DashModel, ACancelledRunKeepsItsLiveRowsVisible) {
-  DashModel model(fresh_dir("cancel_live").string());
+  DashModel model(fresh_dir(kScratch, "cancel_live").string());
   model.load(kScenario);
   model.scenario().set("duration_s", 36000);  // ten hours: far from done when cancelled
   model.scenario().set("workloads[0].generator.duration_s", 36000);
@@ -195,8 +188,8 @@ TEST(DashModel, ACancelledRunKeepsItsLiveRowsVisible) {
 }
 
 TEST(DashModel, LoadErrors) {
-  DashModel model(fresh_dir("load").string());
-  const fs::path empty = fresh_dir("not_a_run");
+  DashModel model(fresh_dir(kScratch, "load").string());
+  const fs::path empty = fresh_dir(kScratch, "not_a_run");
   try {
     model.load(empty.string());
     FAIL();

@@ -2,8 +2,6 @@
 // cancellation through the simulator's stop request.
 #include "ui/run_job.h"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -16,21 +14,16 @@
 #include "sim/metrics.h"
 #include "sim/run_output.h"
 #include "sim/simulator.h"
+#include "tests/ui/scratch_dirs.h"
 
 namespace tidal::ui {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kScenario = std::string(TIDAL_SOURCE_DIR) + "/tests/ui/small_scenario.json";
-
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("tidal_ui_run_job_" + std::to_string(::getpid())) / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+using test_support::fresh_dir;
+const std::string& kScenario = test_support::kSmallScenario;
+const std::string kScratch = "tidal_ui_run_job";
 
 nlohmann::json scenario_json() {
   std::ifstream in(kScenario);
@@ -57,7 +50,7 @@ sim::Scenario long_scenario() {
 }
 
 TEST(RunJob, LiveRowsDoNotChangeTheRunFolder) {
-  const fs::path out = fresh_dir("same_folder");
+  const fs::path out = fresh_dir(kScratch, "same_folder");
   sim::Scenario scenario = parse(scenario_json());
   RunJob job;
   job.start(scenario, (out / "dash").string());
@@ -90,7 +83,7 @@ TEST(RunJob, LiveRowsDoNotChangeTheRunFolder) {
 }
 
 TEST(RunJob, CancelStopsALongRunAndKeepsItsLiveRows) {
-  const fs::path out = fresh_dir("cancel");
+  const fs::path out = fresh_dir(kScratch, "cancel");
   RunJob job;
   job.start(long_scenario(), (out / "long").string());
   // Wait for the first live rows (no time limit: the run is far from done by then).
