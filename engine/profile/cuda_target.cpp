@@ -1,8 +1,6 @@
 #include "engine/profile/cuda_target.h"
 
-#include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -12,16 +10,12 @@
 #include "engine/model_loading.h"
 #include "engine/profile/cpu_target.h"
 #include "engine/profile/forward_bench.h"
-#include "engine/profile/grids.h"
 #include "engine/profile/piecewise_fit.h"
 #include "engine/profile/profile_sections.h"
-#include "engine/profile/step_overhead.h"
 #include "engine/profile/sweeps.h"
 #include "engine/profile/timing_backend.h"
-#include "kernels/sampling.h"
 #include "models/paged_forward.h"
 #include "models/quantize_weights.h"
-#include "sim/perf/profiled_model.h"
 #include "traces/input_error.h"
 
 namespace tidal::profile {
@@ -40,11 +34,7 @@ perf::GpuSpec cuda_device_spec(const std::string& device_name) {
 
 namespace {
 
-using perf::OpClass;
 using Clock = std::chrono::steady_clock;
-
-constexpr int64_t kOverheadPromptTokens = 32;
-constexpr int64_t kOverheadOutputTokens = 16;
 
 // The paged forward of GPU 0 on synthetic batches, every operator timed (see the header).
 class CudaForwardBench {
@@ -122,11 +112,8 @@ perf::Profile run_cuda_profile(const ProfileOptions& options, const ProgressFn& 
   models::ModelWeights rank0 = loaded.weights;
   models::quantize_weights(rank0, ec.quant);
 
-  const int64_t max_position = config.max_position_embeddings;
-  const int64_t max_tokens = std::max<int64_t>(1, std::min(options.max_num_tokens, max_position));
   const int64_t num_blocks = bench_num_blocks(config, config.num_kv_heads, ec);
   CudaForwardBench bench(rank0, ec, num_blocks);
-  const double layers = static_cast<double>(config.num_layers);
   const RunForward run = [&](std::span<const perf::SeqWork> batch) {
     return bench.run(batch, options);
   };
@@ -135,51 +122,18 @@ perf::Profile run_cuda_profile(const ProfileOptions& options, const ProgressFn& 
       profile_header("tidal-cuda", engine::cuda_device_name(0), options.model, config, ec);
 
   // The same sweeps as the CPU profile's, one pass each.
-  const SweepLimits limits{options.max_point_seconds, 1};
-
-  // Per-token operators: one sequence of T new tokens at context 0.
-  const std::vector<OpClass> classes = token_classes(config);
-  const TokenSweep token_sweep = sweep_tokens(run, classes, max_tokens, layers, limits);
-  const std::vector<int64_t>& tokens = token_sweep.tokens;
-  progress(fmt::format("profile (cuda): operators over num_tokens 1..{} ({} points) [{:.1f} s]",
-                       tokens.back(), tokens.size(), seconds_since(start)));
-  fit_token_operators(profile, classes, tokens, token_sweep.seconds, options.max_relative_fit_error,
-                      measured);
-
-  // Decode attention over (batch, context); LM head and sampling over the batch size.
-  const DecodeSweep decode =
-      sweep_decode(run, max_position, options.max_batch_size, layers, config.vocab_size,
-                   ec.sampling, options.min_repeats, limits);
-  const std::vector<int64_t>& batches = decode.batches;
-  progress(fmt::format(
-      "profile (cuda): decode attention over batch 1..{} x context {}..{} [{:.1f} s]",
-      batches.back(), decode.contexts.front(), decode.contexts.back(), seconds_since(start)));
-  fit_batch_operators(profile, batches, decode.head_seconds, decode.sampling_seconds,
-                      options.max_relative_fit_error, measured);
-
-  // Prefill attention over (chunk, context).
-  const PrefillSweep prefill = sweep_prefill(run, max_position, max_tokens, layers, limits);
-  progress(
-      fmt::format("profile (cuda): prefill attention over chunk 1..{} x context 0..{} [{:.1f} s]",
-                  prefill.chunks.back(), prefill.contexts.back(), seconds_since(start)));
-  set_measured_attention(profile, decode, prefill);
+  const OperatorSweeps sweeps = measure_operators(
+      run, config, options, ec.sampling, 1, "profile (cuda)", progress, start, profile, measured);
 
   // CPU overhead: real CUDA engine steps minus the operator time of their plans.
-  profile.cpu_overhead.source = perf::TimeSource::measured;
-  profile.cpu_overhead.num_seqs = {1};
-  profile.cpu_overhead.seconds = {0.0};
-  const perf::ModelSpec spec = model_spec_for(config, options.model);
-  const std::unique_ptr<perf::StepTimeModel> operator_model = perf::make_profiled_model(
-      profile, spec, cuda_device_spec(profile.provenance.device), deployment_for(ec), "profile");
   engine::EngineConfig overhead_config = ec;
   overhead_config.num_gpu_blocks = num_blocks;
-  const std::vector<OverheadSample> samples =
-      measure_step_overhead(loaded.weights, overhead_config, *operator_model, batches,
-                            kOverheadPromptTokens, kOverheadOutputTokens);
-  const int64_t max_overhead_seqs =
-      fit_cpu_overhead(profile, samples, options.max_relative_fit_error, measured);
+  const OverheadFit overhead = measure_cpu_overhead(
+      profile, model_spec_for(config, options.model), cuda_device_spec(profile.provenance.device),
+      loaded.weights, overhead_config, sweeps.decode.batches, options.max_relative_fit_error,
+      measured);
   progress(fmt::format("profile (cuda): CPU overhead over {} engine steps, batch 1..{} [{:.1f} s]",
-                       samples.size(), max_overhead_seqs, seconds_since(start)));
+                       overhead.num_samples, overhead.max_num_seqs, seconds_since(start)));
 
   profile.provenance.source = fmt::format(
       "tidal profile --backend cuda: {} ({}) on {}, tp 1, weights {}, KV {}. Operators timed "
@@ -192,7 +146,7 @@ perf::Profile run_cuda_profile(const ProfileOptions& options, const ProgressFn& 
       "the tables' operator time, median per batch size over {} steps.",
       options.model, loaded.source, profile.provenance.device, models::quant_spec_name(ec.quant),
       kernels::kv_dtype_name(ec.kv_dtype), options.min_repeats, options.max_repeats,
-      options.max_relative_fit_error * 100.0, samples.size());
+      options.max_relative_fit_error * 100.0, overhead.num_samples);
   perf::validate_profile(profile, "profile");
   return profile;
 }

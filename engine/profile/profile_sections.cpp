@@ -2,13 +2,16 @@
 
 #include <algorithm>
 #include <ctime>
+#include <memory>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "engine/profile/cpu_target.h"
 #include "engine/profile/piecewise_fit.h"
+#include "engine/profile/step_overhead.h"
 #include "kernels/kv_cache.h"
+#include "sim/perf/profiled_model.h"
 
 namespace tidal::profile {
 
@@ -17,6 +20,9 @@ using perf::OpClass;
 namespace {
 
 constexpr int64_t kArenaBytesBudget = int64_t{256} << 20;  // KV arena of the forward bench
+// The requests of the CPU overhead waves.
+constexpr int64_t kOverheadPromptTokens = 32;
+constexpr int64_t kOverheadOutputTokens = 16;
 
 }  // namespace
 
@@ -119,8 +125,19 @@ void fit_batch_operators(perf::Profile& profile, const std::vector<int64_t>& bat
       fitted_table(batches, sampling_seconds, perf::OpScope::step, tolerance);
 }
 
-int64_t fit_cpu_overhead(perf::Profile& profile, const std::vector<OverheadSample>& samples,
-                         double tolerance, std::vector<MeasuredSeries>* measured) {
+OverheadFit measure_cpu_overhead(perf::Profile& profile, const perf::ModelSpec& model,
+                                 const perf::GpuSpec& device, const models::ModelWeights& weights,
+                                 const engine::EngineConfig& ec,
+                                 const std::vector<int64_t>& wave_sizes, double tolerance,
+                                 std::vector<MeasuredSeries>* measured) {
+  // A zero placeholder, so that the operator-only step model can be built from the profile.
+  profile.cpu_overhead.source = perf::TimeSource::measured;
+  profile.cpu_overhead.num_seqs = {1};
+  profile.cpu_overhead.seconds = {0.0};
+  const std::unique_ptr<perf::StepTimeModel> operator_model =
+      perf::make_profiled_model(profile, model, device, deployment_for(ec), "profile");
+  const std::vector<OverheadSample> samples = measure_step_overhead(
+      weights, ec, *operator_model, wave_sizes, kOverheadPromptTokens, kOverheadOutputTokens);
   std::map<int64_t, std::vector<double>> by_seqs;  // num_seqs -> residual seconds
   for (const OverheadSample& s : samples) by_seqs[s.num_seqs].push_back(s.seconds);
   std::vector<int64_t> overhead_seqs;    // [num_points]
@@ -134,7 +151,7 @@ int64_t fit_cpu_overhead(perf::Profile& profile, const std::vector<OverheadSampl
       fitted_table(overhead_seqs, overhead_seconds, perf::OpScope::step, tolerance);
   profile.cpu_overhead.num_seqs = overhead.num_tokens;
   profile.cpu_overhead.seconds = overhead.seconds;
-  return overhead_seqs.back();
+  return {samples.size(), overhead_seqs.back()};
 }
 
 int64_t bench_num_blocks(const models::ModelConfig& config, int64_t num_kv_heads,

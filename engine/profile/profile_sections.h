@@ -1,7 +1,8 @@
 // The parts of a measured perf::Profile that the CPU profiler (profiler.h) and the CUDA profiler
 // (cuda_target.h) build the same way: the header fields, tables fitted piecewise-linear from
 // measured medians (kept in the MeasuredSeries list when one is asked for), the host sampling
-// timing, the CPU overhead from engine-step samples and the size of the forward bench's KV arena.
+// timing, the CPU overhead measured from real engine steps and the size of the forward bench's KV
+// arena.
 #pragma once
 
 #include <chrono>
@@ -12,9 +13,11 @@
 
 #include "engine/engine_config.h"
 #include "engine/profile/profiler.h"
-#include "engine/profile/step_overhead.h"
 #include "kernels/sampling.h"
 #include "models/config.h"
+#include "models/model_weights.h"
+#include "sim/perf/gpu_catalog.h"
+#include "sim/perf/model_catalog.h"
 #include "sim/perf/profile.h"
 
 namespace tidal::profile {
@@ -58,10 +61,21 @@ void fit_batch_operators(perf::Profile& profile, const std::vector<int64_t>& bat
                          const std::vector<double>& sampling_seconds, double tolerance,
                          std::vector<MeasuredSeries>* measured);
 
-// The cpu_overhead table from engine-step samples: per num_seqs the median residual (at least
-// 0), fitted. Returns the largest num_seqs sampled (samples must not be empty).
-int64_t fit_cpu_overhead(perf::Profile& profile, const std::vector<OverheadSample>& samples,
-                         double tolerance, std::vector<MeasuredSeries>* measured);
+// How many engine steps measure_cpu_overhead sampled, and the largest num_seqs among them.
+struct OverheadFit {
+  size_t num_samples = 0;
+  int64_t max_num_seqs = 0;
+};
+
+// The cpu_overhead section: real engine steps (measure_step_overhead: waves of `wave_sizes`
+// requests on an engine of `ec` over `weights`) minus the operator time that `profile`'s tables
+// (with `model` on `device`) give their plans; per num_seqs the median residual (at least 0),
+// fitted within `tolerance` (kept in *measured when given).
+OverheadFit measure_cpu_overhead(perf::Profile& profile, const perf::ModelSpec& model,
+                                 const perf::GpuSpec& device, const models::ModelWeights& weights,
+                                 const engine::EngineConfig& ec,
+                                 const std::vector<int64_t>& wave_sizes, double tolerance,
+                                 std::vector<MeasuredSeries>* measured);
 
 // Blocks of the forward bench's KV arena: room for one sequence of the model's whole context,
 // or more up to a 256 MiB arena (`num_kv_heads`: one rank's).

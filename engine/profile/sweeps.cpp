@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "engine/profile/grids.h"
 #include "engine/profile/profile_sections.h"
 
@@ -124,8 +126,42 @@ PrefillSweep sweep_prefill(const RunForward& run, int64_t max_position, int64_t 
   return sweep;
 }
 
-void set_measured_attention(perf::Profile& profile, const DecodeSweep& decode,
-                            const PrefillSweep& prefill) {
+OperatorSweeps measure_operators(const RunForward& run, const models::ModelConfig& config,
+                                 const ProfileOptions& options,
+                                 const kernels::SamplingParams& sampling, int num_passes,
+                                 const std::string& label, const ProgressFn& progress,
+                                 std::chrono::steady_clock::time_point start,
+                                 perf::Profile& profile, std::vector<MeasuredSeries>* measured) {
+  const int64_t max_position = config.max_position_embeddings;
+  const int64_t max_tokens = std::max<int64_t>(1, std::min(options.max_num_tokens, max_position));
+  const double layers = static_cast<double>(config.num_layers);
+  const double tolerance = options.max_relative_fit_error;
+  const SweepLimits limits{options.max_point_seconds, num_passes};
+  OperatorSweeps sweeps;
+
+  // Per-token operators: one sequence of T new tokens at context 0.
+  const std::vector<OpClass> classes = token_classes(config);
+  sweeps.tokens = sweep_tokens(run, classes, max_tokens, layers, limits);
+  const std::vector<int64_t>& tokens = sweeps.tokens.tokens;
+  progress(fmt::format("{}: operators over num_tokens 1..{} ({} points) [{:.1f} s]", label,
+                       tokens.back(), tokens.size(), seconds_since(start)));
+  fit_token_operators(profile, classes, tokens, sweeps.tokens.seconds, tolerance, measured);
+
+  // Decode attention over (batch, context); LM head and sampling over the batch size.
+  sweeps.decode = sweep_decode(run, max_position, options.max_batch_size, layers, config.vocab_size,
+                               sampling, options.min_repeats, limits);
+  const DecodeSweep& decode = sweeps.decode;
+  progress(fmt::format("{}: decode attention over batch 1..{} x context {}..{} [{:.1f} s]", label,
+                       decode.batches.back(), decode.contexts.front(), decode.contexts.back(),
+                       seconds_since(start)));
+  fit_batch_operators(profile, decode.batches, decode.head_seconds, decode.sampling_seconds,
+                      tolerance, measured);
+
+  // Prefill attention over (chunk, context): one sequence's chunk on top of its context.
+  sweeps.prefill = sweep_prefill(run, max_position, max_tokens, layers, limits);
+  const PrefillSweep& prefill = sweeps.prefill;
+  progress(fmt::format("{}: prefill attention over chunk 1..{} x context 0..{} [{:.1f} s]", label,
+                       prefill.chunks.back(), prefill.contexts.back(), seconds_since(start)));
   profile.attention_source = perf::TimeSource::measured;
   profile.attention.prefill_chunk_tokens = prefill.chunks;
   profile.attention.prefill_context_tokens = prefill.contexts;
@@ -133,6 +169,7 @@ void set_measured_attention(perf::Profile& profile, const DecodeSweep& decode,
   profile.attention.decode_batch_sizes = decode.batches;
   profile.attention.decode_context_tokens = decode.contexts;
   profile.attention.decode_seconds = decode.attention_seconds;
+  return sweeps;
 }
 
 }  // namespace tidal::profile

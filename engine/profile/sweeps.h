@@ -7,14 +7,18 @@
 // passes it overlaps, not all of them.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "engine/profile/forward_bench.h"
+#include "engine/profile/profiler.h"
 #include "kernels/sampling.h"
+#include "models/config.h"
 #include "sim/perf/profile.h"
 
 namespace tidal::profile {
@@ -66,8 +70,21 @@ struct PrefillSweep {
 PrefillSweep sweep_prefill(const RunForward& run, int64_t max_position, int64_t max_tokens,
                            double layers, const SweepLimits& limits);
 
-// The profile's measured attention grids from the two attention sweeps.
-void set_measured_attention(perf::Profile& profile, const DecodeSweep& decode,
-                            const PrefillSweep& prefill);
+struct OperatorSweeps {
+  TokenSweep tokens;
+  DecodeSweep decode;
+  PrefillSweep prefill;
+};
+
+// The three sweeps of a profile over `config` within options' limits (num_passes as given),
+// each followed by its progress line ("<label>: ...", with the seconds since `start`) and its
+// tables in `profile`: the per-token operators, the LM head and sampling, the measured attention
+// grids (kept in *measured when given).
+OperatorSweeps measure_operators(const RunForward& run, const models::ModelConfig& config,
+                                 const ProfileOptions& options,
+                                 const kernels::SamplingParams& sampling, int num_passes,
+                                 const std::string& label, const ProgressFn& progress,
+                                 std::chrono::steady_clock::time_point start,
+                                 perf::Profile& profile, std::vector<MeasuredSeries>* measured);
 
 }  // namespace tidal::profile
