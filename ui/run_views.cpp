@@ -176,6 +176,12 @@ void cost_view(const LoadedRun& run, plot::AxisView& axis) {
   }
   const RunSeries& s = run.series;
   const reports::RunSummary& m = run.data.summary;
+  if (!m.priced) {
+    ImGui::TextWrapped(
+        "Not priced: an engine run's summary.json records no GPU type or price, so it has no "
+        "cost (simulate the same workload for dollars).");
+    return;
+  }
   std::string note =
       fmt::format("total {}, {} GPU-hours", plot::format_value(m.dollars, Unit::dollars),
                   plot::format_value(m.gpu_hours, Unit::count));
@@ -241,8 +247,12 @@ void draw_headline(const LoadedRun& run) {
   figure("TPOT p99", optional_value(m.tpot.p99_s, Unit::latency));
   figure("E2E p99", optional_value(m.e2e.p99_s, Unit::latency));
   figure("output", plot::format_value(m.output_tokens_per_s, Unit::tokens_per_s));
-  figure("cost", plot::format_value(m.dollars, Unit::dollars));
-  figure("$ / 1M tokens", optional_value(m.dollars_per_1m_tokens, Unit::dollars_per_1m));
+  if (m.priced) {
+    figure("cost", plot::format_value(m.dollars, Unit::dollars));
+    figure("$ / 1M tokens", optional_value(m.dollars_per_1m_tokens, Unit::dollars_per_1m));
+  } else {
+    figure("cost", "not priced");
+  }
   ImGui::NewLine();
 }
 
