@@ -76,6 +76,11 @@ std::string format_summary_table(const Scenario& scenario, const RunMetrics& m) 
                      // rounded to the printed digit; + 0.0 turns -0.0 into 0.0
                      std::round(1000.0 * f.peak_sized_savings.value_or(0.0)) / 10.0 + 0.0));
   }
+  if (f.spot_savings_dollars > 0.0) {
+    line(fmt::format(
+        "            spot savings ${:.2f} (spot time at the on-demand price, minus its cost)",
+        f.spot_savings_dollars));
+  }
   if (f.num_scale_ups + f.num_scale_downs + f.num_spot_interruptions > 0) {
     line(
         fmt::format("fleet       {} scale-ups, {} scale-downs, {} spot interruptions, {} re-queued",
