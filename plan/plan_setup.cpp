@@ -1,33 +1,15 @@
 #include "plan/plan_setup.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "plan/fnv_hash.h"
+#include "sim/scenario.h"
 #include "traces/input_error.h"
 
 namespace tidal::plan {
 namespace {
-
-nlohmann::json read_scenario_json(const std::string& path) {
-  if (std::filesystem::is_directory(path)) {
-    throw InputError(fmt::format("{}: is a directory, not a scenario file", path));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open scenario file", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  try {
-    return nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    const std::string what = e.what();
-    const size_t at = what.find("parse error");
-    throw InputError(fmt::format("{}: {}", path, at == std::string::npos ? what : what.substr(at)));
-  }
-}
 
 std::string fingerprint_of(const PlanContext& c) {
   nlohmann::ordered_json dims = nlohmann::ordered_json::array();
@@ -55,7 +37,8 @@ PlanInputs load_plan_inputs(const PlanOptions& options) {
   PlanContext& c = in.context;
   c.scenario_file = options.scenario_path;
   c.scenario_dir = std::filesystem::path(options.scenario_path).parent_path().string();
-  c.scenario_json = read_scenario_json(options.scenario_path);
+  c.scenario_json = sim::parse_scenario_json_text(
+      sim::read_scenario_file_text(options.scenario_path), options.scenario_path);
   in.base = sim::parse_scenario(c.scenario_json, c.scenario_file, c.scenario_dir);
   c.space = load_search_space(options.space_path,
                               BaseScenario{c.scenario_json, c.scenario_file, c.scenario_dir});

@@ -166,6 +166,11 @@ Scenario parse_scenario(const nlohmann::json& root, const std::string& file,
                         const std::string& base_dir);
 // Reads a scenario file (JSON syntax errors become InputErrors with line and column).
 Scenario load_scenario_file(const std::string& path);
+// A scenario file's text; InputError when `path` is a folder or cannot be opened.
+std::string read_scenario_file_text(const std::string& path);
+// Scenario JSON text as a document; a syntax error is an InputError `file: parse error at line
+// L, column C: ...`.
+nlohmann::json parse_scenario_json_text(const std::string& text, const std::string& file);
 // Parses scenario text, e.g. the built-in default; `file` labels messages.
 Scenario load_scenario_text(const std::string& text, const std::string& file,
                             const std::string& base_dir);

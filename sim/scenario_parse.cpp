@@ -191,21 +191,23 @@ Scenario parse_scenario(const nlohmann::json& root, const std::string& file,
   return s;
 }
 
-Scenario load_scenario_text(const std::string& text, const std::string& file,
-                            const std::string& base_dir) {
-  nlohmann::json root;
+nlohmann::json parse_scenario_json_text(const std::string& text, const std::string& file) {
   try {
-    root = nlohmann::json::parse(text);
+    return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     // e.what() is "[json.exception.parse_error.101] parse error at line L, column C: ...".
     std::string what = e.what();
     const size_t at = what.find("parse error");
     throw InputError(fmt::format("{}: {}", file, at == std::string::npos ? what : what.substr(at)));
   }
-  return parse_scenario(root, file, base_dir);
 }
 
-Scenario load_scenario_file(const std::string& path) {
+Scenario load_scenario_text(const std::string& text, const std::string& file,
+                            const std::string& base_dir) {
+  return parse_scenario(parse_scenario_json_text(text, file), file, base_dir);
+}
+
+std::string read_scenario_file_text(const std::string& path) {
   if (std::filesystem::is_directory(path)) {
     throw InputError(fmt::format("{}: is a directory, not a scenario file", path));
   }
@@ -213,8 +215,12 @@ Scenario load_scenario_file(const std::string& path) {
   if (!in) throw InputError(fmt::format("{}: cannot open scenario file", path));
   std::ostringstream text;
   text << in.rdbuf();
+  return text.str();
+}
+
+Scenario load_scenario_file(const std::string& path) {
   const std::string base_dir = std::filesystem::path(path).parent_path().string();
-  return load_scenario_text(text.str(), path, base_dir);
+  return load_scenario_text(read_scenario_file_text(path), path, base_dir);
 }
 
 }  // namespace tidal::sim

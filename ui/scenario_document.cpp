@@ -2,7 +2,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -61,15 +60,9 @@ ScenarioDocument ScenarioDocument::from_default() {
 }
 
 ScenarioDocument ScenarioDocument::from_file(const std::string& path) {
-  if (std::filesystem::is_directory(path)) {
-    throw InputError(fmt::format("{}: is a directory, not a scenario file", path));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open scenario file", path));
-  std::ostringstream text;
-  text << in.rdbuf();
+  const std::string text = sim::read_scenario_file_text(path);
   const std::string base_dir = std::filesystem::path(path).parent_path().string();
-  return ScenarioDocument(parse_or_throw(text.str(), path, base_dir), path, path, base_dir);
+  return ScenarioDocument(parse_or_throw(text, path, base_dir), path, path, base_dir);
 }
 
 ScenarioDocument ScenarioDocument::from_trace(const std::string& trace_path) {
