@@ -11,8 +11,7 @@ void ModelRunner::execute(const sched::StepPlan& plan, const kv::BlockManager& b
   vocab_size_ = executor_.model_config().vocab_size;
   const size_t num_seqs = plan.seqs.size();
   batch_.sequences.resize(num_seqs);
-  batch_.all_logits = false;
-  for (const sched::ScheduledSeq& s : plan.seqs) batch_.all_logits |= s.num_spec_tokens > 0;
+  batch_.num_logit_rows.assign(num_seqs, 0);
   first_row_.assign(num_seqs, -1);
   int64_t num_rows_before = 0;  // logits rows of the sequences before this one
   for (size_t i = 0; i < num_seqs; ++i) {
@@ -38,9 +37,10 @@ void ModelRunner::execute(const sched::StepPlan& plan, const kv::BlockManager& b
                                seq.slot_mapping);
     const std::span<const int32_t> table = blocks.block_table(s.request_id);
     seq.block_table.assign(table.begin(), table.end());
-    const int64_t num_rows = batch_.all_logits ? s.num_new_tokens : 1;
-    if (s.samples) first_row_[i] = num_rows_before + num_rows - 1 - s.num_spec_tokens;
-    num_rows_before += num_rows;
+    if (!s.samples) continue;  // a prefill chunk short of its prompt end: no logits
+    batch_.num_logit_rows[i] = static_cast<int32_t>(1 + s.num_spec_tokens);
+    first_row_[i] = num_rows_before;
+    num_rows_before += 1 + s.num_spec_tokens;
   }
   logits_ = executor_.forward(batch_);
 }

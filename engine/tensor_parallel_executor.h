@@ -43,8 +43,8 @@ class TensorParallelExecutor {
   size_t device_arena_bytes() const { return devices_->rank(0).kv_arena_bytes(); }  // per rank
   size_t host_arena_bytes() const;                                                  // per rank
 
-  // Runs the batch on every rank. Returns rank 0's logits ([num_seqs, vocab], or
-  // [total_new_tokens, vocab] with all_logits); every rank computes identical bytes.
+  // Runs the batch on every rank. Returns rank 0's logits ([sum(batch.num_logit_rows), vocab]
+  // in batch order, see PagedModel::forward); every rank computes identical bytes.
   std::vector<float> forward(const models::ForwardBatch& batch);
 
   // Block copies on every rank's arenas, in order: device -> host (swap out), host -> device

@@ -17,7 +17,7 @@ PagedModel::Workspace::Workspace(kernels::BackendMemory& memory)
       slot_mapping(memory),
       query_start_loc(memory),
       block_tables(memory),
-      last_rows(memory),
+      logit_rows(memory),
       residual(memory),
       normed(memory),
       sublayer(memory),
@@ -64,6 +64,15 @@ PagedModel::PagedModel(ModelWeightViews weights, kernels::Backend& backend, Comm
   memory_.synchronize();  // `inv_freq` goes out of scope
 }
 
+std::vector<int32_t> all_logit_rows(const ForwardBatch& batch) {
+  std::vector<int32_t> num_rows;  // [num_seqs]
+  num_rows.reserve(batch.sequences.size());
+  for (const SequenceInput& seq : batch.sequences) {
+    num_rows.push_back(static_cast<int32_t>(seq.token_ids.size()));
+  }
+  return num_rows;
+}
+
 void PagedModel::flatten(const ForwardBatch& batch, const kernels::KvCacheSpec& spec) {
   const ModelConfig& config = weights_.config;
   FlatBatch& flat = flat_;
@@ -72,8 +81,13 @@ void PagedModel::flatten(const ForwardBatch& batch, const kernels::KvCacheSpec& 
   flat.slot_mapping.clear();
   flat.query_start_loc.assign(1, 0);
   flat.block_tables.clear();
-  flat.last_rows.clear();
+  flat.logit_rows.clear();
   flat.max_blocks_per_seq = 0;
+  if (!batch.num_logit_rows.empty() && batch.num_logit_rows.size() != batch.sequences.size()) {
+    throw std::invalid_argument("forward batch: num_logit_rows has " +
+                                std::to_string(batch.num_logit_rows.size()) + " entries for " +
+                                std::to_string(batch.sequences.size()) + " sequences");
+  }
   for (const SequenceInput& seq : batch.sequences) {
     flat.max_blocks_per_seq =
         std::max(flat.max_blocks_per_seq, static_cast<int64_t>(seq.block_table.size()));
@@ -112,12 +126,20 @@ void PagedModel::flatten(const ForwardBatch& batch, const kernels::KvCacheSpec& 
                                     " outside the arena");
       }
     }
+    const int32_t num_rows = batch.num_logit_rows.empty() ? 1 : batch.num_logit_rows[s];
+    if (num_rows < 0 || static_cast<size_t>(num_rows) > n) {
+      throw std::invalid_argument(where + "num_logit_rows " + std::to_string(num_rows) +
+                                  " outside 0.." + std::to_string(n));
+    }
+    const auto first_new_row = static_cast<int32_t>(flat.token_ids.size());
+    for (auto row = static_cast<int32_t>(n) - num_rows; row < static_cast<int32_t>(n); ++row) {
+      flat.logit_rows.push_back(first_new_row + row);
+    }
     flat.token_ids.insert(flat.token_ids.end(), seq.token_ids.begin(), seq.token_ids.end());
     flat.positions.insert(flat.positions.end(), seq.positions.begin(), seq.positions.end());
     flat.slot_mapping.insert(flat.slot_mapping.end(), seq.slot_mapping.begin(),
                              seq.slot_mapping.end());
     flat.query_start_loc.push_back(static_cast<int32_t>(flat.token_ids.size()));
-    flat.last_rows.push_back(static_cast<int32_t>(flat.token_ids.size()) - 1);
     flat.block_tables.insert(flat.block_tables.end(), seq.block_table.begin(),
                              seq.block_table.end());
     flat.block_tables.resize((s + 1) * flat.max_blocks_per_seq, 0);
@@ -265,15 +287,15 @@ std::vector<float> PagedModel::forward(const ForwardBatch& batch, const kernels:
   }
   backend_.add_rms_norm(residual, sublayer, weights_.final_norm, num_tokens, hidden, eps, normed);
 
-  // LM head on the rows whose logits are wanted.
+  // LM head on the rows whose logits are wanted (all of them: no gather needed).
+  const auto num_rows = static_cast<int64_t>(flat.logit_rows.size());
+  if (num_rows == 0) return {};
   const float* head_in = normed;
-  int64_t num_rows = num_tokens;
-  if (!batch.all_logits) {
-    float* last_rows = ws_.head_in.as<float>(static_cast<size_t>(num_seqs * hidden));
-    backend_.gather_rows(normed, on_backend(ws_.last_rows, flat.last_rows), num_seqs, hidden,
-                         last_rows);  // [num_seqs, hidden]
-    head_in = last_rows;
-    num_rows = num_seqs;
+  if (num_rows < num_tokens) {
+    float* wanted = ws_.head_in.as<float>(static_cast<size_t>(num_rows * hidden));
+    backend_.gather_rows(normed, on_backend(ws_.logit_rows, flat.logit_rows), num_rows, hidden,
+                         wanted);  // [num_rows, hidden]
+    head_in = wanted;
   }
   std::vector<float> logits(static_cast<size_t>(num_rows * c.vocab_size));  // [num_rows, vocab]
   if (memory_.is_host()) {

@@ -29,8 +29,14 @@ struct SequenceInput {
 
 struct ForwardBatch {
   std::vector<SequenceInput> sequences;
-  bool all_logits = false;  // true: logits of every new token (speculative verification)
+  // [num_seqs] how many trailing new tokens of each sequence need logits: 1 for a sampling
+  // sequence, 1 + num_spec_tokens for a verifying one, 0 for a prefill chunk nobody samples;
+  // at most its number of new tokens. Empty: the last new token of every sequence.
+  std::vector<int32_t> num_logit_rows;
 };
+
+// num_logit_rows asking for every new token of every sequence (what a full-rows check reads).
+std::vector<int32_t> all_logit_rows(const ForwardBatch& batch);
 
 class PagedModel {
  public:
@@ -47,10 +53,11 @@ class PagedModel {
   const ModelWeightViews& weights() const { return weights_; }
 
   // Runs the batch, writing the new tokens' K/V into `kv` (spec must match kv_cache_spec of
-  // these weights; kv lives in the backend's memory). Returns logits [num_seqs, vocab] (last
-  // new token of each sequence) or, with all_logits, [total_new_tokens, vocab] in batch order,
-  // on the host. InputError for a token id outside the vocabulary or a position beyond
-  // max_position_embeddings; std::invalid_argument for inconsistent batch arrays.
+  // these weights; kv lives in the backend's memory). Returns logits [sum(num_logit_rows), vocab]
+  // ([num_seqs, vocab] when num_logit_rows is empty): each sequence's trailing rows in batch
+  // order, on the host; the LM head runs on those rows only. InputError for a token id outside
+  // the vocabulary or a position beyond max_position_embeddings; std::invalid_argument for
+  // inconsistent batch arrays (num_logit_rows included).
   std::vector<float> forward(const ForwardBatch& batch, const kernels::KvCacheView& kv);
 
  private:
@@ -61,19 +68,19 @@ class PagedModel {
     std::vector<int64_t> slot_mapping;     // [num_tokens]
     std::vector<int32_t> query_start_loc;  // [num_seqs + 1]
     std::vector<int32_t> block_tables;     // [num_seqs, max_blocks_per_seq]
-    std::vector<int32_t> last_rows;        // [num_seqs] last new token of each sequence
+    std::vector<int32_t> logit_rows;       // [sum(num_logit_rows)] rows whose logits are wanted
     int64_t max_blocks_per_seq = 0;
   };
   // Grow-only buffers in backend memory, reused across steps.
   struct Workspace {
     explicit Workspace(kernels::BackendMemory& memory);
     kernels::BackendBuffer token_ids, positions, slot_mapping, query_start_loc, block_tables,
-        last_rows;                                       // the FlatBatch arrays
+        logit_rows;                                      // the FlatBatch arrays
     kernels::BackendBuffer residual, normed, sublayer;   // [num_tokens, hidden]
     kernels::BackendBuffer q, attn_out;                  // [num_tokens, num_heads, head_dim]
     kernels::BackendBuffer k, v;                         // [num_tokens, num_kv_heads, head_dim]
     kernels::BackendBuffer gate, up;                     // [num_tokens, intermediate]
-    kernels::BackendBuffer head_in;                      // [num_seqs, hidden]
+    kernels::BackendBuffer head_in;                      // [sum(num_logit_rows), hidden]
     kernels::BackendBuffer logits;                       // [num_rows, vocab]
     kernels::BackendBuffer router_logits;                // [num_tokens, num_experts]
     kernels::BackendBuffer expert_ids, expert_weights;   // [num_tokens, top_k]

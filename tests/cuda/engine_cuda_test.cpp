@@ -34,7 +34,6 @@ std::vector<float> executor_logits(BackendKind backend, int tp, const models::Qu
   config.num_gpu_blocks = 4;
   TensorParallelExecutor executor(models::random_weights(tp4_config(), 21), config);
   models::ForwardBatch batch;
-  batch.all_logits = true;
   models::SequenceInput seq;
   for (int32_t p = 0; p < 20; ++p) {
     seq.token_ids.push_back((p * 37 + 5) % 512);
@@ -43,6 +42,7 @@ std::vector<float> executor_logits(BackendKind backend, int tp, const models::Qu
   }
   seq.block_table = {1, 2};
   batch.sequences.push_back(seq);
+  batch.num_logit_rows = {20};  // every row
   std::vector<float> logits = executor.forward(batch);
   models::SequenceInput next;
   next.token_ids = {77};
@@ -50,7 +50,7 @@ std::vector<float> executor_logits(BackendKind backend, int tp, const models::Qu
   next.slot_mapping = {16 + 20};
   next.block_table = {1, 2};
   batch.sequences = {next};
-  batch.all_logits = false;
+  batch.num_logit_rows.clear();  // the last row
   const std::vector<float> decode = executor.forward(batch);
   logits.insert(logits.end(), decode.begin(), decode.end());
   return logits;

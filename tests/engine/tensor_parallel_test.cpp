@@ -85,7 +85,6 @@ std::vector<float> prefill_logits(int tp) {
   config.num_gpu_blocks = 4;
   TensorParallelExecutor executor(models::random_weights(tp4_config(), 21), config);
   models::ForwardBatch batch;
-  batch.all_logits = true;
   models::SequenceInput seq;
   for (int32_t p = 0; p < 20; ++p) {
     seq.token_ids.push_back((p * 37 + 5) % 512);
@@ -94,6 +93,7 @@ std::vector<float> prefill_logits(int tp) {
   }
   seq.block_table = {1, 2};
   batch.sequences.push_back(seq);
+  batch.num_logit_rows = {20};  // every row
   return executor.forward(batch);
 }
 

@@ -61,9 +61,9 @@ std::vector<std::vector<float>> run_steps(PagedModel& model, const kernels::KvCa
   steps.push_back(model.forward(prefill, kv));
   for (int step = 0; step < 3; ++step) {
     ForwardBatch decode;
-    decode.all_logits = step == 1;  // one verification-style step
     decode.sequences.push_back(seqs.step(a, testing::random_tokens(rng, 1, vocab)));
     decode.sequences.push_back(seqs.step(b, testing::random_tokens(rng, step == 1 ? 3 : 1, vocab)));
+    if (step == 1) decode.num_logit_rows = {1, 3};  // one verification-style step
     steps.push_back(model.forward(decode, kv));
   }
   return steps;

@@ -45,8 +45,8 @@ TEST(Moe, BatchedDispatchMatchesNaiveLoop) {
     kernels::KvArena arena(kv_cache_spec(weights, 16, 4, kernels::KvDType::f32));
     testing::PagedSequences seqs(16, 4, 3);
     ForwardBatch batch;
-    batch.all_logits = true;
     batch.sequences.push_back(seqs.step(seqs.add_sequence(), prompt));
+    batch.num_logit_rows = all_logit_rows(batch);
     EXPECT_LT(testing::relative_error(model.forward(batch, arena.view()), expected), 1e-4)
         << num_experts << " experts, top " << top_k;
   }

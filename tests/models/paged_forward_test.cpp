@@ -49,11 +49,11 @@ TEST_P(PagedForwardTest, PrefillMatchesReferenceAtEveryPosition) {
   testing::PagedSequences seqs(64, 4, 3);
   ForwardBatch batch;
   batch.sequences.push_back(seqs.step(seqs.add_sequence(), prompt));
-  batch.all_logits = true;
+  batch.num_logit_rows = all_logit_rows(batch);
   const std::vector<float> logits = model.forward(batch, arena.view());
   ASSERT_EQ(logits.size(), expected.size());
   EXPECT_LT(testing::relative_error(logits, expected), kPagedVsReference);
-  batch.all_logits = false;  // only the last row, on a fresh arena
+  batch.num_logit_rows.clear();  // only the last row, on a fresh arena
   kernels::KvArena arena2 = make_arena();
   const std::vector<float> last = model.forward(batch, arena2.view());
   EXPECT_EQ(last, std::vector<float>(logits.end() - vocab(), logits.end()));
@@ -80,8 +80,8 @@ TEST_P(PagedForwardTest, DecodeAfterPrefillMatchesReference) {
   kernels::KvArena verify_arena = make_arena();
   testing::PagedSequences verify_seqs(64, 4, 5);
   ForwardBatch verify;
-  verify.all_logits = true;
   verify.sequences.push_back(verify_seqs.step(verify_seqs.add_sequence(), tokens));
+  verify.num_logit_rows = all_logit_rows(verify);
   const std::vector<float> all_logits = model.forward(verify, verify_arena.view());
   for (size_t i = 20; i < tokens.size(); ++i) {  // decode one token at a time
     ForwardBatch decode;
@@ -109,8 +109,8 @@ std::pair<std::vector<float>, std::vector<float>> one_shot_and_chunked(const Mod
   kernels::KvArena one_shot_arena = make_arena();
   testing::PagedSequences one_shot_seqs(64, 4, 5);
   ForwardBatch one_shot;
-  one_shot.all_logits = true;
   one_shot.sequences.push_back(one_shot_seqs.step(one_shot_seqs.add_sequence(), prompt));
+  one_shot.num_logit_rows = all_logit_rows(one_shot);
   const std::vector<float> expected = model.forward(one_shot, one_shot_arena.view());
 
   kernels::KvArena arena = make_arena();
@@ -119,9 +119,9 @@ std::pair<std::vector<float>, std::vector<float>> one_shot_and_chunked(const Mod
   std::vector<float> chunked;
   for (auto [first, count] : {std::pair<int, int>{0, 16}, {16, 9}, {25, 1}, {26, 15}}) {
     ForwardBatch chunk;
-    chunk.all_logits = true;
     chunk.sequences.push_back(seqs.step(
         seq, std::vector<int32_t>(prompt.begin() + first, prompt.begin() + first + count)));
+    chunk.num_logit_rows = all_logit_rows(chunk);
     const std::vector<float> logits = model.forward(chunk, arena.view());
     chunked.insert(chunked.end(), logits.begin(), logits.end());
   }
@@ -191,8 +191,8 @@ TEST_P(PagedForwardTest, SameBytesAtEveryThreadCountAndReferenceBackendAgrees) {
     kernels::KvArena arena = make_arena();
     testing::PagedSequences seqs(64, 4, 7);
     ForwardBatch batch;
-    batch.all_logits = true;
     batch.sequences.push_back(seqs.step(seqs.add_sequence(), prompt));
+    batch.num_logit_rows = all_logit_rows(batch);
     results.push_back(model.forward(batch, arena.view()));
   }
   EXPECT_EQ(results[0], results[1]);
@@ -210,8 +210,8 @@ TEST_P(PagedForwardTest, QuantizedKvStaysCloseToF32) {
     kernels::KvArena arena = make_arena(dtype);
     testing::PagedSequences seqs(64, 4, 8);
     ForwardBatch batch;
-    batch.all_logits = true;
     batch.sequences.push_back(seqs.step(seqs.add_sequence(), prompt));
+    batch.num_logit_rows = all_logit_rows(batch);
     results.push_back(model.forward(batch, arena.view()));
   }
   EXPECT_LT(testing::relative_error(results[1], results[0]), 2e-2);
@@ -226,19 +226,75 @@ TEST_P(PagedForwardTest, PaddingTokensChangeNothing) {
   kernels::KvArena arena = make_arena();
   testing::PagedSequences seqs(64, 4, 9);
   ForwardBatch batch;
-  batch.all_logits = true;
   batch.sequences.push_back(seqs.step(seqs.add_sequence(), prompt));
+  batch.num_logit_rows = all_logit_rows(batch);
   const std::vector<float> expected = model.forward(batch, arena.view());
   SequenceInput padded = batch.sequences[0];
   padded.token_ids.push_back(0);
   padded.positions.push_back(padded.positions.back());
   padded.slot_mapping.push_back(-1);
   ForwardBatch with_padding;
-  with_padding.all_logits = true;
   with_padding.sequences.push_back(padded);
+  with_padding.num_logit_rows = all_logit_rows(with_padding);
   kernels::KvArena arena2 = make_arena();
   const std::vector<float> logits = model.forward(with_padding, arena2.view());
   EXPECT_EQ(std::vector<float>(logits.begin(), logits.begin() + expected.size()), expected);
+}
+
+// A step mixing a prefill chunk nobody samples (0 rows), a verifying sequence (1 + 3 rows), a
+// decode (1 row) and a prompt's last chunk (1 row): the LM head runs on those 6 rows only and
+// returns exactly the bits of the same rows of the all-rows forward.
+TEST_P(PagedForwardTest, LogitRowsAreTheSelectedRowsOfTheAllRowsForward) {
+  std::mt19937_64 rng(8);
+  std::vector<std::vector<int32_t>> histories;  // [4] tokens cached before the step
+  std::vector<std::vector<int32_t>> news;       // [4] the step's new tokens
+  for (auto [num_cached, num_new] : {std::pair<int, int>{0, 9}, {6, 4}, {11, 1}, {5, 7}}) {
+    histories.push_back(testing::random_tokens(rng, num_cached, vocab()));
+    news.push_back(testing::random_tokens(rng, num_new, vocab()));
+  }
+  kernels::cpu::CpuBackend backend(2);
+  PagedModel model(weights_, backend, comm_);
+  const auto run = [&](const std::vector<int32_t>& num_logit_rows) {
+    kernels::KvArena arena = make_arena();
+    testing::PagedSequences seqs(64, 4, 10);
+    ForwardBatch history;
+    std::vector<int> ids;
+    for (const std::vector<int32_t>& tokens : histories) {
+      ids.push_back(seqs.add_sequence());
+      if (!tokens.empty()) history.sequences.push_back(seqs.step(ids.back(), tokens));
+    }
+    model.forward(history, arena.view());
+    ForwardBatch step;
+    for (size_t i = 0; i < news.size(); ++i) step.sequences.push_back(seqs.step(ids[i], news[i]));
+    step.num_logit_rows = num_logit_rows.empty() ? all_logit_rows(step) : num_logit_rows;
+    return model.forward(step, arena.view());
+  };
+  const std::vector<float> all_rows = run({});  // [9 + 4 + 1 + 7, vocab]
+  const std::vector<float> selected = run({0, 4, 1, 1});
+  const auto row = [&](int r) {
+    return std::vector<float>(all_rows.begin() + r * vocab(), all_rows.begin() + (r + 1) * vocab());
+  };
+  std::vector<float> expected;
+  for (int r : {9, 10, 11, 12, 13, 20}) {
+    const std::vector<float> wanted = row(r);
+    expected.insert(expected.end(), wanted.begin(), wanted.end());
+  }
+  EXPECT_EQ(selected, expected);
+  EXPECT_TRUE(run({0, 0, 0, 0}).empty());
+}
+
+TEST_P(PagedForwardTest, BadLogitRowsAreInvalidArguments) {
+  kernels::cpu::CpuBackend backend(1);
+  PagedModel model(weights_, backend, comm_);
+  kernels::KvArena arena = make_arena();
+  ForwardBatch batch;
+  batch.sequences.push_back({{1, 2}, {0, 1}, {0, 1}, {0}});
+  batch.num_logit_rows = {1, 1};  // two entries for one sequence
+  EXPECT_THROW(model.forward(batch, arena.view()), std::invalid_argument);
+  batch.num_logit_rows = {3};  // more rows than new tokens
+  EXPECT_THROW(model.forward(batch, arena.view()), std::invalid_argument);
+  batch.num_logit_rows = {-1};
+  EXPECT_THROW(model.forward(batch, arena.view()), std::invalid_argument);
 }
 
 TEST_P(PagedForwardTest, BadTokensAndPositionsAreInputErrors) {

@@ -52,12 +52,12 @@ std::vector<float> all_logits(const ModelWeights& weights) {
   testing::PagedSequences seqs(64, 8, 1);
   std::mt19937_64 rng(99);
   ForwardBatch batch;
-  batch.all_logits = true;
   for (int s = 0; s < kNumSequences; ++s) {
     batch.sequences.push_back(
         seqs.step(seqs.add_sequence(),
                   testing::random_tokens(rng, kNumPositions, weights.config.vocab_size)));
   }
+  batch.num_logit_rows = all_logit_rows(batch);
   return model.forward(batch, arena.view());
 }
 
@@ -103,8 +103,8 @@ TEST_P(QuantizedForwardTest, PagedMatchesReferenceOnQuantizedWeights) {
   kernels::KvArena arena(kv_cache_spec(weights, 16, 4, kernels::KvDType::f32));
   testing::PagedSequences seqs(16, 4, 2);
   ForwardBatch batch;
-  batch.all_logits = true;
   batch.sequences.push_back(seqs.step(seqs.add_sequence(), prompt));
+  batch.num_logit_rows = all_logit_rows(batch);
   EXPECT_LT(testing::relative_error(model.forward(batch, arena.view()), expected), 1e-4);
 }
 

@@ -54,8 +54,8 @@ std::vector<float> run_tensor_parallel(const ModelWeights& full, int world_size,
       const int seq = seqs.add_sequence();
       std::mt19937_64 rng(7);
       ForwardBatch prefill;
-      prefill.all_logits = true;
       prefill.sequences.push_back(seqs.step(seq, testing::random_tokens(rng, 17, 256)));
+      prefill.num_logit_rows = all_logit_rows(prefill);
       std::vector<float> logits = model.forward(prefill, arena.view());
       logits_of_rank[r] = logits;
       for (int step = 0; step < 6; ++step) {
