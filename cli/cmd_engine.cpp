@@ -18,6 +18,7 @@ namespace {
 struct EngineCliArgs {
   engine::EngineRunArgs run;
   std::string backend = "cpu";
+  std::string cuda_graphs;  // "": not given
   std::string quant = "none";
   std::string kv_dtype = "bf16";
   std::string spec = "none";
@@ -57,6 +58,8 @@ void add_run(CLI::App& engine_app) {
   cmd->add_option("--gpu-memory-utilization", config.gpu_memory_utilization,
                   "cuda: share of each GPU's memory for weights, activations and the KV arena "
                   "(sized from what is free after the weights unless --kv-blocks), default 0.9");
+  cmd->add_option("--cuda-graphs", args->cuda_graphs,
+                  "cuda: decode steps through CUDA graphs, on or off (default on)");
   cmd->add_option("--tp", config.tp,
                   "tensor-parallel ranks (cpu: worker threads; cuda: GPUs via NCCL), default 1");
   cmd->add_option("--threads", config.num_threads, "kernel threads per rank, default 1");
@@ -87,6 +90,7 @@ void add_run(CLI::App& engine_app) {
   cmd->callback([args] {
     engine::EngineRunArgs& a = args->run;
     a.config.backend = engine::parse_backend_kind(args->backend, "--backend");
+    a.config.cuda_graphs = engine::parse_cuda_graphs(args->cuda_graphs, a.config.backend);
     a.config.quant = models::parse_quant_spec(args->quant, "--quant");
     a.config.kv_dtype = engine::parse_kv_dtype(args->kv_dtype, "--kv-dtype");
     a.config.spec = engine::parse_spec_config(args->spec, "--spec");

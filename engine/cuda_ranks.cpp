@@ -8,6 +8,7 @@
 
 #include "kernels/cuda/cuda_backend.h"
 #include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/cuda_step_graphs.h"
 #include "kernels/cuda/kv_arena.h"
 #include "models/memory_footprint.h"
 #include "traces/input_error.h"
@@ -24,26 +25,41 @@ namespace {
 constexpr size_t kActivationSlackBytes = size_t{512} << 20;
 
 // Device bytes the forward's activations take at `max_tokens` tokens (PagedModel's workspace:
-// residual, normed, sublayer, q, attention output, k, v, gate, up and logits rows, fp32).
-size_t activation_reserve_bytes(const models::ModelWeights& shard, int64_t max_tokens) {
+// residual, normed, sublayer, q, attention output, k, v, gate, up and logits rows, fp32), plus
+// with CUDA graphs the graph workspace of the largest graphed batch (the same rows, block
+// tables as wide as a position can need).
+size_t activation_reserve_bytes(const models::ModelWeights& shard, const ExecutorConfig& config) {
   const models::ModelConfig& c = shard.config;
   const int64_t q_width = shard.shard.num_heads * c.head_dim;
   const int64_t kv_width = shard.shard.num_kv_heads * c.head_dim;
   const int64_t per_token = 3 * c.hidden_size + 2 * q_width + 2 * kv_width +
                             2 * shard.shard.intermediate_size + c.vocab_size;
-  return static_cast<size_t>(max_tokens * per_token) * sizeof(float) + kActivationSlackBytes;
+  int64_t rows = config.max_num_batched_tokens;
+  int64_t table_bytes = 0;
+  if (config.cuda_graphs) {
+    const int64_t graph_rows = kernels::cuda::default_decode_batch_sizes().back();
+    rows += graph_rows;
+    table_bytes = graph_rows *
+                  ((c.max_position_embeddings + config.block_size - 1) / config.block_size) *
+                  static_cast<int64_t>(sizeof(int32_t));
+  }
+  return static_cast<size_t>(rows * per_token) * sizeof(float) + static_cast<size_t>(table_bytes) +
+         kActivationSlackBytes;
 }
 
 class CudaRankDevice final : public RankDevice {
  public:
-  CudaRankDevice(const models::ModelWeights& shard, int device)
-      : device_(device), backend_(device), weights_(shard, backend_.memory()) {}
+  CudaRankDevice(const models::ModelWeights& shard, int device, bool cuda_graphs)
+      : device_(device), backend_(device), weights_(shard, backend_.memory()) {
+    if (cuda_graphs) graphs_ = std::make_unique<kernels::cuda::CudaStepGraphs>(backend_);
+  }
   kernels::Backend& backend() override { return backend_; }
   const models::ModelWeightViews& weights() const override { return weights_.views(); }
   kernels::KvCacheView kv_view() override { return arena_->view(); }
   const kernels::KvCacheSpec& kv_spec() const override { return arena_->spec(); }
   size_t kv_arena_bytes() const override { return arena_->bytes(); }
   void bind_thread() override { TIDAL_CUDA_CHECK(cudaSetDevice(device_)); }
+  kernels::StepGraphs* step_graphs() override { return graphs_.get(); }
 
   int device() const { return device_; }
   kernels::cuda::CudaBackend& cuda() { return backend_; }
@@ -57,6 +73,7 @@ class CudaRankDevice final : public RankDevice {
   kernels::cuda::CudaBackend backend_;
   models::DeviceWeights weights_;
   std::unique_ptr<kernels::cuda::CudaKvArena> arena_;
+  std::unique_ptr<kernels::cuda::CudaStepGraphs> graphs_;  // null with cuda_graphs off
 };
 
 class CudaRankGroup final : public RankGroup {
@@ -64,7 +81,8 @@ class CudaRankGroup final : public RankGroup {
   CudaRankGroup(std::span<const models::ModelWeights* const> shards, const ExecutorConfig& config) {
     const int tp = static_cast<int>(shards.size());
     for (int r = 0; r < tp; ++r) {
-      devices_.push_back(std::make_unique<CudaRankDevice>(*shards[static_cast<size_t>(r)], r));
+      devices_.push_back(
+          std::make_unique<CudaRankDevice>(*shards[static_cast<size_t>(r)], r, config.cuda_graphs));
     }
     const int64_t num_blocks = arena_blocks(shards, config);
     for (int r = 0; r < tp; ++r) {
@@ -108,8 +126,7 @@ class CudaRankGroup final : public RankGroup {
       devices_[r]->bind_thread();
       devices_[r]->cuda().synchronize();
       const kernels::cuda::KvMemoryBudget budget = kernels::cuda::measure_kv_budget(
-          config.gpu_memory_utilization,
-          activation_reserve_bytes(*shards[r], config.max_num_batched_tokens));
+          config.gpu_memory_utilization, activation_reserve_bytes(*shards[r], config));
       const kernels::KvCacheSpec shape =
           models::kv_cache_spec(*shards[r], 1, config.block_size, config.kv_dtype);
       const int64_t fit =

@@ -90,6 +90,18 @@ const char* backend_kind_name(BackendKind kind) {
   return kind == BackendKind::cuda ? "cuda" : "cpu";
 }
 
+bool parse_cuda_graphs(const std::string& text, BackendKind backend) {
+  if (text.empty()) return true;
+  if (backend != BackendKind::cuda) {
+    throw InputError(
+        "--cuda-graphs: applies to --backend cuda only (the cpu backend has no "
+        "graphs); drop it or use --backend cuda");
+  }
+  if (text == "on") return true;
+  if (text == "off") return false;
+  throw InputError("--cuda-graphs: unknown value '" + text + "' (expected on or off)");
+}
+
 void validate(const EngineConfig& config, const models::ModelConfig& model) {
   models::check_tensor_parallel(model, config.tp, "--tp");
   if (!(config.gpu_memory_utilization > 0.0) || config.gpu_memory_utilization > 1.0) {

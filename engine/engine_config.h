@@ -45,6 +45,10 @@ enum class BackendKind : uint8_t { cpu, cuda };
 BackendKind parse_backend_kind(const std::string& text, const std::string& what);
 const char* backend_kind_name(BackendKind kind);
 
+// --cuda-graphs: "on" | "off" with --backend cuda, "" (not given) meaning on; InputError naming
+// --cuda-graphs for another word or when given with --backend cpu (which has no graphs).
+bool parse_cuda_graphs(const std::string& text, BackendKind backend);
+
 struct EngineConfig {
   BackendKind backend = BackendKind::cpu;
   int32_t tp = 1;           // tensor-parallel ranks, one worker thread each (cuda: one GPU each)
@@ -59,6 +63,7 @@ struct EngineConfig {
   // arena takes what is left after the weights and an activation reserve, at most the blocks
   // max_num_seqs sequences of max_model_len tokens need. In (0, 1].
   double gpu_memory_utilization = 0.9;
+  bool cuda_graphs = true;     // cuda: decode steps through CUDA graphs (see PagedModel)
   int64_t num_cpu_blocks = 0;  // host swap arena blocks (swap preemption)
   bool enable_prefix_caching = true;
   // Batching, admission, preemption and limits; max_model_len is lowered to the model's

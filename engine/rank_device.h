@@ -13,6 +13,7 @@
 #include "engine/engine_config.h"
 #include "kernels/backend.h"
 #include "kernels/kv_cache.h"
+#include "kernels/step_graphs.h"
 #include "models/communicator.h"
 #include "models/model_weights.h"
 #include "models/quantize_weights.h"
@@ -32,6 +33,7 @@ struct ExecutorConfig {
   double gpu_memory_utilization = 0.9;    // cuda, when num_gpu_blocks == 0
   int64_t max_gpu_blocks = 0;             // cuda sizing: at most this many blocks (0: no cap)
   int64_t max_num_batched_tokens = 8192;  // cuda sizing: activations reserved for this many
+  bool cuda_graphs = true;                // cuda: decode steps through CUDA graphs
 };
 
 class RankDevice {
@@ -45,6 +47,8 @@ class RankDevice {
   virtual size_t kv_arena_bytes() const = 0;
   // Makes the calling thread ready to drive this rank (cuda: selects the rank's GPU).
   virtual void bind_thread() {}
+  // Where the rank's decode steps are recorded and replayed; nullptr: every step eagerly.
+  virtual kernels::StepGraphs* step_graphs() { return nullptr; }
 };
 
 class RankGroup {

@@ -43,6 +43,7 @@ TensorParallelExecutor::TensorParallelExecutor(models::ModelWeights full,
     device.bind_thread();
     rank.model = std::make_unique<models::PagedModel>(
         device.weights(), device.backend(), devices_->communicator(r), device.backend().memory());
+    rank.model->set_step_graphs(device.step_graphs());
   }
   threads_ = std::make_unique<RankThreads>(config.tp);
 }

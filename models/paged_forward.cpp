@@ -73,7 +73,8 @@ std::vector<int32_t> all_logit_rows(const ForwardBatch& batch) {
   return num_rows;
 }
 
-void PagedModel::flatten(const ForwardBatch& batch, const kernels::KvCacheSpec& spec) {
+void PagedModel::flatten(const ForwardBatch& batch, const kernels::KvCacheSpec& spec,
+                         int64_t pad_to, int64_t table_width) {
   const ModelConfig& config = weights_.config;
   FlatBatch& flat = flat_;
   flat.token_ids.clear();
@@ -92,6 +93,7 @@ void PagedModel::flatten(const ForwardBatch& batch, const kernels::KvCacheSpec& 
     flat.max_blocks_per_seq =
         std::max(flat.max_blocks_per_seq, static_cast<int64_t>(seq.block_table.size()));
   }
+  if (table_width > 0) flat.max_blocks_per_seq = table_width;  // the caller checked it fits
   for (size_t s = 0; s < batch.sequences.size(); ++s) {
     const SequenceInput& seq = batch.sequences[s];
     const std::string where = "forward batch: sequence " + std::to_string(s) + ": ";
@@ -144,19 +146,28 @@ void PagedModel::flatten(const ForwardBatch& batch, const kernels::KvCacheSpec& 
                              seq.block_table.end());
     flat.block_tables.resize((s + 1) * flat.max_blocks_per_seq, 0);
   }
+  for (auto s = static_cast<int64_t>(batch.sequences.size()); s < pad_to; ++s) {
+    flat.token_ids.push_back(0);
+    flat.positions.push_back(0);
+    flat.slot_mapping.push_back(-1);  // write_kv skips it, attention answers zeros
+    flat.query_start_loc.push_back(static_cast<int32_t>(flat.token_ids.size()));
+    flat.block_tables.resize(static_cast<size_t>((s + 1) * flat.max_blocks_per_seq), 0);
+  }
 }
 
 template <typename T>
-const T* PagedModel::on_backend(kernels::BackendBuffer& buffer, const std::vector<T>& host) {
-  if (memory_.is_host()) return host.data();
+const T* PagedModel::on_backend(kernels::BackendBuffer& buffer, const std::vector<T>& host,
+                                bool copy) {
+  if (memory_.is_host() && !copy) return host.data();
   return buffer.upload(host.data(), host.size());
 }
 
 // SwiGLU MLP of one expert (or the dense MLP) on num_tokens rows: out = down(silu(gate x) * up x)
-void PagedModel::run_mlp(const ExpertViews& mlp, const float* x, int64_t num_tokens, float* out) {
+void PagedModel::run_mlp(Workspace& ws, const ExpertViews& mlp, const float* x, int64_t num_tokens,
+                         float* out) {
   const auto count = static_cast<size_t>(num_tokens * mlp.gate.rows);
-  float* gate = ws_.gate.as<float>(count);  // [num_tokens, intermediate (per rank)]
-  float* up = ws_.up.as<float>(count);      // [num_tokens, intermediate (per rank)]
+  float* gate = ws.gate.as<float>(count);  // [num_tokens, intermediate (per rank)]
+  float* up = ws.up.as<float>(count);      // [num_tokens, intermediate (per rank)]
   backend_.linear(x, num_tokens, mlp.gate, gate);
   backend_.linear(x, num_tokens, mlp.up, up);
   backend_.swiglu(gate, up, static_cast<int64_t>(count), gate);
@@ -165,16 +176,17 @@ void PagedModel::run_mlp(const ExpertViews& mlp, const float* x, int64_t num_tok
 
 // Mixtral MoE: route each token to its top-k experts, run each expert on its tokens, and add
 // the weighted outputs (per token in ascending expert order). The routing is read on the host.
-void PagedModel::run_moe(const LayerViews& layer, const float* x, int64_t num_tokens, float* out) {
+void PagedModel::run_moe(Workspace& ws, const LayerViews& layer, const float* x, int64_t num_tokens,
+                         float* out) {
   const ModelConfig& c = weights_.config;
   const int64_t num_experts = c.num_local_experts;
   const int64_t top_k = c.num_experts_per_tok;
   const int64_t hidden = c.hidden_size;
   const auto num_routed = static_cast<size_t>(num_tokens * top_k);
-  float* router_logits = ws_.router_logits.as<float>(static_cast<size_t>(num_tokens * num_experts));
-  backend_.linear(x, num_tokens, layer.router, router_logits);       // [num_tokens, num_experts]
-  int32_t* expert_ids = ws_.expert_ids.as<int32_t>(num_routed);      // [num_tokens, top_k]
-  float* expert_weights = ws_.expert_weights.as<float>(num_routed);  // [num_tokens, top_k]
+  float* router_logits = ws.router_logits.as<float>(static_cast<size_t>(num_tokens * num_experts));
+  backend_.linear(x, num_tokens, layer.router, router_logits);      // [num_tokens, num_experts]
+  int32_t* expert_ids = ws.expert_ids.as<int32_t>(num_routed);      // [num_tokens, top_k]
+  float* expert_weights = ws.expert_weights.as<float>(num_routed);  // [num_tokens, top_k]
   backend_.moe_route(router_logits, num_tokens, num_experts, top_k, expert_ids, expert_weights);
   host_expert_ids_.resize(num_routed);
   host_expert_weights_.resize(num_routed);
@@ -196,34 +208,47 @@ void PagedModel::run_moe(const LayerViews& layer, const float* x, int64_t num_to
     }
   }
   expert_begin[static_cast<size_t>(num_experts)] = host_routed_rows_.size();
-  const int32_t* rows = on_backend(ws_.routed_rows, host_routed_rows_);
-  const float* weights = on_backend(ws_.routed_weights, host_routed_weights_);
+  const int32_t* rows = on_backend(ws.routed_rows, host_routed_rows_);
+  const float* weights = on_backend(ws.routed_weights, host_routed_weights_);
 
   memory_.fill_zero(out, static_cast<size_t>(num_tokens * hidden) * sizeof(float));
   for (int64_t e = 0; e < num_experts; ++e) {
     const size_t begin = expert_begin[static_cast<size_t>(e)];
     const auto n = static_cast<int64_t>(expert_begin[static_cast<size_t>(e) + 1] - begin);
     if (n == 0) continue;
-    float* expert_in = ws_.expert_in.as<float>(static_cast<size_t>(n * hidden));    // [n, hidden]
-    float* expert_out = ws_.expert_out.as<float>(static_cast<size_t>(n * hidden));  // [n, hidden]
+    float* expert_in = ws.expert_in.as<float>(static_cast<size_t>(n * hidden));    // [n, hidden]
+    float* expert_out = ws.expert_out.as<float>(static_cast<size_t>(n * hidden));  // [n, hidden]
     backend_.gather_rows(x, rows + begin, n, hidden, expert_in);
-    run_mlp(layer.experts[static_cast<size_t>(e)], expert_in, n, expert_out);
+    run_mlp(ws, layer.experts[static_cast<size_t>(e)], expert_in, n, expert_out);
     backend_.scatter_add_rows(expert_out, rows + begin, weights + begin, n, hidden, out);
   }
 }
 
-std::vector<float> PagedModel::forward(const ForwardBatch& batch, const kernels::KvCacheView& kv) {
+PagedModel::StepInputs PagedModel::upload_inputs(Workspace& ws, bool copy) {
+  const FlatBatch& flat = flat_;
+  const ShardInfo& shard = weights_.shard;
+  StepInputs in;
+  in.token_ids = on_backend(ws.token_ids, flat.token_ids, copy);
+  in.positions = on_backend(ws.positions, flat.positions, copy);
+  in.slot_mapping = on_backend(ws.slot_mapping, flat.slot_mapping, copy);
+  kernels::AttentionBatch& attention = in.attention;
+  attention.num_seqs = static_cast<int64_t>(flat.query_start_loc.size()) - 1;
+  attention.num_tokens = static_cast<int64_t>(flat.token_ids.size());
+  attention.query_start_loc = on_backend(ws.query_start_loc, flat.query_start_loc, copy);
+  attention.positions = in.positions;
+  attention.slot_mapping = in.slot_mapping;
+  attention.block_tables = on_backend(ws.block_tables, flat.block_tables, copy);
+  attention.max_blocks_per_seq = flat.max_blocks_per_seq;
+  attention.num_heads = shard.num_heads;
+  attention.num_kv_heads = shard.num_kv_heads;
+  attention.head_dim = weights_.config.head_dim;
+  return in;
+}
+
+float* PagedModel::run_layers(Workspace& ws, const StepInputs& in, const kernels::KvCacheView& kv) {
   const ModelConfig& c = weights_.config;
   const ShardInfo& shard = weights_.shard;
-  if (kv.spec.num_layers != c.num_layers || kv.spec.num_kv_heads != shard.num_kv_heads ||
-      kv.spec.head_dim != c.head_dim) {
-    throw std::invalid_argument("PagedModel: KV arena spec does not match the model (shard)");
-  }
-  if (batch.sequences.empty()) return {};
-  flatten(batch, kv.spec);
-  const FlatBatch& flat = flat_;
-  const int64_t num_tokens = static_cast<int64_t>(flat.token_ids.size());
-  const int64_t num_seqs = static_cast<int64_t>(batch.sequences.size());
+  const int64_t num_tokens = in.attention.num_tokens;
   const int64_t hidden = c.hidden_size;
   const int64_t d = c.head_dim;
   const int64_t q_width = shard.num_heads * d;
@@ -233,31 +258,16 @@ std::vector<float> PagedModel::forward(const ForwardBatch& batch, const kernels:
     return static_cast<size_t>(num_tokens * width);
   };
 
-  const int32_t* token_ids = on_backend(ws_.token_ids, flat.token_ids);           // [num_tokens]
-  const int32_t* positions = on_backend(ws_.positions, flat.positions);           // [num_tokens]
-  const int64_t* slot_mapping = on_backend(ws_.slot_mapping, flat.slot_mapping);  // [num_tokens]
-  kernels::AttentionBatch attention;
-  attention.num_seqs = num_seqs;
-  attention.num_tokens = num_tokens;
-  attention.query_start_loc = on_backend(ws_.query_start_loc, flat.query_start_loc);
-  attention.positions = positions;
-  attention.slot_mapping = slot_mapping;
-  attention.block_tables = on_backend(ws_.block_tables, flat.block_tables);
-  attention.max_blocks_per_seq = flat.max_blocks_per_seq;
-  attention.num_heads = shard.num_heads;
-  attention.num_kv_heads = shard.num_kv_heads;
-  attention.head_dim = d;
-
-  float* residual = ws_.residual.as<float>(rows_of(hidden));  // [num_tokens, hidden]
-  float* normed = ws_.normed.as<float>(rows_of(hidden));      // [num_tokens, hidden]
-  float* sublayer = ws_.sublayer.as<float>(rows_of(hidden));  // [num_tokens, hidden] o / MLP out
-  float* q = ws_.q.as<float>(rows_of(q_width));               // [num_tokens, num_heads, head_dim]
-  float* k = ws_.k.as<float>(rows_of(kv_width));  // [num_tokens, num_kv_heads, head_dim]
-  float* v = ws_.v.as<float>(rows_of(kv_width));  // [num_tokens, num_kv_heads, head_dim]
-  float* attn_out = ws_.attn_out.as<float>(rows_of(q_width));  // [num_tokens, num_heads, head_dim]
+  float* residual = ws.residual.as<float>(rows_of(hidden));  // [num_tokens, hidden]
+  float* normed = ws.normed.as<float>(rows_of(hidden));      // [num_tokens, hidden]
+  float* sublayer = ws.sublayer.as<float>(rows_of(hidden));  // [num_tokens, hidden] o / MLP out
+  float* q = ws.q.as<float>(rows_of(q_width));               // [num_tokens, num_heads, head_dim]
+  float* k = ws.k.as<float>(rows_of(kv_width));              // [num_tokens, num_kv_heads, head_dim]
+  float* v = ws.v.as<float>(rows_of(kv_width));              // [num_tokens, num_kv_heads, head_dim]
+  float* attn_out = ws.attn_out.as<float>(rows_of(q_width));  // [num_tokens, num_heads, head_dim]
   const auto* inv_freq = static_cast<const float*>(inv_freq_.data());  // [head_dim / 2]
 
-  backend_.embedding(weights_.embed_tokens, hidden, token_ids, num_tokens, residual);
+  backend_.embedding(weights_.embed_tokens, hidden, in.token_ids, num_tokens, residual);
   for (int64_t l = 0; l < c.num_layers; ++l) {
     const LayerViews& layer = weights_.layers[static_cast<size_t>(l)];
     // Pre-norm of the attention; from layer 1 on, fused with adding the previous MLP output.
@@ -269,9 +279,9 @@ std::vector<float> PagedModel::forward(const ForwardBatch& batch, const kernels:
     backend_.linear(normed, num_tokens, layer.q_proj, q);
     backend_.linear(normed, num_tokens, layer.k_proj, k);
     backend_.linear(normed, num_tokens, layer.v_proj, v);
-    backend_.rope(q, k, positions, num_tokens, shard.num_heads, shard.num_kv_heads, d, inv_freq);
-    backend_.write_kv(kv, l, k, v, slot_mapping, num_tokens);
-    backend_.paged_attention(q, kv, l, attention, 1.0f / std::sqrt(static_cast<float>(d)),
+    backend_.rope(q, k, in.positions, num_tokens, shard.num_heads, shard.num_kv_heads, d, inv_freq);
+    backend_.write_kv(kv, l, k, v, in.slot_mapping, num_tokens);
+    backend_.paged_attention(q, kv, l, in.attention, 1.0f / std::sqrt(static_cast<float>(d)),
                              attn_out);
     backend_.linear(attn_out, num_tokens, layer.o_proj, sublayer);
     comm_.all_reduce_sum(sublayer, rows_of(hidden));  // row-parallel o_proj
@@ -279,21 +289,39 @@ std::vector<float> PagedModel::forward(const ForwardBatch& batch, const kernels:
     backend_.add_rms_norm(residual, sublayer, layer.post_attn_norm, num_tokens, hidden, eps,
                           normed);
     if (c.is_moe()) {
-      run_moe(layer, normed, num_tokens, sublayer);
+      run_moe(ws, layer, normed, num_tokens, sublayer);
     } else {
-      run_mlp(layer.mlp, normed, num_tokens, sublayer);
+      run_mlp(ws, layer.mlp, normed, num_tokens, sublayer);
     }
     comm_.all_reduce_sum(sublayer, rows_of(hidden));  // row-parallel down_proj
   }
   backend_.add_rms_norm(residual, sublayer, weights_.final_norm, num_tokens, hidden, eps, normed);
+  return normed;
+}
+
+std::vector<float> PagedModel::forward(const ForwardBatch& batch, const kernels::KvCacheView& kv) {
+  const ModelConfig& c = weights_.config;
+  const ShardInfo& shard = weights_.shard;
+  if (kv.spec.num_layers != c.num_layers || kv.spec.num_kv_heads != shard.num_kv_heads ||
+      kv.spec.head_dim != c.head_dim) {
+    throw std::invalid_argument("PagedModel: KV arena spec does not match the model (shard)");
+  }
+  if (batch.sequences.empty()) return {};
+  if (const int64_t table_width = graph_table_width(batch, kv); table_width > 0) {
+    return forward_graphed(batch, kv, table_width);
+  }
+  flatten(batch, kv.spec);
+  const StepInputs in = upload_inputs(ws_, false);
+  const float* normed = run_layers(ws_, in, kv);  // [num_tokens, hidden]
 
   // LM head on the rows whose logits are wanted (all of them: no gather needed).
-  const auto num_rows = static_cast<int64_t>(flat.logit_rows.size());
+  const int64_t hidden = c.hidden_size;
+  const auto num_rows = static_cast<int64_t>(flat_.logit_rows.size());
   if (num_rows == 0) return {};
   const float* head_in = normed;
-  if (num_rows < num_tokens) {
+  if (num_rows < in.attention.num_tokens) {
     float* wanted = ws_.head_in.as<float>(static_cast<size_t>(num_rows * hidden));
-    backend_.gather_rows(normed, on_backend(ws_.logit_rows, flat.logit_rows), num_rows, hidden,
+    backend_.gather_rows(normed, on_backend(ws_.logit_rows, flat_.logit_rows), num_rows, hidden,
                          wanted);  // [num_rows, hidden]
     head_in = wanted;
   }

@@ -5,11 +5,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "kernels/backend.h"
 #include "kernels/backend_memory.h"
 #include "kernels/kv_cache.h"
+#include "kernels/step_graphs.h"
 #include "models/communicator.h"
 #include "models/model_weights.h"
 #include "models/weight_views.h"
@@ -60,6 +62,16 @@ class PagedModel {
   // inconsistent batch arrays (num_logit_rows included).
   std::vector<float> forward(const ForwardBatch& batch, const kernels::KvCacheView& kv);
 
+  // Decode steps through recorded graphs (nullptr, the default: every step eagerly). A step
+  // qualifies when every sequence has one new token and wants its one logits row, the model is
+  // dense (MoE routing is read on the host) and graphs->padded_batch_size(num_seqs) > 0: it runs
+  // as the graph of that padded size and of its block-table width bucket (the next power of two
+  // >= 16 blocks, at most the widest table a position can need), over inputs in a workspace of
+  // its own reserved once for graphs->max_batch_size() rows (so eager steps never move it), and
+  // returns the real rows' logits. Graphs serve the first KV arena they ran on; steps on another
+  // arena, and wider tables, run eagerly. `graphs` must outlive the model.
+  void set_step_graphs(kernels::StepGraphs* graphs) { graphs_ = graphs; }
+
  private:
   // The batch as flat host arrays (what the attention kernel reads), reused across steps.
   struct FlatBatch {
@@ -88,12 +100,40 @@ class PagedModel {
     kernels::BackendBuffer expert_in, expert_out;        // [routed tokens of one expert, hidden]
   };
 
-  void flatten(const ForwardBatch& batch, const kernels::KvCacheSpec& spec);
+  // Device pointers of one step's flat arrays (in some workspace).
+  struct StepInputs {
+    const int32_t* token_ids = nullptr;     // [num_tokens]
+    const int32_t* positions = nullptr;     // [num_tokens]
+    const int64_t* slot_mapping = nullptr;  // [num_tokens]
+    kernels::AttentionBatch attention;
+  };
+
+  // Validates the batch and fills flat_. pad_to > num_seqs appends one-token padding sequences
+  // (token 0, position 0, slot -1, block table of zeros) up to pad_to; table_width > 0 fixes the
+  // block-table stride (else the widest table of the batch).
+  void flatten(const ForwardBatch& batch, const kernels::KvCacheSpec& spec, int64_t pad_to = 0,
+               int64_t table_width = 0);
+  // The flat_ arrays in backend memory: `ws`'s buffers, or on host memory flat_ itself unless
+  // `copy` (graphs read their inputs from the workspace, whose addresses stay fixed).
+  StepInputs upload_inputs(Workspace& ws, bool copy);
+  // Embedding, every layer and the final norm; returns the normed rows [num_tokens, hidden].
+  float* run_layers(Workspace& ws, const StepInputs& in, const kernels::KvCacheView& kv);
+  // Graph path (paged_forward_graphs.cpp): the block-table width bucket of a qualifying step,
+  // 0 when the step runs eagerly; the graphed forward; the graph workspace (reserved once).
+  int64_t graph_table_width(const ForwardBatch& batch, const kernels::KvCacheView& kv) const;
+  std::vector<float> forward_graphed(const ForwardBatch& batch, const kernels::KvCacheView& kv,
+                                     int64_t table_width);
+  Workspace& graph_workspace(const kernels::KvCacheView& kv);
+  int64_t max_table_width(const kernels::KvCacheSpec& spec) const;
+  int64_t max_linear_cols() const;
   // The backend pointer of a flat host array: the array itself on host memory, else a copy.
   template <typename T>
-  const T* on_backend(kernels::BackendBuffer& buffer, const std::vector<T>& host);
-  void run_mlp(const ExpertViews& mlp, const float* x, int64_t num_tokens, float* out);
-  void run_moe(const LayerViews& layer, const float* x, int64_t num_tokens, float* out);
+  const T* on_backend(kernels::BackendBuffer& buffer, const std::vector<T>& host,
+                      bool copy = false);
+  void run_mlp(Workspace& ws, const ExpertViews& mlp, const float* x, int64_t num_tokens,
+               float* out);
+  void run_moe(Workspace& ws, const LayerViews& layer, const float* x, int64_t num_tokens,
+               float* out);
 
   ModelWeightViews weights_;
   kernels::Backend& backend_;
@@ -106,6 +146,9 @@ class PagedModel {
   std::vector<float> host_expert_weights_;  // [num_tokens, top_k]
   std::vector<int32_t> host_routed_rows_;   // [num_tokens * top_k] grouped by expert
   std::vector<float> host_routed_weights_;  // [num_tokens * top_k] grouped by expert
+  kernels::StepGraphs* graphs_ = nullptr;
+  std::unique_ptr<Workspace> graph_ws_;  // inputs and activations of graphed steps
+  const void* graph_kv_data_ = nullptr;  // the arena the graphs were recorded on
 };
 
 }  // namespace tidal::models

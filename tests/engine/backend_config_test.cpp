@@ -25,6 +25,27 @@ std::string validation_error(const EngineConfig& config) {
   return "";
 }
 
+TEST(BackendConfig, ParsesCudaGraphs) {
+  EXPECT_TRUE(parse_cuda_graphs("", BackendKind::cuda));
+  EXPECT_TRUE(parse_cuda_graphs("", BackendKind::cpu));  // not given: no effect on cpu
+  EXPECT_TRUE(parse_cuda_graphs("on", BackendKind::cuda));
+  EXPECT_FALSE(parse_cuda_graphs("off", BackendKind::cuda));
+  try {
+    parse_cuda_graphs("yes", BackendKind::cuda);
+    FAIL() << "accepted 'yes'";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "--cuda-graphs: unknown value 'yes' (expected on or off)");
+  }
+  try {
+    parse_cuda_graphs("off", BackendKind::cpu);
+    FAIL() << "accepted --cuda-graphs with --backend cpu";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--cuda-graphs: applies to --backend cuda only (the cpu backend has no graphs); "
+              "drop it or use --backend cuda");
+  }
+}
+
 TEST(BackendConfig, ParsesBackendNames) {
   EXPECT_EQ(parse_backend_kind("cpu", "--backend"), BackendKind::cpu);
   EXPECT_EQ(parse_backend_kind("cuda", "--backend"), BackendKind::cuda);
