@@ -20,6 +20,7 @@ struct EngineCliArgs {
   std::string backend = "cpu";
   std::string cuda_graphs;  // "": not given
   std::string quant = "none";
+  std::string weight_dtype = "f32";
   std::string kv_dtype = "bf16";
   std::string spec = "none";
   double kv_memory_mib = 256.0;
@@ -65,6 +66,8 @@ void add_run(CLI::App& engine_app) {
   cmd->add_option("--threads", config.num_threads, "kernel threads per rank, default 1");
   cmd->add_option("--quant", args->quant,
                   "weight quantization: none, int8, int8:g32|g64|g128, fp8 (default none)");
+  cmd->add_option("--weight-dtype", args->weight_dtype,
+                  "linear weights stored as f32, bf16 or fp16 (default f32; not with --quant)");
   cmd->add_option("--kv-dtype", args->kv_dtype, "KV cache dtype: f32, bf16, int8 (default bf16)");
   cmd->add_option("--block-size", config.block_size, "tokens per KV block (default 16)");
   cmd->add_option("--kv-blocks", config.num_gpu_blocks,
@@ -91,7 +94,8 @@ void add_run(CLI::App& engine_app) {
     engine::EngineRunArgs& a = args->run;
     a.config.backend = engine::parse_backend_kind(args->backend, "--backend");
     a.config.cuda_graphs = engine::parse_cuda_graphs(args->cuda_graphs, a.config.backend);
-    a.config.quant = models::parse_quant_spec(args->quant, "--quant");
+    a.config.quant = models::apply_weight_dtype(models::parse_quant_spec(args->quant, "--quant"),
+                                                args->weight_dtype, "--weight-dtype");
     a.config.kv_dtype = engine::parse_kv_dtype(args->kv_dtype, "--kv-dtype");
     a.config.spec = engine::parse_spec_config(args->spec, "--spec");
     a.config.kv_cache_bytes = static_cast<int64_t>(args->kv_memory_mib * 1024.0 * 1024.0);

@@ -22,6 +22,7 @@ struct ProfileCliArgs {
   profile::ProfileOptions options;
   std::string backend = "cpu";
   std::string quant = "none";
+  std::string weight_dtype = "f32";
   std::string kv_dtype = "bf16";
   std::string out;
 };
@@ -69,6 +70,8 @@ void add_profile_command(CLI::App& app) {
   cmd->add_option("--model", o.model, "checkpoint folder, config.json or preset");
   cmd->add_option("--tp", o.engine.tp, "tensor-parallel ranks (default 1)");
   cmd->add_option("--quant", args->quant, "weight quantization: none, int8, int8:gN, fp8");
+  cmd->add_option("--weight-dtype", args->weight_dtype,
+                  "linear weights stored as f32, bf16 or fp16 (default f32; not with --quant)");
   cmd->add_option("--kv-dtype", args->kv_dtype, "KV cache dtype: f32, bf16, int8 (default bf16)");
   cmd->add_option("--threads", o.engine.num_threads, "kernel threads per rank (default 1)");
   cmd->add_option("--block-size", o.engine.block_size, "tokens per KV block (default 16)");
@@ -86,7 +89,8 @@ void add_profile_command(CLI::App& app) {
     }
     if (args->options.model.empty()) throw InputError("--model: required");
     if (args->out.empty()) throw InputError("--out: required");
-    args->options.engine.quant = models::parse_quant_spec(args->quant, "--quant");
+    args->options.engine.quant = models::apply_weight_dtype(
+        models::parse_quant_spec(args->quant, "--quant"), args->weight_dtype, "--weight-dtype");
     args->options.engine.kv_dtype = engine::parse_kv_dtype(args->kv_dtype, "--kv-dtype");
     const auto run = args->backend == "cuda" ? profile::run_cuda_profile : profile::run_profile;
     const perf::Profile p = run(

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/numeric/bf16.h"
+#include "kernels/numeric/fp16.h"
 #include "kernels/numeric/fp8_e4m3.h"
 #include "kernels/numeric/round_half_even.h"
 
@@ -18,6 +20,10 @@ const char* weight_format_name(WeightFormat format) {
       return "int8";
     case WeightFormat::fp8_e4m3:
       return "fp8_e4m3";
+    case WeightFormat::bf16:
+      return "bf16";
+    case WeightFormat::fp16:
+      return "fp16";
   }
   return "unknown";
 }
@@ -40,13 +46,31 @@ LinearView LinearWeight::view() const {
       view.data = fp8_codes.data();
       view.scales = scales.data();
       break;
+    case WeightFormat::bf16:
+    case WeightFormat::fp16:
+      view.data = half_bits.data();
+      break;
   }
   return view;
 }
 
+size_t weight_element_bytes(WeightFormat format) {
+  switch (format) {
+    case WeightFormat::f32:
+      return sizeof(float);
+    case WeightFormat::int8:
+    case WeightFormat::fp8_e4m3:
+      return 1;
+    case WeightFormat::bf16:
+    case WeightFormat::fp16:
+      return sizeof(uint16_t);
+  }
+  return sizeof(float);
+}
+
 size_t LinearWeight::bytes() const {
   return values.size() * sizeof(float) + int8_codes.size() + fp8_codes.size() +
-         scales.size() * sizeof(float);
+         half_bits.size() * sizeof(uint16_t) + scales.size() * sizeof(float);
 }
 
 LinearWeight make_f32_linear(std::vector<float> values, int64_t rows, int64_t cols) {
@@ -122,6 +146,29 @@ LinearWeight quantize_fp8_e4m3(const float* weights, int64_t rows, int64_t cols)
   return weight;
 }
 
+LinearWeight convert_to_half(const float* weights, int64_t rows, int64_t cols,
+                             WeightFormat format) {
+  if (format != WeightFormat::bf16 && format != WeightFormat::fp16) {
+    throw std::invalid_argument(std::string("convert_to_half: ") + weight_format_name(format) +
+                                " is not a 16-bit float format");
+  }
+  LinearWeight weight;
+  weight.format = format;
+  weight.rows = rows;
+  weight.cols = cols;
+  weight.group_size = cols;
+  weight.half_bits.resize(rows * cols);  // [rows, cols]
+  for (int64_t i = 0; i < rows * cols; ++i) {
+    weight.half_bits[i] =
+        format == WeightFormat::bf16 ? float_to_bf16(weights[i]) : float_to_fp16(weights[i]);
+  }
+  return weight;
+}
+
+float half_weight_value(WeightFormat format, uint16_t bits) {
+  return format == WeightFormat::bf16 ? bf16_to_float(bits) : fp16_to_float(bits);
+}
+
 std::vector<float> dequantize(const LinearView& weight) {
   std::vector<float> values(weight.rows * weight.cols);  // [rows, cols]
   const int64_t num_groups = weight.num_groups();
@@ -139,6 +186,11 @@ std::vector<float> dequantize(const LinearView& weight) {
         case WeightFormat::fp8_e4m3:
           values[i] = fp8_e4m3_table()[static_cast<const uint8_t*>(weight.data)[i]] *
                       weight.scales[r * num_groups + c / weight.group_size];
+          break;
+        case WeightFormat::bf16:
+        case WeightFormat::fp16:
+          values[i] =
+              half_weight_value(weight.format, static_cast<const uint16_t*>(weight.data)[i]);
           break;
       }
     }

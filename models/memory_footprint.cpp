@@ -53,6 +53,9 @@ size_t linear_bytes(int64_t rows, int64_t cols, const QuantSpec& spec, const std
     }
     case kernels::WeightFormat::fp8_e4m3:
       return static_cast<size_t>(rows * cols + rows * 4);
+    case kernels::WeightFormat::bf16:
+    case kernels::WeightFormat::fp16:
+      return static_cast<size_t>(rows * cols) * sizeof(uint16_t);
   }
   return 0;
 }

@@ -23,8 +23,30 @@ std::string quant_spec_name(const QuantSpec& spec) {
       return spec.group_size == 0 ? "int8" : "int8:g" + std::to_string(spec.group_size);
     case kernels::WeightFormat::fp8_e4m3:
       return "fp8";
+    case kernels::WeightFormat::bf16:
+      return "bf16";
+    case kernels::WeightFormat::fp16:
+      return "fp16";
   }
   return "none";
+}
+
+QuantSpec apply_weight_dtype(QuantSpec quant, const std::string& text, const std::string& what) {
+  kernels::WeightFormat format = kernels::WeightFormat::f32;
+  if (text == "bf16") {
+    format = kernels::WeightFormat::bf16;
+  } else if (text == "fp16") {
+    format = kernels::WeightFormat::fp16;
+  } else if (text != "f32") {
+    throw InputError(what + ": unknown weight dtype '" + text + "' (expected f32, bf16 or fp16)");
+  }
+  if (format == kernels::WeightFormat::f32) return quant;
+  if (quant.format != kernels::WeightFormat::f32) {
+    throw InputError(what + ": " + text + " weights cannot be combined with --quant " +
+                     quant_spec_name(quant) +
+                     " (quantized codes replace the weights); drop one of them");
+  }
+  return QuantSpec{format, 0};
 }
 
 void quantize_weights(ModelWeights& weights, const QuantSpec& spec) {
@@ -40,6 +62,10 @@ void quantize_weights(ModelWeights& weights, const QuantSpec& spec) {
     }
     if (spec.format == kernels::WeightFormat::fp8_e4m3) {
       w = kernels::quantize_fp8_e4m3(w.values.data(), w.rows, w.cols);
+      return;
+    }
+    if (spec.format == kernels::WeightFormat::bf16 || spec.format == kernels::WeightFormat::fp16) {
+      w = kernels::convert_to_half(w.values.data(), w.rows, w.cols, spec.format);
       return;
     }
     if (spec.group_size != 0 && w.cols % spec.group_size != 0) {

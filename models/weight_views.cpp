@@ -59,8 +59,7 @@ DeviceWeights::DeviceWeights(const ModelWeights& weights, kernels::BackendMemory
     return static_cast<const float*>(upload(host, count * sizeof(float)));
   };
   auto linear = [&](kernels::LinearView& view) {
-    size_t element_bytes = sizeof(float);
-    if (view.format != kernels::WeightFormat::f32) element_bytes = 1;  // int8 / e4m3 codes
+    const size_t element_bytes = kernels::weight_element_bytes(view.format);
     view.data = upload(view.data, static_cast<size_t>(view.rows * view.cols) * element_bytes);
     if (view.scales != nullptr) {
       view.scales = floats(view.scales, static_cast<size_t>(view.rows * view.num_groups()));

@@ -32,6 +32,10 @@ perf::DType weight_dtype_for(const models::QuantSpec& quant) {
       return perf::DType::int8;
     case kernels::WeightFormat::fp8_e4m3:
       return perf::DType::fp8;
+    case kernels::WeightFormat::bf16:
+      return perf::DType::bf16;
+    case kernels::WeightFormat::fp16:
+      return perf::DType::fp16;
     case kernels::WeightFormat::f32:
       break;
   }

@@ -24,6 +24,9 @@ float weight_value(const LinearView& w, int64_t row, int64_t col) {
     case WeightFormat::fp8_e4m3:
       return fp8_e4m3_to_float(static_cast<const uint8_t*>(w.data)[index]) *
              w.scales[row * w.num_groups() + col / w.group_size];
+    case WeightFormat::bf16:
+    case WeightFormat::fp16:
+      return half_weight_value(w.format, static_cast<const uint16_t*>(w.data)[index]);
   }
   return 0.0f;
 }
@@ -98,6 +101,10 @@ void linear(ThreadPool& pool, const float* x, int64_t num_tokens, const LinearVi
       return;
     case WeightFormat::fp8_e4m3:
       linear_fp8(pool, x, num_tokens, weight, y, path);
+      return;
+    case WeightFormat::bf16:
+    case WeightFormat::fp16:
+      linear_half(pool, x, num_tokens, weight, y, path);
       return;
   }
 }

@@ -46,4 +46,8 @@ void linear_int8(ThreadPool& pool, const float* x, int64_t num_tokens, const Lin
                  float* y, GemmPath path);
 void linear_fp8(ThreadPool& pool, const float* x, int64_t num_tokens, const LinearView& weight,
                 float* y, GemmPath path);
+// bf16 / fp16 weights widened to fp32 a few rows at a time (gemm_half.cpp): the same bits as
+// linear_f32 on the widened weights, on either path.
+void linear_half(ThreadPool& pool, const float* x, int64_t num_tokens, const LinearView& weight,
+                 float* y, GemmPath path);
 }  // namespace tidal::kernels::cpu

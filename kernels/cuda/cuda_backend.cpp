@@ -144,6 +144,14 @@ void CudaBackend::linear(const float* x, int64_t num_tokens, const LinearView& w
       launch_scale_columns(y, num_tokens, weight.rows, weight.scales, fp8_scale_.data(), stream_);
       return;
     }
+    case WeightFormat::bf16:
+    case WeightFormat::fp16:
+      linear_half(
+          x, num_tokens,
+          HalfLinearView{weight.format == WeightFormat::bf16 ? HalfType::bf16 : HalfType::fp16,
+                         weight.rows, weight.cols, static_cast<const uint16_t*>(weight.data)},
+          y);
+      return;
   }
   throw std::invalid_argument("cuda backend: unknown weight format");
 }

@@ -76,7 +76,8 @@ class CudaBackend final : public Backend {
   void rope(float* q, float* k, const int32_t* positions, int64_t num_tokens, int64_t num_heads,
             int64_t num_kv_heads, int64_t head_dim, const float* inv_freq) override;
   // f32 through cuBLAS (fp32 accumulation), int8 through the weight-only kernels, fp8 e4m3
-  // through cuBLASLt on sm_90 (activations quantized per tensor to e4m3; CudaError on sm_80).
+  // through cuBLASLt on sm_90 (activations quantized per tensor to e4m3; CudaError on sm_80),
+  // bf16 / fp16 through linear_half.
   void linear(const float* x, int64_t num_tokens, const LinearView& weight, float* y) override;
   void swiglu(const float* gate, const float* up, int64_t count, float* out) override;
   void add(float* y, const float* x, int64_t count) override;

@@ -1,7 +1,8 @@
 // The engine on the CUDA backend against the CPU engine: the executor's logits (fp32 weights and
-// KV within 1e-4 of the largest logit, int8 weights within 1e-3), greedy tokens of whole engine
-// runs (fp32: equal), a KV arena sized from free memory, NCCL tensor parallelism (two GPUs), and
-// the options the CUDA engine refuses. Every test skips itself without a device.
+// KV within 1e-4 of the largest logit, int8 weights within 1e-3, bf16 / fp16 within 1e-2), greedy
+// tokens of whole engine runs (fp32: equal), a KV arena sized from free memory, NCCL tensor
+// parallelism (two GPUs), and the options the CUDA engine refuses. Every test skips itself without
+// a device.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -84,6 +85,19 @@ TEST(CudaEngine, Int8WeightLogitsMatchTheCpuBackend) {
   EXPECT_LT(scaled_max_error(executor_logits(BackendKind::cuda, 1, int8),
                              executor_logits(BackendKind::cpu, 1, int8)),
             1e-3);
+}
+
+// bf16 / fp16 weights: the CPU widens them and computes in fp32; the CUDA backend's GEMV (decode)
+// and cuBLAS (prefill) round the activations to the weight type too, hence 1e-2.
+TEST(CudaEngine, HalfWeightLogitsMatchTheCpuBackend) {
+  TIDAL_SKIP_WITHOUT_CUDA_DEVICE();
+  for (kernels::WeightFormat format : {kernels::WeightFormat::bf16, kernels::WeightFormat::fp16}) {
+    const models::QuantSpec half{format, 0};
+    EXPECT_LT(scaled_max_error(executor_logits(BackendKind::cuda, 1, half),
+                               executor_logits(BackendKind::cpu, 1, half)),
+              1e-2)
+        << kernels::weight_format_name(format);
+  }
 }
 
 TEST(CudaEngine, TwoGpusOverNcclMatchOneGpu) {

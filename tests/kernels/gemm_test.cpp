@@ -4,6 +4,7 @@
 // Cauchy-Schwarz scale of a dot product, so outputs near zero do not inflate it):
 //   int8 per-channel / per-group: 1e-2 (half a step of absmax/127 per weight)
 //   fp8 e4m3 per-channel:         6.5e-2 (3 mantissa bits: 1/16 relative per weight)
+// bf16 / fp16 weights: exactly the fp32 linear of the rounded weights (same path).
 // Both GEMM paths (batch-invariant dot tiles, Eigen) over shapes covering few and many tokens.
 // The batch-invariant path must give each token the same bits alone as in any batch.
 #include <cmath>
@@ -124,6 +125,31 @@ TEST(Gemm, Fp8OptimizedMatchesReferenceAndFp32) {
     if (s.cols >= 32) {
       const LinearWeight f32 = make_f32_linear(values, s.rows, s.cols);
       EXPECT_LT(testing::relative_error(expected, run_reference(x, s, f32.view())), kFp8Tolerance);
+    }
+  }
+}
+
+// bf16 / fp16 weights are widened in registers: exactly (bit for bit) the fp32 linear of the
+// same path on the rounded weights, and within 1e-5 of the reference on the same weights.
+TEST(Gemm, HalfWeightsEqualFp32OnTheRoundedWeights) {
+  std::mt19937_64 rng(74);
+  ThreadPool pool(3);
+  for (WeightFormat format : {WeightFormat::bf16, WeightFormat::fp16}) {
+    for (const Shape& s : random_shapes(rng, 1)) {
+      const std::vector<float> x = testing::random_values(rng, s.num_tokens * s.cols);
+      const std::vector<float> values = testing::random_values(rng, s.rows * s.cols);
+      const LinearWeight half = convert_to_half(values.data(), s.rows, s.cols, format);
+      const LinearWeight rounded = make_f32_linear(dequantize(half.view()), s.rows, s.cols);
+      for (cpu::GemmPath path : kPaths) {
+        EXPECT_EQ(run_optimized(pool, x, s, half.view(), path),
+                  run_optimized(pool, x, s, rounded.view(), path))
+            << weight_format_name(format) << " " << cpu::gemm_path_name(path) << " " << s.num_tokens
+            << "x" << s.rows << "x" << s.cols;
+      }
+      EXPECT_LT(testing::relative_error(
+                    run_optimized(pool, x, s, half.view(), cpu::GemmPath::batch_invariant),
+                    run_reference(x, s, half.view())),
+                kSameWeightsTolerance);
     }
   }
 }

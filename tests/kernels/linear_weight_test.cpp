@@ -1,10 +1,13 @@
-// Weight quantization: int8 per-channel and per-group, fp8 e4m3 per-channel; codes, scales,
-// and dequantization error bounds.
+// Weight quantization: int8 per-channel and per-group, fp8 e4m3 per-channel, bf16 / fp16; codes,
+// scales, and dequantization error bounds.
 #include <cmath>
+#include <stdexcept>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "kernels/linear_weight.h"
+#include "kernels/numeric/bf16.h"
 #include "kernels/numeric/fp8_e4m3.h"
 #include "tests/kernels/test_random.h"
 
@@ -61,6 +64,27 @@ TEST(QuantizeFp8, RelativeErrorWithinE4m3Precision) {
       EXPECT_LE(std::fabs(back[r * cols + c] - value), tolerance * 1.0001f);
     }
   }
+}
+
+// bf16 / fp16 storage: round to nearest, ties to even, 2 bytes per weight, no scales.
+TEST(ConvertToHalf, RoundsToNearestEvenAndStoresTwoBytes) {
+  // 1 + 2^-8 is a bf16 tie (even: 1), 1 + 3 * 2^-8 rounds up to 1 + 2^-6; fp16 holds both.
+  const std::vector<float> values{1.0f + 0x1p-8f, 1.0f + 0x3p-8f, -2.5f, 70000.0f};
+  const LinearWeight bf16 = convert_to_half(values.data(), 2, 2, WeightFormat::bf16);
+  EXPECT_EQ(dequantize(bf16.view()),
+            (std::vector<float>{1.0f, 1.0f + 0x1p-6f, -2.5f, round_to_bf16(70000.0f)}));
+  EXPECT_EQ(bf16.bytes(), 4 * sizeof(uint16_t));
+  EXPECT_EQ(bf16.view().scales, nullptr);
+  EXPECT_EQ(bf16.view().num_groups(), 0);
+  const LinearWeight fp16 = convert_to_half(values.data(), 2, 2, WeightFormat::fp16);
+  const std::vector<float> widened = dequantize(fp16.view());
+  EXPECT_EQ(widened[0], values[0]);
+  EXPECT_EQ(widened[1], values[1]);
+  EXPECT_EQ(widened[2], -2.5f);
+  EXPECT_TRUE(std::isinf(widened[3]));  // beyond 65504
+  EXPECT_EQ(weight_element_bytes(WeightFormat::fp16), 2u);
+  EXPECT_STREQ(weight_format_name(WeightFormat::bf16), "bf16");
+  EXPECT_THROW(convert_to_half(values.data(), 2, 2, WeightFormat::int8), std::invalid_argument);
 }
 
 }  // namespace

@@ -21,6 +21,13 @@ TEST(MemoryFootprint, WeightBytesMatchTheFormulaForEveryFormat) {
       EXPECT_EQ(weights.weight_bytes(), weight_bytes_for(full.config, spec))
           << preset << " " << spec_text;
     }
+    for (const std::string dtype : {"bf16", "fp16"}) {  // 2 bytes per linear weight
+      const QuantSpec spec = apply_weight_dtype(QuantSpec{}, dtype, "test");
+      ModelWeights weights = full;
+      quantize_weights(weights, spec);
+      EXPECT_EQ(weights.weight_bytes(), weight_bytes_for(full.config, spec)) << preset << dtype;
+      EXPECT_LT(weights.weight_bytes(), full.weight_bytes());
+    }
     EXPECT_EQ(full.weight_bytes(), static_cast<size_t>(full.config.num_parameters()) * 4);
   }
 }

@@ -90,6 +90,49 @@ TEST_P(QuantizedForwardTest, LogitsStayCloseToFp32) {
   }
 }
 
+// bf16 / fp16 weights: the CPU widens them in registers, so the forward pass equals bit for bit
+// the fp32 forward on the rounded weights; bf16 stays within 1e-2 of fp32 (8 mantissa bits).
+TEST_P(QuantizedForwardTest, HalfWeightsEqualTheFp32ForwardOnRoundedWeights) {
+  const ModelWeights full = random_weights(*find_preset(GetParam()), 33);
+  const std::vector<float> expected = all_logits(full);
+  for (const std::string dtype : {"bf16", "fp16"}) {
+    ModelWeights half = full;
+    quantize_weights(half, apply_weight_dtype(QuantSpec{}, dtype, "test"));
+    ModelWeights rounded = half;
+    visit_linears(rounded, [](const std::string&, kernels::LinearWeight& w) {
+      w = kernels::make_f32_linear(kernels::dequantize(w.view()), w.rows, w.cols);
+    });
+    const std::vector<float> logits = all_logits(half);
+    EXPECT_EQ(logits, all_logits(rounded)) << dtype;
+    EXPECT_LT(testing::relative_error(logits, expected), 1e-2) << dtype;
+  }
+}
+
+TEST(WeightDtype, AppliesToUnquantizedWeightsOnly) {
+  EXPECT_EQ(apply_weight_dtype(QuantSpec{}, "bf16", "--weight-dtype").format,
+            kernels::WeightFormat::bf16);
+  EXPECT_EQ(apply_weight_dtype(QuantSpec{}, "fp16", "--weight-dtype").format,
+            kernels::WeightFormat::fp16);
+  const QuantSpec int8 = parse_quant_spec("int8:g32", "--quant");
+  EXPECT_EQ(apply_weight_dtype(int8, "f32", "--weight-dtype").group_size, 32);
+  EXPECT_EQ(quant_spec_name(apply_weight_dtype(QuantSpec{}, "bf16", "--weight-dtype")), "bf16");
+  try {
+    apply_weight_dtype(int8, "bf16", "--weight-dtype");
+    FAIL() << "accepted bf16 with int8";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--weight-dtype: bf16 weights cannot be combined with --quant int8:g32 (quantized "
+              "codes replace the weights); drop one of them");
+  }
+  try {
+    apply_weight_dtype(QuantSpec{}, "half", "--weight-dtype");
+    FAIL() << "accepted 'half'";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--weight-dtype: unknown weight dtype 'half' (expected f32, bf16 or fp16)");
+  }
+}
+
 TEST_P(QuantizedForwardTest, PagedMatchesReferenceOnQuantizedWeights) {
   ModelWeights weights = random_weights(*find_preset(GetParam()), 32);
   quantize_weights(weights, parse_quant_spec("int8:g32", "test"));
