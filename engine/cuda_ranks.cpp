@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,8 @@
 #include "traces/input_error.h"
 #ifdef TIDAL_HAVE_NCCL
 #include "engine/nccl_communicator.h"
+#include "engine/rank_threads.h"
+#include "kernels/cuda/device_buffer.h"
 #include "kernels/cuda/nccl_group.h"
 #endif
 
@@ -191,6 +194,109 @@ std::unique_ptr<RankGroup> make_cuda_rank_group(std::span<const models::ModelWei
                                                 const ExecutorConfig& config) {
   check_cuda_ranks(static_cast<int32_t>(shards.size()), config.num_cpu_blocks);
   return std::make_unique<CudaRankGroup>(shards, config);
+}
+
+#ifdef TIDAL_HAVE_NCCL
+namespace {
+
+// One NCCL rank's stream and [max_tokens, hidden] buffer on its GPU.
+class AllReduceRank {
+ public:
+  AllReduceRank(int device, size_t count) : device_(device) {
+    TIDAL_CUDA_CHECK(cudaSetDevice(device));
+    TIDAL_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    buffer_ = kernels::cuda::DeviceBuffer<float>(count);
+    TIDAL_CUDA_CHECK(cudaMemset(buffer_.data(), 0, count * sizeof(float)));
+  }
+  ~AllReduceRank() {
+    cudaSetDevice(device_);
+    cudaStreamSynchronize(stream_);
+    cudaStreamDestroy(stream_);
+  }
+  AllReduceRank(const AllReduceRank&) = delete;
+  AllReduceRank& operator=(const AllReduceRank&) = delete;
+  cudaStream_t stream() const { return stream_; }
+  float* buffer() { return buffer_.data(); }
+
+ private:
+  int device_;
+  cudaStream_t stream_ = nullptr;
+  kernels::cuda::DeviceBuffer<float> buffer_;  // [max_tokens, hidden]
+};
+
+// Two CUDA events on GPU 0 around a timed group of calls.
+class EventPair {
+ public:
+  EventPair() {
+    TIDAL_CUDA_CHECK(cudaSetDevice(0));
+    TIDAL_CUDA_CHECK(cudaEventCreate(&start));
+    TIDAL_CUDA_CHECK(cudaEventCreate(&stop));
+  }
+  ~EventPair() {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+  }
+  EventPair(const EventPair&) = delete;
+  EventPair& operator=(const EventPair&) = delete;
+  cudaEvent_t start = nullptr;
+  cudaEvent_t stop = nullptr;
+};
+
+}  // namespace
+#endif
+
+std::vector<double> measure_nccl_all_reduce(int32_t tp, int64_t hidden,
+                                            std::span<const int64_t> num_tokens, int repeats) {
+  check_cuda_ranks(tp, 0);
+  if (tp < 2) {
+    throw InputError("--tp: an all-reduce needs at least 2 ranks (got " + std::to_string(tp) + ")");
+  }
+  if (repeats < 1 || hidden < 1) {
+    throw std::invalid_argument("measure_nccl_all_reduce: repeats and hidden must be positive");
+  }
+#ifdef TIDAL_HAVE_NCCL
+  int64_t max_tokens = 1;
+  for (const int64_t t : num_tokens) max_tokens = std::max(max_tokens, t);
+  std::vector<int> gpus;  // [tp]: rank r on GPU r
+  for (int r = 0; r < tp; ++r) gpus.push_back(r);
+  std::vector<std::unique_ptr<kernels::cuda::NcclRank>> nccl =
+      kernels::cuda::NcclRank::init_all(gpus);
+  std::vector<std::unique_ptr<AllReduceRank>> ranks;  // [tp]
+  for (int r = 0; r < tp; ++r) {
+    ranks.push_back(std::make_unique<AllReduceRank>(r, static_cast<size_t>(max_tokens * hidden)));
+  }
+  EventPair events;
+  RankThreads threads(tp);
+  std::vector<double> seconds;  // [num_tokens.size()]
+  for (const int64_t tokens : num_tokens) {
+    const auto count = static_cast<size_t>(tokens * hidden);
+    const auto calls = [&](int r, int num_calls, bool timed) {
+      TIDAL_CUDA_CHECK(cudaSetDevice(r));
+      AllReduceRank& rank = *ranks[static_cast<size_t>(r)];
+      if (timed && r == 0) TIDAL_CUDA_CHECK(cudaEventRecord(events.start, rank.stream()));
+      for (int i = 0; i < num_calls; ++i) {
+        nccl[static_cast<size_t>(r)]->all_reduce_sum(rank.buffer(), count, rank.stream());
+      }
+      if (timed && r == 0) TIDAL_CUDA_CHECK(cudaEventRecord(events.stop, rank.stream()));
+      TIDAL_CUDA_CHECK(cudaStreamSynchronize(rank.stream()));
+    };
+    threads.run([&](int r) { calls(r, 1, false); });  // warm-up
+    std::vector<double> samples;                      // [repeats] seconds per call
+    for (int i = 0; i < repeats; ++i) {
+      threads.run([&](int r) { calls(r, kAllReduceCallsPerTiming, true); });
+      float ms = 0.0f;
+      TIDAL_CUDA_CHECK(cudaEventElapsedTime(&ms, events.start, events.stop));
+      samples.push_back(static_cast<double>(ms) * 1e-3 / kAllReduceCallsPerTiming);
+    }
+    std::sort(samples.begin(), samples.end());
+    seconds.push_back(samples[samples.size() / 2]);
+  }
+  return seconds;
+#else
+  (void)num_tokens;
+  throw InputError("--tp: " + std::to_string(tp) +
+                   " CUDA ranks need NCCL, which this tidal was built without; use --tp 1");
+#endif
 }
 
 }  // namespace tidal::engine

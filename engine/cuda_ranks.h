@@ -8,6 +8,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "engine/rank_device.h"
 
@@ -28,5 +29,15 @@ void check_cuda_ranks(int32_t tp, int64_t num_cpu_blocks);
 // when no block fits. The host shards may be dropped once this returns.
 std::unique_ptr<RankGroup> make_cuda_rank_group(std::span<const models::ModelWeights* const> shards,
                                                 const ExecutorConfig& config);
+
+// Seconds of one in-place fp32 all-reduce (sum) of [num_tokens[i], hidden] across GPUs 0..tp-1
+// through NCCL (ncclCommInitAll, one thread per rank, each on its own stream), for every entry
+// of num_tokens: a warm-up, then `repeats` timings of kAllReduceCallsPerTiming back-to-back calls
+// between CUDA events on GPU 0's stream (so the wait for the other ranks is included), median /
+// calls. InputError (naming --tp) when tp < 2, tp exceeds the device count, or this tidal has no
+// NCCL or no CUDA backend.
+inline constexpr int kAllReduceCallsPerTiming = 8;
+std::vector<double> measure_nccl_all_reduce(int32_t tp, int64_t hidden,
+                                            std::span<const int64_t> num_tokens, int repeats);
 
 }  // namespace tidal::engine

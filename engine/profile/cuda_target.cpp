@@ -16,6 +16,7 @@
 #include "engine/profile/timing_backend.h"
 #include "models/paged_forward.h"
 #include "models/quantize_weights.h"
+#include "models/tensor_parallel.h"
 #include "traces/input_error.h"
 
 namespace tidal::profile {
@@ -36,12 +37,26 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The paged forward of GPU 0 on synthetic batches, every operator timed (see the header).
+// Rank 0 of a tp group whose all-reduces are left out of the forward: the operators of one TP
+// rank are timed on GPU 0 alone, the NCCL all-reduce on its own (measure_nccl_all_reduce).
+class OperatorsOnlyCommunicator final : public models::Communicator {
+ public:
+  explicit OperatorsOnlyCommunicator(int world_size) : world_size_(world_size) {}
+  int rank() const override { return 0; }
+  int world_size() const override { return world_size_; }
+  void all_reduce_sum(float*, size_t) override {}
+
+ private:
+  int world_size_;
+};
+
+// The paged forward of GPU 0 on synthetic batches, every operator timed (see the header); with
+// tp > 1, rank 0's shard without its all-reduces.
 class CudaForwardBench {
  public:
   CudaForwardBench(const models::ModelWeights& weights, const engine::EngineConfig& ec,
                    int64_t num_blocks)
-      : weights_(weights) {
+      : weights_(weights), comm_(weights.shard.world_size) {
     engine::ExecutorConfig config;
     config.backend = engine::BackendKind::cuda;
     config.quant = ec.quant;
@@ -53,8 +68,9 @@ class CudaForwardBench {
     engine::RankDevice& device = group_->rank(0);
     sync_ = std::make_unique<SynchronizingBackend>(device.backend());
     timing_ = std::make_unique<TimingBackend>(*sync_, weights.config);
-    model_ = std::make_unique<models::PagedModel>(
-        device.weights(), *timing_, group_->communicator(0), device.backend().memory());
+    models::Communicator& comm = weights.shard.world_size > 1 ? comm_ : group_->communicator(0);
+    model_ = std::make_unique<models::PagedModel>(device.weights(), *timing_, comm,
+                                                  device.backend().memory());
     idle_sync_seconds_ = idle_sync_seconds();
   }
 
@@ -86,6 +102,7 @@ class CudaForwardBench {
   }
 
   const models::ModelWeights& weights_;
+  OperatorsOnlyCommunicator comm_;
   std::unique_ptr<engine::RankGroup> group_;
   std::unique_ptr<SynchronizingBackend> sync_;
   std::unique_ptr<TimingBackend> timing_;
@@ -102,17 +119,12 @@ perf::Profile run_cuda_profile(const ProfileOptions& options, const ProgressFn& 
   ec.backend = engine::BackendKind::cuda;
   engine::LoadedModel loaded = engine::load_model(options.model, options.model_seed, "--model");
   const models::ModelConfig config = loaded.weights.config;
-  engine::validate(ec, config);
-  if (ec.tp != 1) {
-    throw InputError(
-        "--tp: the CUDA profile measures one GPU (tp 1); the NCCL all-reduce is not "
-        "profiled yet (got " +
-        std::to_string(ec.tp) + ")");
-  }
-  models::ModelWeights rank0 = loaded.weights;
+  engine::validate(ec, config);  // InputError when tp exceeds the GPUs
+  models::ModelWeights rank0 =
+      ec.tp > 1 ? models::shard_weights(loaded.weights, 0, ec.tp) : loaded.weights;
   models::quantize_weights(rank0, ec.quant);
 
-  const int64_t num_blocks = bench_num_blocks(config, config.num_kv_heads, ec);
+  const int64_t num_blocks = bench_num_blocks(config, rank0.shard.num_kv_heads, ec);
   CudaForwardBench bench(rank0, ec, num_blocks);
   const RunForward run = [&](std::span<const perf::SeqWork> batch) {
     return bench.run(batch, options);
@@ -125,6 +137,23 @@ perf::Profile run_cuda_profile(const ProfileOptions& options, const ProgressFn& 
   const OperatorSweeps sweeps = measure_operators(
       run, config, options, ec.sampling, 1, "profile (cuda)", progress, start, profile, measured);
 
+  // The NCCL all-reduce of [tokens, hidden] fp32 over the token sweep's points, indexed as
+  // sim/perf indexes it (tokens x hidden x 2 bytes), as the CPU profile does.
+  if (ec.tp > 1) {
+    const std::vector<double> seconds = engine::measure_nccl_all_reduce(
+        ec.tp, config.hidden_size, sweeps.tokens.tokens, options.max_repeats);
+    std::vector<int64_t> bytes;  // [num_points]
+    for (int64_t t : sweeps.tokens.tokens) bytes.push_back(t * config.hidden_size * 2);
+    keep_series(measured, "allreduce", bytes, seconds);
+    const perf::OperatorTable fitted =
+        fitted_table(bytes, seconds, perf::OpScope::step, options.max_relative_fit_error);
+    profile.allreduce.source = perf::TimeSource::measured;
+    profile.allreduce.bytes.assign(fitted.num_tokens.begin(), fitted.num_tokens.end());
+    profile.allreduce.seconds = fitted.seconds;
+    progress(fmt::format("profile (cuda): NCCL all-reduce over {} GPUs at {} sizes [{:.1f} s]",
+                         ec.tp, bytes.size(), seconds_since(start)));
+  }
+
   // CPU overhead: real CUDA engine steps minus the operator time of their plans.
   engine::EngineConfig overhead_config = ec;
   overhead_config.num_gpu_blocks = num_blocks;
@@ -136,17 +165,24 @@ perf::Profile run_cuda_profile(const ProfileOptions& options, const ProgressFn& 
                        overhead.num_samples, overhead.max_num_seqs, seconds_since(start)));
 
   profile.provenance.source = fmt::format(
-      "tidal profile --backend cuda: {} ({}) on {}, tp 1, weights {}, KV {}. Operators timed "
-      "inside the paged forward on the GPU (TimingBackend over a backend that synchronizes the "
-      "stream after every operator, less the median idle synchronize), one warm-up then {}-{} "
+      "tidal profile --backend cuda: {} ({}) on {}, tp {}, weights {}, KV {}. Operators timed "
+      "inside the paged forward on the GPU (rank 0's shard on GPU 0 when tp > 1; TimingBackend "
+      "over a backend that synchronizes the stream after every operator, less the median idle "
+      "synchronize), one warm-up then {}-{} "
       "repeats per point, lower quartiles; 1-D tables fitted piecewise-linear within {}%; "
       "residual adds are fused into the norms and measure 0; embedding includes the forward's "
       "time outside the operators (batch flattening, index-array uploads, the logits copy back); "
       "sampling is the engine's host sampling; cpu_overhead = CUDA engine step duration minus "
-      "the tables' operator time, median per batch size over {} steps.",
-      options.model, loaded.source, profile.provenance.device, models::quant_spec_name(ec.quant),
-      kernels::kv_dtype_name(ec.kv_dtype), options.min_repeats, options.max_repeats,
-      options.max_relative_fit_error * 100.0, overhead.num_samples);
+      "the tables' operator time, median per batch size over {} steps.{}",
+      options.model, loaded.source, profile.provenance.device, ec.tp,
+      models::quant_spec_name(ec.quant), kernels::kv_dtype_name(ec.kv_dtype), options.min_repeats,
+      options.max_repeats, options.max_relative_fit_error * 100.0, overhead.num_samples,
+      ec.tp > 1 ? fmt::format(" allreduce: NCCL ncclAllReduce of [tokens, hidden] fp32 over GPUs "
+                              "0..{} (ncclCommInitAll, a thread per rank), {} back-to-back calls "
+                              "between CUDA events on GPU 0, median of {} repeats, indexed by "
+                              "tokens x hidden x 2 bytes.",
+                              ec.tp - 1, engine::kAllReduceCallsPerTiming, options.max_repeats)
+                : std::string());
   perf::validate_profile(profile, "profile");
   return profile;
 }

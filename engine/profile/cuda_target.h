@@ -36,10 +36,13 @@ class SynchronizingBackend final : public ForwardingBackend {
 // nominal H100-class figures for roofline sections the profile does not mark.
 perf::GpuSpec cuda_device_spec(const std::string& device_name);
 
-// Measures a profile of options.model on GPU 0 (options.engine.tp must be 1: the NCCL
-// all-reduce is not profiled yet). Same tables and grids as run_profile; provenance backend
-// "tidal-cuda", device = the GPU's name. InputError for a bad model or option, a tidal without
-// the CUDA backend, or no device.
+// Measures a profile of options.model on GPU 0: with options.engine.tp > 1 the operators of rank
+// 0's shard (its all-reduces left out) and the allreduce table from NCCL all-reduces of
+// [tokens, hidden] fp32 across GPUs 0..tp-1 over the token sweep's points
+// (engine::measure_nccl_all_reduce); the CPU overhead from real tp-rank CUDA engine steps.
+// Same tables and grids as run_profile; provenance backend "tidal-cuda", device = the GPU's
+// name. InputError for a bad model or option, a tidal without the CUDA backend (or, for tp > 1,
+// NCCL), no device, or tp above the device count.
 perf::Profile run_cuda_profile(const ProfileOptions& options, const ProgressFn& progress,
                                std::vector<MeasuredSeries>* measured = nullptr);
 

@@ -1,11 +1,14 @@
 // `tidal profile --backend cuda` as a library call: a profile of the tiny preset measured on
 // GPU 0 is schema-valid (validate_profile, and a save / load round trip), says it came from
-// tidal-cuda on this GPU, and has positive operator times. Skips itself without a device.
+// tidal-cuda on this GPU, and has positive operator times; with two GPUs a tp 2 profile has a
+// measured NCCL all-reduce table; more ranks than GPUs is an InputError. Skips itself without a
+// device.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "engine/cuda_ranks.h"
 #include "engine/profile/cuda_target.h"
@@ -54,11 +57,34 @@ TEST(CudaProfile, TinyPresetGivesASchemaValidProfile) {
   std::filesystem::remove(path);
 }
 
-TEST(CudaProfile, OneGpuOnly) {
+TEST(CudaProfile, MoreRanksThanGpusIsAnInputError) {
   TIDAL_SKIP_WITHOUT_CUDA_DEVICE();
   ProfileOptions options = tiny_options();
-  options.engine.tp = 2;
+  options.engine.tp = engine::cuda_device_count() + 1;
   EXPECT_THROW(run_cuda_profile(options, [](const std::string&) {}), InputError);
+}
+
+TEST(CudaProfile, TwoGpusMeasureTheNcclAllReduce) {
+  TIDAL_SKIP_WITHOUT_CUDA_DEVICE();
+  if (engine::cuda_device_count() < 2) GTEST_SKIP() << "needs two CUDA devices";
+  ProfileOptions options = tiny_options();
+  options.engine.tp = 2;
+  const perf::Profile profile = run_cuda_profile(options, [](const std::string&) {});
+  EXPECT_EQ(profile.tp, 2);
+  EXPECT_EQ(profile.allreduce.source, perf::TimeSource::measured);
+  ASSERT_FALSE(profile.allreduce.seconds.empty());
+  EXPECT_GT(profile.allreduce.seconds.front(), 0.0);
+  EXPECT_NO_THROW(perf::validate_profile(profile, "profile"));
+  const std::vector<int64_t> tokens{1, 64};
+  const std::vector<double> seconds = engine::measure_nccl_all_reduce(2, 256, tokens, 3);
+  ASSERT_EQ(seconds.size(), 2u);
+  EXPECT_GT(seconds[0], 0.0);
+}
+
+TEST(CudaProfile, AllReduceNeedsTwoRanks) {
+  TIDAL_SKIP_WITHOUT_CUDA_DEVICE();
+  const std::vector<int64_t> tokens{1};
+  EXPECT_THROW(engine::measure_nccl_all_reduce(1, 256, tokens, 3), InputError);
 }
 
 }  // namespace
