@@ -5,8 +5,10 @@
 #      KV arena, decode graphs, NCCL (TP=1 vs TP=2 when two GPUs exist), the engine on CUDA vs
 #      the CPU engine, a CUDA profile of the tiny preset
 #   3. tidal engine run --backend cuda on a short generated trace (run folder under
-#      $OUT/engine_run_cuda) and tidal profile --backend cuda on the tiny preset
-#      ($OUT/profile_tiny_cuda.json)
+#      $OUT/engine_run_cuda; decode steps through CUDA graphs), the same with --cuda-graphs off
+#      and with --weight-dtype bf16, and tidal profile --backend cuda on the tiny preset
+#      ($OUT/profile_tiny_cuda.json; with two GPUs also --tp 2, whose all-reduce table is
+#      measured with NCCL: $OUT/profile_tiny_cuda_tp2.json)
 #   4. bench/gpu_decode: device-to-device copy bandwidth first, cuBLAS bf16 GEMM rate, batch-1
 #      decode of an 8B-class random bf16 model vs weight bytes / bandwidth, 4,096-token prefill
 #      vs the GEMM rate, int8 vs bf16 decode, decode step table (batch 1..256 x context 512..32k)
@@ -119,8 +121,18 @@ run_phase trace_gen 20 "$tidal" trace gen --spec "$out_dir/engine_trace_spec.jso
   --out "$out_dir/engine_trace.jsonl" || cli_rc=$?
 run_phase engine_run_cuda 60 "$tidal" engine run --backend cuda --model tiny \
   --trace "$out_dir/engine_trace.jsonl" --out "$out_dir/engine_run_cuda" || cli_rc=$?
+run_phase engine_run_cuda_eager 40 "$tidal" engine run --backend cuda --cuda-graphs off \
+  --model tiny --trace "$out_dir/engine_trace.jsonl" --out "$out_dir/engine_run_cuda_eager" ||
+  cli_rc=$?
+run_phase engine_run_cuda_bf16 40 "$tidal" engine run --backend cuda --weight-dtype bf16 \
+  --model tiny --trace "$out_dir/engine_trace.jsonl" --out "$out_dir/engine_run_cuda_bf16" ||
+  cli_rc=$?
 run_phase profile_cuda 120 "$tidal" profile --backend cuda --model tiny --max-tokens 512 \
   --max-batch 32 --out "$out_dir/profile_tiny_cuda.json" || cli_rc=$?
+if (($(nvidia-smi --list-gpus 2> /dev/null | wc -l) >= 2)); then
+  run_phase profile_cuda_tp2 90 "$tidal" profile --backend cuda --tp 2 --model tiny \
+    --max-tokens 256 --max-batch 16 --out "$out_dir/profile_tiny_cuda_tp2.json" || cli_rc=$?
+fi
 bench_rc=0
 run_phase gpu_decode 240 "$build_dir/bench/gpu_decode" || bench_rc=$?
 for program in int8_linear_dev paged_attention_dev elementwise_dev; do

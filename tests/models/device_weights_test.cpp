@@ -117,11 +117,14 @@ TEST(DeviceWeights, TiedEmbeddingsAreCopiedOnce) {
 TEST(DeviceWeights, QuantizedForwardThroughBackendMemoryIsByteIdentical) {
   for (const QuantSpec quant :
        {QuantSpec{kernels::WeightFormat::int8, 0}, QuantSpec{kernels::WeightFormat::int8, 32},
-        QuantSpec{kernels::WeightFormat::fp8_e4m3, 0}}) {
+        QuantSpec{kernels::WeightFormat::fp8_e4m3, 0}, QuantSpec{kernels::WeightFormat::bf16, 0},
+        QuantSpec{kernels::WeightFormat::fp16, 0}}) {
     ModelWeights weights = random_weights(*find_preset("tiny"), 6);
     quantize_weights(weights, quant);
     SCOPED_TRACE(quant_spec_name(quant));
     expect_same_bytes_through_copies(weights);
+    CopyingMemory memory;
+    EXPECT_EQ(DeviceWeights(weights, memory).bytes(), weights.weight_bytes());
   }
 }
 
