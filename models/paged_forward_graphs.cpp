@@ -73,6 +73,19 @@ PagedModel::Workspace& PagedModel::graph_workspace(const kernels::KvCacheView& k
   ws.gate.as<float>(width(shard.intermediate_size));
   ws.up.as<float>(width(shard.intermediate_size));
   ws.logits.as<float>(width(c.vocab_size));
+  // The backend's scratch at the largest graphed shapes (one row: the most attention splits;
+  // every row: the widest activations), so that later captures seldom grow it and make the
+  // graphs captured before them stale.
+  kernels::AttentionBatch largest;
+  largest.max_blocks_per_seq = max_table_width(kv.spec);
+  largest.num_heads = shard.num_heads;
+  largest.num_kv_heads = shard.num_kv_heads;
+  largest.head_dim = c.head_dim;
+  for (const int64_t n : {int64_t{1}, graphs_->max_batch_size()}) {
+    largest.num_seqs = n;
+    largest.num_tokens = n;
+    graphs_->reserve(largest, kv.spec.block_size, max_linear_cols());
+  }
   graph_kv_data_ = kv.data;
   return ws;
 }
