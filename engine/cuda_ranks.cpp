@@ -52,9 +52,21 @@ size_t activation_reserve_bytes(const models::ModelWeights& shard, const Executo
 
 class CudaRankDevice final : public RankDevice {
  public:
-  CudaRankDevice(const models::ModelWeights& shard, int device, bool cuda_graphs)
+  CudaRankDevice(const models::ModelWeights& shard, int device, const ExecutorConfig& config)
       : device_(device), backend_(device), weights_(shard, backend_.memory()) {
-    if (cuda_graphs) graphs_ = std::make_unique<kernels::cuda::CudaStepGraphs>(backend_);
+    if (!config.cuda_graphs) return;
+    graphs_ = std::make_unique<kernels::cuda::CudaStepGraphs>(backend_);
+    // bf16 / fp16 / fp8 linears convert their input in the backend's activation scratch: sized
+    // now for the largest step, an eager prefill never grows it (which would make every
+    // captured graph stale). Before the arena is sized, so the free memory accounts for it.
+    const kernels::WeightFormat format = config.quant.format;
+    if (format == kernels::WeightFormat::bf16 || format == kernels::WeightFormat::fp16 ||
+        format == kernels::WeightFormat::fp8_e4m3) {
+      const models::ModelConfig& c = shard.config;
+      const int64_t widest_input = std::max(
+          {c.hidden_size, shard.shard.num_heads * c.head_dim, shard.shard.intermediate_size});
+      backend_.reserve_linear(config.max_num_batched_tokens, widest_input);
+    }
   }
   kernels::Backend& backend() override { return backend_; }
   const models::ModelWeightViews& weights() const override { return weights_.views(); }
@@ -85,7 +97,7 @@ class CudaRankGroup final : public RankGroup {
     const int tp = static_cast<int>(shards.size());
     for (int r = 0; r < tp; ++r) {
       devices_.push_back(
-          std::make_unique<CudaRankDevice>(*shards[static_cast<size_t>(r)], r, config.cuda_graphs));
+          std::make_unique<CudaRankDevice>(*shards[static_cast<size_t>(r)], r, config));
     }
     const int64_t num_blocks = arena_blocks(shards, config);
     for (int r = 0; r < tp; ++r) {
