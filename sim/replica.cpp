@@ -16,7 +16,9 @@ Replica::Replica(int32_t index, int32_t pool, const PoolSpec& spec, int64_t long
       long_prefill_tokens_(long_prefill_tokens),
       draft_cost_ratio_(spec.speculative.draft_cost_ratio),
       speculative_(spec.speculative.enabled()),
-      acceptance_(spec.speculative.acceptance_rate, seed) {}
+      num_speculative_tokens_(spec.speculative.num_speculative_tokens),
+      acceptance_(spec.speculative.acceptance_rate, seed),
+      proposal_(spec.speculative.proposal_rate, traces::derive_seed(seed, 1)) {}
 
 void Replica::release() {
   released_scheduler_stats_ = scheduler_->stats();
@@ -42,6 +44,11 @@ std::span<const sched::SeqOutput> Replica::step_outputs() {
     const sched::ScheduledSeq& seq = plan.seqs[i];
     outputs_[i].num_accepted_tokens =
         seq.samples ? 1 + acceptance_.sample_accepted(seq.num_spec_tokens) : 0;
+    // The drafter's proposal for this sequence's next step, made from the tokens it now has.
+    if (seq.samples && !proposal_.always_proposes()) {
+      scheduler_->set_spec_tokens(seq.request_id,
+                                  proposal_.proposes() ? num_speculative_tokens_ : 0);
+    }
   }
   return outputs_;
 }
@@ -71,7 +78,9 @@ int64_t Replica::plan_step(int64_t now_ns) {
   if (plan.empty()) return -1;
   work_.resize(plan.seqs.size());
   for (size_t i = 0; i < plan.seqs.size(); ++i) {
-    work_[i] = perf::SeqWork{plan.seqs[i].num_new_tokens, plan.seqs[i].num_context_tokens};
+    const sched::ScheduledSeq& seq = plan.seqs[i];
+    work_[i] = perf::SeqWork{seq.num_new_tokens, seq.num_context_tokens,
+                             seq.samples ? 1 + seq.num_spec_tokens : 0};
   }
   double seconds = step_model_.step_seconds(work_);
   account_hol(seconds);

@@ -15,6 +15,7 @@
 #include "sim/replica_state.h"
 #include "sim/scenario.h"
 #include "sim/spec_acceptance.h"
+#include "sim/spec_proposal.h"
 
 namespace tidal::sim {
 
@@ -98,7 +99,9 @@ class Replica {
   int64_t long_prefill_tokens_;
   double draft_cost_ratio_;
   bool speculative_;
+  int32_t num_speculative_tokens_;
   AcceptanceModel acceptance_;
+  ProposalModel proposal_;
   fleet::StepStretch hol_;
 };
 

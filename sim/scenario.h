@@ -71,6 +71,7 @@ struct SpeculativeSpec {
   int32_t num_speculative_tokens = 0;  // k, drafted per decoding request and step
   double acceptance_rate = 0.0;        // alpha: per-token acceptance probability
   double draft_cost_ratio = 0.0;       // c: one draft token's cost relative to a target step
+  double proposal_rate = 1.0;          // share of decoding steps at which the drafter proposes
 
   bool enabled() const { return method != "none" && num_speculative_tokens > 0; }
 };

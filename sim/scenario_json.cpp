@@ -77,7 +77,8 @@ ojson pool_json(const PoolSpec& p) {
                          ? ojson{{"method", p.speculative.method},
                                  {"num_speculative_tokens", p.speculative.num_speculative_tokens},
                                  {"acceptance_rate", p.speculative.acceptance_rate},
-                                 {"draft_cost_ratio", p.speculative.draft_cost_ratio}}
+                                 {"draft_cost_ratio", p.speculative.draft_cost_ratio},
+                                 {"proposal_rate", p.speculative.proposal_rate}}
                          : ojson(nullptr);
   return j;
 }

@@ -43,7 +43,12 @@ SpeculativeSpec read_speculative(JsonObject& pool_obj) {
   }
   spec.draft_cost_ratio = obj.non_negative(
       "draft_cost_ratio", obj.number("draft_cost_ratio", defaults->draft_cost_ratio));
-  obj.finish({"method", "num_speculative_tokens", "acceptance_rate", "draft_cost_ratio"});
+  spec.proposal_rate = obj.number("proposal_rate", 1.0);
+  if (!(spec.proposal_rate >= 0.0 && spec.proposal_rate <= 1.0)) {
+    obj.fail("proposal_rate", fmt::format("must be in [0, 1], got {}", spec.proposal_rate));
+  }
+  obj.finish(
+      {"method", "num_speculative_tokens", "acceptance_rate", "draft_cost_ratio", "proposal_rate"});
   return spec;
 }
 

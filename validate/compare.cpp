@@ -96,7 +96,8 @@ std::vector<StepPrediction> predict_steps(const std::vector<engine::StepRecord>&
     StepPrediction p;
     int32_t max_spec = 0;
     for (const sched::ScheduledSeq& seq : step.seqs) {
-      work.push_back({seq.num_new_tokens, seq.num_context_tokens});
+      work.push_back(
+          {seq.num_new_tokens, seq.num_context_tokens, seq.samples ? 1 + seq.num_spec_tokens : 0});
       p.num_tokens += seq.num_new_tokens;
       max_spec = std::max(max_spec, seq.num_spec_tokens);
     }

@@ -53,6 +53,7 @@ SpecCalibration calibrate_ngram(const engine::SpecConfig& spec, const engine::Sp
   c.speculative.method = "ngram";
   c.speculative.num_speculative_tokens = k;
   c.speculative.acceptance_rate = acceptance_for_accepted_share(c.engine_acceptance_rate, k);
+  c.speculative.proposal_rate = num_decoding > 0 ? c.engine_drafting_share : 1.0;
   c.speculative.draft_cost_ratio =
       profile.draft ? profile.draft->step_ratio / static_cast<double>(k) : 0.0;
   return c;
@@ -64,6 +65,7 @@ nlohmann::ordered_json to_json(const SpecCalibration& c) {
           {"num_speculative_tokens", s.num_speculative_tokens},
           {"acceptance_rate", s.acceptance_rate},
           {"draft_cost_ratio", s.draft_cost_ratio},
+          {"proposal_rate", s.proposal_rate},
           {"calibrated_from",
            {{"engine_acceptance_rate", c.engine_acceptance_rate},
             {"engine_tokens_per_verification", c.engine_tokens_per_verification},
@@ -80,10 +82,10 @@ std::string calibration_note(const SpecCalibration& c) {
   std::string note = fmt::format(
       "simulator speculation (calibrated inputs): ngram, k {}; acceptance_rate {:.4f}, the "
       "per-token rate at which the simulator's model accepts the engine run's measured share "
-      "of drafted tokens ({:.4f}; {:.3f} tokens per verifying sequence; the engine drafted at "
-      "{:.1f}% of its decoding steps, the simulator drafts at every one); ",
+      "of drafted tokens ({:.4f}; {:.3f} tokens per verifying sequence); proposal_rate {:.4f}, "
+      "the share of the engine's decoding steps that carried drafts; ",
       s.num_speculative_tokens, s.acceptance_rate, c.engine_acceptance_rate,
-      c.engine_tokens_per_verification, 100.0 * c.engine_drafting_share);
+      c.engine_tokens_per_verification, s.proposal_rate);
   if (c.profile_draft) {
     note += fmt::format(
         "draft_cost_ratio {:.6f} = the profile's measured n-gram drafting time, {:.5f} of a "

@@ -29,13 +29,14 @@ struct SpecCalibration {
   double engine_tokens_per_verification = 0.0;  // accepted drafts + 1 per verifying sequence
   // Of the engine's decoding steps of a sequence (one known token + its drafts), the share that
   // carried drafts: the n-gram drafter proposes nothing when the sequence's suffix has no
-  // earlier occurrence, while the simulator drafts k at every decoding step.
+  // earlier occurrence. The simulator's proposal_rate.
   double engine_drafting_share = 0.0;
   std::optional<perf::DraftCost> profile_draft;  // absent: the profile measured no drafting
 };
 
 // The calibration of an n-gram case (spec.method == ngram, k >= 1): alpha from the engine's
-// acceptance (acceptance_for_accepted_share), draft_cost_ratio = the profile's drafting
+// acceptance (acceptance_for_accepted_share), proposal_rate = engine_drafting_share (1 when the
+// engine had no decoding step), draft_cost_ratio = the profile's drafting
 // step_ratio / k (one drafting pass per step, charged by the simulator per draft position), or
 // 0 when the profile has no drafting figure.
 // engine_drafting_share is counted over `steps` (the engine run's).
@@ -43,7 +44,8 @@ SpecCalibration calibrate_ngram(const engine::SpecConfig& spec, const engine::Sp
                                 std::span<const engine::StepRecord> steps,
                                 const perf::Profile& profile);
 
-// {"method", "num_speculative_tokens", "acceptance_rate", "draft_cost_ratio", "calibrated_from":
+// {"method", "num_speculative_tokens", "acceptance_rate", "draft_cost_ratio", "proposal_rate",
+// "calibrated_from":
 // {"engine_acceptance_rate", "engine_tokens_per_verification", "engine_drafting_share",
 // "profile_draft_step_ratio", "profile_draft_k"}}.
 nlohmann::ordered_json to_json(const SpecCalibration& c);

@@ -38,8 +38,8 @@ double ngram_draft_step_ratio(const engine::SpecConfig& spec, int32_t num_spec_t
     const double propose_seconds =
         time_ngram_propose(spec, num_spec_tokens, vocab_size, context, repeats);
     for (int64_t b : batch_sizes) {
-      const std::vector<perf::SeqWork> batch(static_cast<size_t>(b),
-                                             perf::SeqWork{1 + num_spec_tokens, context});
+      const std::vector<perf::SeqWork> batch(
+          static_cast<size_t>(b), perf::SeqWork{1 + num_spec_tokens, context, 1 + num_spec_tokens});
       const double step_seconds = step_model.step_seconds(batch);
       if (step_seconds > 0.0) {
         ratios.push_back(static_cast<double>(b) * propose_seconds / step_seconds);

@@ -79,9 +79,7 @@ class ProfiledCosts final : public StepCosts {
     for (OpClass op : kTokenOpClasses) {
       if (op != OpClass::allreduce) require(op);
     }
-    for (OpClass op : kSeqOpClasses) {
-      if (op != OpClass::cpu_overhead) require(op);
-    }
+    for (OpClass op : kRowOpClasses) require(op);
     if (profile.attention_source == TimeSource::measured) {
       const AttentionTables& a = profile.attention;
       prefill_ = Table2D(as_doubles(a.prefill_chunk_tokens), as_doubles(a.prefill_context_tokens),
@@ -111,13 +109,13 @@ class ProfiledCosts final : public StepCosts {
                              [&] { return roofline_.token_seconds(op, num_tokens); });
   }
 
-  double seq_seconds(OpClass op, int64_t num_seqs) const override {
-    if (num_seqs <= 0) return 0.0;
+  double seq_seconds(OpClass op, int64_t count) const override {
+    if (count <= 0) return 0.0;
     if (op == OpClass::cpu_overhead) {
-      return cpu_overhead_.empty() ? roofline_.seq_seconds(op, num_seqs)
-                                   : cpu_overhead_(static_cast<double>(num_seqs));
+      return cpu_overhead_.empty() ? roofline_.seq_seconds(op, count)
+                                   : cpu_overhead_(static_cast<double>(count));
     }
-    return table_or_roofline(op, num_seqs, [&] { return roofline_.seq_seconds(op, num_seqs); });
+    return table_or_roofline(op, count, [&] { return roofline_.seq_seconds(op, count); });
   }
 
   AttentionSeconds attention_seconds(std::span<const SeqWork> batch) const override {

@@ -179,9 +179,9 @@ double RooflineCosts::token_seconds(OpClass op, int64_t num_tokens) const {
   }
 }
 
-double RooflineCosts::seq_seconds(OpClass op, int64_t num_seqs) const {
-  if (num_seqs <= 0) return 0.0;
-  const double s = static_cast<double>(num_seqs);
+double RooflineCosts::seq_seconds(OpClass op, int64_t count) const {
+  if (count <= 0) return 0.0;
+  const double s = static_cast<double>(count);
   const double vocab_per_gpu = static_cast<double>(model_.vocab) / deployment_.tp;
   switch (op) {
     case OpClass::lm_head:

@@ -25,7 +25,7 @@ class RooflineCosts final : public StepCosts {
                 const RooflineOptions& options);
 
   double token_seconds(OpClass op, int64_t num_tokens) const override;
-  double seq_seconds(OpClass op, int64_t num_seqs) const override;
+  double seq_seconds(OpClass op, int64_t count) const override;
   AttentionSeconds attention_seconds(std::span<const SeqWork> batch) const override;
   double swap_seconds(int64_t num_blocks) const override;
 

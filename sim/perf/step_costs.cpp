@@ -23,7 +23,10 @@ BatchCounts count_batch(std::span<const SeqWork> batch) {
   for (const SeqWork& seq : batch) {
     assert(seq.num_new_tokens >= 0 && seq.num_context_tokens >= 0);
     counts.num_tokens += seq.num_new_tokens;
-    counts.num_seqs += seq.num_new_tokens > 0 ? 1 : 0;
+    if (seq.num_new_tokens > 0) {
+      ++counts.num_seqs;
+      counts.num_logit_rows += seq.num_logit_rows;
+    }
   }
   return counts;
 }
@@ -32,6 +35,7 @@ TabulatedStepModel::TabulatedStepModel(std::unique_ptr<StepCosts> costs,
                                        int64_t max_precomputed_tokens, int64_t max_precomputed_seqs)
     : costs_(std::move(costs)),
       token_totals_(static_cast<std::size_t>(max_precomputed_tokens + 1), 0.0),
+      row_totals_(static_cast<std::size_t>(max_precomputed_seqs + 1), 0.0),
       seq_totals_(static_cast<std::size_t>(max_precomputed_seqs + 1), 0.0) {
   // Index 0 stays 0: a step with no tokens costs nothing.
   for (std::size_t n = 1; n < token_totals_.size(); ++n) {
@@ -40,6 +44,8 @@ TabulatedStepModel::TabulatedStepModel(std::unique_ptr<StepCosts> costs,
     }
   }
   for (std::size_t n = 1; n < seq_totals_.size(); ++n) {
+    for (OpClass op : kRowOpClasses)
+      row_totals_[n] += costs_->seq_seconds(op, static_cast<int64_t>(n));
     for (OpClass op : kSeqOpClasses)
       seq_totals_[n] += costs_->seq_seconds(op, static_cast<int64_t>(n));
   }
@@ -54,21 +60,27 @@ double TabulatedStepModel::token_total(int64_t num_tokens) const {
   return total;
 }
 
-double TabulatedStepModel::seq_total(int64_t num_seqs) const {
-  if (static_cast<std::size_t>(num_seqs) < seq_totals_.size()) {
-    return seq_totals_[static_cast<std::size_t>(num_seqs)];
+double TabulatedStepModel::seq_total(const BatchCounts& counts) const {
+  double rows = 0.0;
+  if (static_cast<std::size_t>(counts.num_logit_rows) < row_totals_.size()) {
+    rows = row_totals_[static_cast<std::size_t>(counts.num_logit_rows)];
+  } else {
+    for (OpClass op : kRowOpClasses) rows += costs_->seq_seconds(op, counts.num_logit_rows);
   }
-  double total = 0.0;
-  for (OpClass op : kSeqOpClasses) total += costs_->seq_seconds(op, num_seqs);
-  return total;
+  double seqs = 0.0;
+  if (static_cast<std::size_t>(counts.num_seqs) < seq_totals_.size()) {
+    seqs = seq_totals_[static_cast<std::size_t>(counts.num_seqs)];
+  } else {
+    for (OpClass op : kSeqOpClasses) seqs += costs_->seq_seconds(op, counts.num_seqs);
+  }
+  return rows + seqs;
 }
 
 double TabulatedStepModel::step_seconds(std::span<const SeqWork> batch) const {
   const BatchCounts counts = count_batch(batch);
   if (counts.num_seqs == 0) return 0.0;
   const AttentionSeconds attention = costs_->attention_seconds(batch);
-  return token_total(counts.num_tokens) + seq_total(counts.num_seqs) + attention.prefill +
-         attention.decode;
+  return token_total(counts.num_tokens) + seq_total(counts) + attention.prefill + attention.decode;
 }
 
 double TabulatedStepModel::swap_seconds(int64_t num_blocks) const {
@@ -80,6 +92,7 @@ StepBreakdown TabulatedStepModel::breakdown(std::span<const SeqWork> batch) cons
   const BatchCounts counts = count_batch(batch);
   if (counts.num_seqs == 0) return out;
   for (OpClass op : kTokenOpClasses) out[op] = costs_->token_seconds(op, counts.num_tokens);
+  for (OpClass op : kRowOpClasses) out[op] = costs_->seq_seconds(op, counts.num_logit_rows);
   for (OpClass op : kSeqOpClasses) out[op] = costs_->seq_seconds(op, counts.num_seqs);
   const AttentionSeconds attention = costs_->attention_seconds(batch);
   out[OpClass::attention_prefill] = attention.prefill;

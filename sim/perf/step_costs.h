@@ -21,10 +21,11 @@ inline constexpr std::array<OpClass, 12> kTokenOpClasses{
     OpClass::o_proj,     OpClass::mlp_up_gate, OpClass::mlp_act,      OpClass::mlp_down,
     OpClass::moe_router, OpClass::moe_experts, OpClass::residual_add, OpClass::allreduce,
 };
-// Op classes whose step cost is a function of num_seqs (sequences with new tokens): one row of
-// logits per sequence is computed and sampled.
-inline constexpr std::array<OpClass, 3> kSeqOpClasses{OpClass::lm_head, OpClass::sampling,
-                                                      OpClass::cpu_overhead};
+// Op classes whose step cost is a function of the rows of logits computed and sampled (one per
+// sequence with new tokens, 1 + k for a sequence verifying k drafts).
+inline constexpr std::array<OpClass, 2> kRowOpClasses{OpClass::lm_head, OpClass::sampling};
+// Op classes whose step cost is a function of num_seqs (sequences with new tokens).
+inline constexpr std::array<OpClass, 1> kSeqOpClasses{OpClass::cpu_overhead};
 
 // How many layers an op class runs in: MLP classes in the dense layers, MoE classes in the MoE
 // layers, every other per-layer class in all layers.
@@ -39,6 +40,7 @@ struct AttentionSeconds {
 struct BatchCounts {
   int64_t num_tokens = 0;
   int64_t num_seqs = 0;
+  int64_t num_logit_rows = 0;
 };
 BatchCounts count_batch(std::span<const SeqWork> batch);
 
@@ -47,8 +49,9 @@ class StepCosts {
   virtual ~StepCosts() = default;
   // Whole-step seconds (all layers) of a token op class for num_tokens >= 0 tokens.
   virtual double token_seconds(OpClass op, int64_t num_tokens) const = 0;
-  // Whole-step seconds of a sequence op class for num_seqs >= 0 sequences.
-  virtual double seq_seconds(OpClass op, int64_t num_seqs) const = 0;
+  // Whole-step seconds of a row or sequence op class (kRowOpClasses, kSeqOpClasses) for
+  // count >= 0 logit rows or sequences.
+  virtual double seq_seconds(OpClass op, int64_t count) const = 0;
   virtual AttentionSeconds attention_seconds(std::span<const SeqWork> batch) const = 0;
   virtual double swap_seconds(int64_t num_blocks) const = 0;
 };
@@ -64,10 +67,12 @@ class TabulatedStepModel final : public StepTimeModel {
 
  private:
   double token_total(int64_t num_tokens) const;
-  double seq_total(int64_t num_seqs) const;
+  // Rows and sequences: (sum over kRowOpClasses at num_logit_rows) + (kSeqOpClasses at num_seqs).
+  double seq_total(const BatchCounts& counts) const;
 
   std::unique_ptr<StepCosts> costs_;
   std::vector<double> token_totals_;  // [max_precomputed_tokens + 1], sum over kTokenOpClasses
+  std::vector<double> row_totals_;    // [max_precomputed_seqs + 1], sum over kRowOpClasses
   std::vector<double> seq_totals_;    // [max_precomputed_seqs + 1], sum over kSeqOpClasses
 };
 

@@ -39,6 +39,27 @@ TEST(Roofline, DecodeBatchOneIsBoundByWeightStreaming) {
   EXPECT_NEAR(model->breakdown(batch).total_seconds(), step, 1e-12);
 }
 
+TEST(Roofline, LogitRowsChargeTheLmHeadAndSamplingPerRow) {
+  const auto model = make_roofline_model(llama8b(), h100(), Deployment{});
+  const RooflineCosts costs(llama8b(), h100(), Deployment{}, RooflineOptions{});
+  // A sequence verifying 3 drafts computes 4 rows of logits; a prefill chunk short of its
+  // prompt's end computes none. Tokens, sequences and attention are the same in each batch.
+  const std::vector<SeqWork> one_row = {{4, 700, 1}, {64, 0, 1}};
+  const std::vector<SeqWork> verifying = {{4, 700, 4}, {64, 0, 1}};
+  const std::vector<SeqWork> mid_prompt = {{4, 700, 1}, {64, 0, 0}};
+  auto rows_seconds = [&](int64_t rows) {
+    return costs.seq_seconds(OpClass::lm_head, rows) + costs.seq_seconds(OpClass::sampling, rows);
+  };
+  EXPECT_NEAR(model->step_seconds(verifying) - model->step_seconds(one_row),
+              rows_seconds(5) - rows_seconds(2), 1e-12);
+  EXPECT_NEAR(model->step_seconds(one_row) - model->step_seconds(mid_prompt),
+              rows_seconds(2) - rows_seconds(1), 1e-12);
+  const StepBreakdown b = model->breakdown(verifying);
+  EXPECT_DOUBLE_EQ(b[OpClass::lm_head], costs.seq_seconds(OpClass::lm_head, 5));
+  EXPECT_DOUBLE_EQ(b[OpClass::cpu_overhead], costs.seq_seconds(OpClass::cpu_overhead, 2));
+  EXPECT_NEAR(b.total_seconds(), model->step_seconds(verifying), 1e-12);
+}
+
 TEST(Roofline, LongPrefillIsComputeBound) {
   const auto model = make_roofline_model(llama8b(), h100(), Deployment{});
   const std::vector<SeqWork> batch = {{2048, 0}};

@@ -1,15 +1,27 @@
-// Speculative decoding in the simulator: the acceptance model and its effect on TPOT at batch 1.
+// Speculative decoding in the simulator: the acceptance and proposal models and their effect on
+// TPOT at batch 1.
 #include <gtest/gtest.h>
 
 #include "fleet_test_util.h"
 #include "sim/spec_acceptance.h"
+#include "sim/spec_proposal.h"
 #include "sim_test_util.h"
 #include "traces/input_error.h"
 
 namespace tidal::sim {
 namespace {
 
+using testing::FleetRun;
 using testing::run_fleet_example;
+using testing::run_fleet_scenario;
+
+// examples/fleet/spec-eagle.json with the drafter proposing at `proposal_rate` of the steps.
+FleetRun run_eagle_proposing(double proposal_rate) {
+  Scenario scenario =
+      load_scenario_file(std::string(TIDAL_SOURCE_DIR) + "/examples/fleet/spec-eagle.json");
+  scenario.pools.at(0).speculative.proposal_rate = proposal_rate;
+  return run_fleet_scenario(std::move(scenario));
+}
 
 TEST(FleetSpec, AcceptanceIsATruncatedGeometric) {
   AcceptanceModel always(1.0, 1);
@@ -26,6 +38,40 @@ TEST(FleetSpec, AcceptanceIsATruncatedGeometric) {
   EXPECT_DOUBLE_EQ(expected_tokens_per_step(0.0, 4), 1.0);
   AcceptanceModel a(0.6, 7), b(0.6, 7);
   for (int i = 0; i < 100; ++i) EXPECT_EQ(a.sample_accepted(4), b.sample_accepted(4));
+}
+
+TEST(FleetSpec, ProposalModelDrawsItsRateAndDrawsNothingAtOne) {
+  ProposalModel always(1.0, 3);
+  EXPECT_TRUE(always.always_proposes());
+  ProposalModel never(0.0, 3);
+  EXPECT_FALSE(never.always_proposes());
+  ProposalModel quarter(0.25, 42);
+  int num_proposals = 0;
+  constexpr int kDraws = 100000;
+  for (int i = 0; i < kDraws; ++i) {
+    EXPECT_FALSE(never.proposes());
+    num_proposals += quarter.proposes() ? 1 : 0;
+  }
+  EXPECT_NEAR(static_cast<double>(num_proposals) / kDraws, 0.25, 0.005);
+  ProposalModel a(0.4, 9), b(0.4, 9);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(a.proposes(), b.proposes());
+}
+
+TEST(FleetSpec, ProposalRateZeroIsPlainDecodingAndPartialRatesLieBetween) {
+  const FleetRun off = run_fleet_example("spec-off.json");
+  const FleetRun never = run_eagle_proposing(0.0);
+  const FleetRun half = run_eagle_proposing(0.5);
+  const FleetRun always = run_eagle_proposing(1.0);
+  ASSERT_GT(off.metrics.num_finished, 10);
+  // Nothing drafted: every step is the plain decoding step, so the latencies are the same.
+  EXPECT_EQ(never.metrics.num_finished, off.metrics.num_finished);
+  EXPECT_DOUBLE_EQ(never.metrics.tpot.mean, off.metrics.tpot.mean);
+  EXPECT_DOUBLE_EQ(never.metrics.e2e.mean, off.metrics.e2e.mean);
+  EXPECT_LT(half.metrics.tpot.mean, off.metrics.tpot.mean);
+  EXPECT_GT(half.metrics.tpot.mean, always.metrics.tpot.mean);
+  // Rate 1 is the method's default: the example as written.
+  EXPECT_DOUBLE_EQ(always.metrics.tpot.mean,
+                   run_fleet_example("spec-eagle.json").metrics.tpot.mean);
 }
 
 TEST(FleetSpec, HighAcceptanceCutsTpotAtBatchOneAndZeroAcceptanceCostsMore) {
@@ -55,6 +101,22 @@ TEST(FleetSpec, BadSpeculativeKeysAreErrors) {
     EXPECT_EQ(std::string(e.what()),
               "scenario.json: fleet.pools[0].speculative.method: unknown method \"medusa\" "
               "(known: ngram, draft, eagle)");
+  }
+}
+
+TEST(FleetSpec, ProposalRateOutsideZeroOneIsAnError) {
+  nlohmann::json pool = testing::h100_pool(1);
+  pool["speculative"] = {{"method", "ngram"}, {"proposal_rate", 1.5}};
+  const nlohmann::json j = {
+      {"workloads", {{{"generator", {{"kind", "poisson"}, {"rate", 1}, {"duration_s", 1}}}}}},
+      {"fleet", {{"pools", {pool}}}}};
+  try {
+    testing::scenario_from(j);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(
+        std::string(e.what()),
+        "scenario.json: fleet.pools[0].speculative.proposal_rate: must be in [0, 1], got 1.5");
   }
 }
 

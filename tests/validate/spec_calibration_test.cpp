@@ -53,6 +53,7 @@ TEST(SpecCalibration, NgramFromEngineStatsAndProfile) {
   const std::vector<engine::StepRecord> steps{step};
   const SpecCalibration c = calibrate_ngram(spec, stats, steps, profile);
   EXPECT_DOUBLE_EQ(c.engine_drafting_share, 0.25);
+  EXPECT_DOUBLE_EQ(c.speculative.proposal_rate, 0.25);  // the simulator drafts at that share
   EXPECT_EQ(c.speculative.method, "ngram");
   EXPECT_EQ(c.speculative.num_speculative_tokens, 3);
   EXPECT_TRUE(c.speculative.enabled());
@@ -64,6 +65,7 @@ TEST(SpecCalibration, NgramFromEngineStatsAndProfile) {
   EXPECT_DOUBLE_EQ(j["calibrated_from"]["engine_acceptance_rate"].get<double>(), 0.3);
   EXPECT_EQ(j["calibrated_from"]["profile_draft_k"], 4);
   EXPECT_DOUBLE_EQ(j["calibrated_from"]["engine_drafting_share"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(j["proposal_rate"].get<double>(), 0.25);
   EXPECT_NE(calibration_note(c).find("calibrated"), std::string::npos);
 
   profile.draft.reset();

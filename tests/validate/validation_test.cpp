@@ -131,6 +131,8 @@ TEST(Validation, NgramSpeculationIsCalibratedFromTheEngine) {
   EXPECT_DOUBLE_EQ(s["acceptance_rate"].get<double>(),
                    acceptance_for_accepted_share(engine_rate, 3));
   EXPECT_DOUBLE_EQ(s["draft_cost_ratio"].get<double>(), profile.draft->step_ratio / 3.0);
+  EXPECT_DOUBLE_EQ(s["proposal_rate"].get<double>(),
+                   s["calibrated_from"]["engine_drafting_share"].get<double>());
   // The simulator did speculate: it scheduled drafts and accepted some.
   ASSERT_FALSE(j["sim"]["spec_acceptance_rate"].is_null());
   EXPECT_GT(j["sim"]["spec_acceptance_rate"].get<double>(), 0.0);
