@@ -81,6 +81,7 @@ Engine::Engine(models::ModelWeights target, const EngineConfig& config,
   executor_config.num_gpu_blocks = config_.num_gpu_blocks;
   executor_config.num_cpu_blocks = config_.num_cpu_blocks;
   executor_config.gpu_memory_utilization = config_.gpu_memory_utilization;
+  executor_config.cuda_graphs = config_.cuda_graphs;
   // More blocks than max_num_seqs full-length sequences need would only hold cached prefixes.
   executor_config.max_gpu_blocks =
       int64_t{config_.scheduler.max_num_seqs} *

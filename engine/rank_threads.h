@@ -1,10 +1,13 @@
 // Runs one job on every tensor-parallel rank at once: rank 0 on the calling thread, ranks
-// 1..tp-1 each on a worker thread of its own that sleeps on a condition variable between jobs.
+// 1..tp-1 each on a worker thread of its own. Between jobs a worker spins for the next one up to
+// kSpinBeforeBlockNs (the engine's steps come back to back while it has work), then sleeps on a
+// condition variable; the caller waits for the workers the same way.
 // engine::TensorParallelExecutor runs its forwards through this, and so does the profiler's
 // forward bench, so that rank wake-ups and barrier waits cost there what they cost in the engine.
 // Header-only (inline) so that tidal_engine's source list needs no new entry.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -12,6 +15,8 @@
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include "engine/spin_wait.h"
 
 namespace tidal::engine {
 
@@ -34,9 +39,9 @@ class RankThreads {
   std::condition_variable job_ready_;
   std::condition_variable job_done_;
   const std::function<void(int)>* job_ = nullptr;
-  int64_t generation_ = 0;
-  int num_pending_ = 0;
-  bool stopping_ = false;
+  std::atomic<int64_t> generation_{0};      // written under mutex_, spun on without it
+  std::atomic<int> num_pending_{0};         // written under mutex_, spun on without it
+  std::atomic<bool> stopping_{false};       // written under mutex_
   std::vector<std::exception_ptr> errors_;  // [world_size] of the current job
 };
 
@@ -57,6 +62,7 @@ void RankThreads::worker_loop(int rank) {
   int64_t seen_generation = 0;
   for (;;) {
     const std::function<void(int)>* job = nullptr;
+    spin_until([&] { return stopping_ || generation_ != seen_generation; }, kSpinBeforeBlockNs);
     {
       std::unique_lock<std::mutex> lock(mutex_);
       job_ready_.wait(lock, [&] { return stopping_ || generation_ != seen_generation; });
@@ -94,6 +100,7 @@ void RankThreads::run(const std::function<void(int rank)>& fn) {
     errors_[0] = std::current_exception();
   }
   if (!workers_.empty()) {
+    spin_until([&] { return num_pending_ == 0; }, kSpinBeforeBlockNs);
     std::unique_lock<std::mutex> lock(mutex_);
     job_done_.wait(lock, [&] { return num_pending_ == 0; });
   }

@@ -4,14 +4,15 @@
 // all_reduce_sum: every rank publishes its buffer, then rank r sums chunk r of the elements over
 // all ranks in rank order (((b0 + b1) + b2) + ...) and writes the sum into chunk r of every
 // rank's buffer. The summation order is fixed, so every rank ends with identical bytes and a run
-// is reproducible. Two barrier waits per call.
+// is reproducible. Two barrier waits per call; the ranks spin at the barrier before blocking
+// (engine/spin_wait.h), as busy-polling collectives do.
 #pragma once
 
-#include <barrier>
 #include <cstddef>
 #include <memory>
 #include <vector>
 
+#include "engine/spin_wait.h"
 #include "models/communicator.h"
 
 namespace tidal::engine {
@@ -47,7 +48,7 @@ class SharedMemoryGroup {
   void all_reduce_sum(int rank, float* buf, size_t count);
 
   int world_size_;
-  std::barrier<> barrier_;
+  SpinBarrier barrier_;
   std::vector<float*> buffers_;  // [world_size] each rank's buffer in the current call
   std::vector<size_t> counts_;   // [world_size] each rank's count in the current call
   std::vector<std::unique_ptr<SharedMemoryCommunicator>> communicators_;  // [world_size]
