@@ -169,7 +169,7 @@ perf::Profile run_cuda_profile(const ProfileOptions& options, const ProgressFn& 
       "inside the paged forward on the GPU (rank 0's shard on GPU 0 when tp > 1; TimingBackend "
       "over a backend that synchronizes the stream after every operator, less the median idle "
       "synchronize), one warm-up then {}-{} "
-      "repeats per point, lower quartiles; 1-D tables fitted piecewise-linear within {}%; "
+      "repeats per point, medians; 1-D tables fitted piecewise-linear within {}%; "
       "residual adds are fused into the norms and measure 0; embedding includes the forward's "
       "time outside the operators (batch flattening, index-array uploads, the logits copy back); "
       "sampling is the engine's host sampling; cpu_overhead = CUDA engine step duration minus "

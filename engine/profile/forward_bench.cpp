@@ -57,13 +57,20 @@ double clock_read_seconds() {
 
 }  // namespace
 
-ForwardTimes least_times(const ForwardTimes& a, const ForwardTimes& b) {
+ForwardTimes median_times(std::span<const ForwardTimes> passes) {
   ForwardTimes out;
+  std::vector<double> values;  // [passes]
+  auto median_of = [&](auto field) {
+    values.clear();
+    for (const ForwardTimes& t : passes) values.push_back(field(t));
+    return median(values);
+  };
   for (size_t c = 0; c < out.seconds.size(); ++c)
-    out.seconds[c] = std::min(a.seconds[c], b.seconds[c]);
-  out.forward_seconds = std::min(a.forward_seconds, b.forward_seconds);
-  out.unattributed_seconds = std::min(a.unattributed_seconds, b.unattributed_seconds);
-  out.num_repeats = a.num_repeats + b.num_repeats;
+    out.seconds[c] = median_of([c](const ForwardTimes& t) { return t.seconds[c]; });
+  out.forward_seconds = median_of([](const ForwardTimes& t) { return t.forward_seconds; });
+  out.unattributed_seconds =
+      median_of([](const ForwardTimes& t) { return t.unattributed_seconds; });
+  for (const ForwardTimes& t : passes) out.num_repeats += t.num_repeats;
   return out;
 }
 
@@ -151,10 +158,10 @@ ForwardTimes time_forwards(const std::function<double()>& once, const TimingBack
   }
   ForwardTimes times;
   for (int c = 0; c < perf::kNumOpClasses; ++c) {
-    times.seconds[static_cast<size_t>(c)] = lower_quartile(per_class[static_cast<size_t>(c)]);
+    times.seconds[static_cast<size_t>(c)] = median(per_class[static_cast<size_t>(c)]);
   }
-  times.forward_seconds = lower_quartile(walls);
-  times.unattributed_seconds = std::max(0.0, lower_quartile(unattributed));
+  times.forward_seconds = median(walls);
+  times.unattributed_seconds = std::max(0.0, median(unattributed));
   times.num_repeats = num_repeats;
   return times;
 }

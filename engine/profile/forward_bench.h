@@ -43,8 +43,8 @@ struct ForwardTimes {
   double operator[](perf::OpClass op) const { return seconds[static_cast<size_t>(op)]; }
 };
 
-// Per field the smaller of a and b (num_repeats: their sum).
-ForwardTimes least_times(const ForwardTimes& a, const ForwardTimes& b);
+// Per field the median over the passes (num_repeats: their sum).
+ForwardTimes median_times(std::span<const ForwardTimes> passes);
 
 // The forward inputs of `batch` on an arena of `spec`: each sequence's new tokens (synthetic ids
 // below `vocab`) on top of its context, distinct blocks while the arena has room, then shared.
@@ -54,7 +54,7 @@ models::ForwardBatch synthetic_batch(std::span<const perf::SeqWork> batch,
 // Times forwards: `once` runs one (`timing` attributing its calls) and returns its wall seconds;
 // one warm-up, then repeats until `target_seconds` of measurement or max_repeats, at least
 // min_repeats. Every call's time less `call_overhead_seconds` (at least 0) goes to its class;
-// each wall time loses `wall_overhead_seconds` per timed call; lower quartiles are kept.
+// each wall time loses `wall_overhead_seconds` per timed call; medians are kept.
 ForwardTimes time_forwards(const std::function<double()>& once, const TimingBackend& timing,
                            double call_overhead_seconds, double wall_overhead_seconds,
                            int min_repeats, int max_repeats, double target_seconds);

@@ -119,12 +119,4 @@ double median(std::vector<double> values) {
   return 0.5 * (lower + upper);
 }
 
-double lower_quartile(std::vector<double> values) {
-  if (values.empty()) return 0.0;
-  const size_t rank = (values.size() + 3) / 4;  // ceil(n / 4) >= 1
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(rank - 1),
-                   values.end());
-  return values[rank - 1];
-}
-
 }  // namespace tidal::profile

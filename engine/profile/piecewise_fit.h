@@ -34,9 +34,4 @@ double max_relative_error(const PiecewiseLinear& fit, std::span<const double> xs
 // The median of the values (mean of the middle two for an even count); 0 for none.
 double median(std::vector<double> values);
 
-// The nearest-rank 25th percentile (the ceil(n / 4)-th smallest); 0 for none. Repeated kernel
-// timings on a shared machine are only ever slowed down by other work, so the lower quartile
-// estimates a kernel's own cost more steadily than the median while ignoring a lone fast outlier.
-double lower_quartile(std::vector<double> values);
-
 }  // namespace tidal::profile

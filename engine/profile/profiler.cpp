@@ -98,7 +98,7 @@ perf::Profile run_profile(const ProfileOptions& options, const ProgressFn& progr
       "tidal profile --backend cpu: {} ({}), tp {}, {} kernel threads per rank, weights {}, KV "
       "{}. Operators timed inside the paged forward with every rank running (rank 0's clock, "
       "TimingBackend; all-reduces include the waits for the other ranks), one "
-      "warm-up then {}-{} repeats per point, lower quartiles, the least over {} passes of each "
+      "warm-up then {}-{} repeats per point, medians, the median over {} passes of each "
       "sweep; 1-D tables fitted piecewise-linear "
       "within "
       "{}%; residual adds are fused into the norms (add_rms_norm) and measure 0; embedding "

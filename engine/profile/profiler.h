@@ -6,8 +6,8 @@
 // context) for decode attention, batch size for the LM head and sampling; the per-step CPU
 // overhead is what real engine steps spend beyond those operators (median over steps); the
 // n-gram drafter's cost is a share of the verification step (profile "draft"). Every operator
-// point: one warm-up, repeats, the lower quartile (lower_quartile); every sweep runs num_passes
-// times and keeps each point's least. 1-D tables are fitted piecewise-linear
+// point: one warm-up, repeats, their median; every sweep runs num_passes times and keeps each
+// point's median over the passes. 1-D tables are fitted piecewise-linear
 // (fit_piecewise_linear); attention grids keep their measured values. Grids stop growing once one
 // forward exceeds max_point_seconds, so a small model profiles well within the time budget.
 #pragma once
@@ -33,7 +33,7 @@ struct ProfileOptions {
   double target_point_seconds = 0.05;  // measurement time per point (sets the repeats)
   int min_repeats = 5;
   int max_repeats = 15;
-  int num_passes = 3;  // each forward sweep is run this many times; per point the least is kept
+  int num_passes = 3;  // each forward sweep is run this many times; per point the median is kept
   double max_relative_fit_error = 0.03;  // fit_piecewise_linear tolerance
 };
 

@@ -13,18 +13,21 @@ namespace {
 
 using perf::OpClass;
 
-// One point of a forward sweep: the batch and its times, the least over the passes so far.
+// One point of a forward sweep: the batch and its times (after remeasure: medians of passes).
 struct SweepPoint {
   std::vector<perf::SeqWork> batch;
   ForwardTimes times;
 };
 
 // Runs every point of `points` again, num_passes - 1 more passes over the whole list, keeping per
-// field the least of its passes (least_times).
+// field the median of its passes (median_times).
 void remeasure(std::vector<SweepPoint>& points, int num_passes, const RunForward& run) {
+  std::vector<std::vector<ForwardTimes>> passes(points.size());  // [points, num_passes]
+  for (size_t i = 0; i < points.size(); ++i) passes[i].push_back(points[i].times);
   for (int pass = 1; pass < num_passes; ++pass) {
-    for (SweepPoint& point : points) point.times = least_times(point.times, run(point.batch));
+    for (size_t i = 0; i < points.size(); ++i) passes[i].push_back(run(points[i].batch));
   }
+  for (size_t i = 0; i < points.size(); ++i) points[i].times = median_times(passes[i]);
 }
 
 // Measures the points of each row (`batches_of(row)`) over `rows` until a row's slowest forward

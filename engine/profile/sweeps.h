@@ -2,9 +2,10 @@
 // their forward bench: per-token operators over num_tokens, decode attention over (batch,
 // context) with the LM head and host sampling per batch, prefill attention over (chunk,
 // context). A sweep grows its grid until a point's forward exceeds max_point_seconds, then runs
-// the whole list num_passes - 1 more times, keeping per point the least of each field
-// (least_times): a burst of contention from other processes, which lasts seconds, spoils the
-// passes it overlaps, not all of them.
+// the whole list num_passes - 1 more times, keeping per point the median of each field over the
+// passes (median_times): a burst of contention from other processes, which lasts seconds, spoils
+// the pass it overlaps, not the median. Medians (of repeats and of passes) estimate what an
+// engine step typically costs; a least or a lower quartile predicted steps 2-4% short.
 #pragma once
 
 #include <chrono>
@@ -29,7 +30,7 @@ using RunForward = std::function<ForwardTimes(std::span<const perf::SeqWork> bat
 // How far a sweep grows and how often it is run.
 struct SweepLimits {
   double max_point_seconds = 0.5;  // the grid stops after a point whose forward takes longer
-  int num_passes = 1;              // runs of the whole grid; per point the least is kept
+  int num_passes = 1;              // runs of the whole grid; per point the median is kept
 };
 
 struct TokenSweep {
