@@ -145,8 +145,8 @@ sched::RejectReason Engine::add_request(const Request& request,
 
 void Engine::propose_ngrams() {
   const int32_t k = config_.scheduler.num_speculative_tokens;
-  for (auto& [id, seq] : sequences_) {
-    if (!seq.may_get_drafts) continue;
+  for (int64_t id : draft_candidates_) {
+    Sequence& seq = sequence(id);
     ngram_.propose(seq.token_ids, k, seq.ngram_proposal);
     scheduler_->set_spec_tokens(id, static_cast<int32_t>(seq.ngram_proposal.size()));
   }
@@ -222,7 +222,7 @@ void Engine::apply_events(const sched::StepPlan& plan, std::span<const sched::Re
       seq.token_ids.erase(seq.token_ids.begin(), seq.token_ids.begin() + seq.num_prompt_tokens);
       seq.token_ids.shrink_to_fit();
       seq.num_prompt_tokens = 0;
-      seq.may_get_drafts = false;
+      draft_candidates_.erase(event.request_id);
       seq.ngram_proposal = {};
       if (draft_) draft_->forget(event.request_id);
     }
@@ -232,15 +232,17 @@ void Engine::apply_events(const sched::StepPlan& plan, std::span<const sched::Re
 
 bool Engine::step(Clock& clock, StepRecord& record) {
   record = StepRecord{};
-  if (config_.spec.method == SpecMethod::ngram) propose_ngrams();
   record.start_ns = clock.now_ns();
+  if (config_.spec.method == SpecMethod::ngram) {
+    propose_ngrams();
+    record.draft_ns = clock.now_ns() - record.start_ns;
+  }
   const sched::StepPlan& plan = scheduler_->schedule(record.start_ns);
   if (plan.empty()) return false;
   const int64_t execute_start_ns = clock.now_ns();
 
   for (const sched::Preemption& p : plan.preempted) {
-    Sequence& seq = sequence(p.request_id);
-    if (!p.swapped) seq.may_get_drafts = false;
+    if (!p.swapped) draft_candidates_.erase(p.request_id);
     if (draft_) draft_->forget(p.request_id);
   }
   executor_->swap_out(plan.swap_out);
@@ -263,7 +265,7 @@ bool Engine::step(Clock& clock, StepRecord& record) {
   for (size_t i = 0; i < num_seqs; ++i) {
     const sched::ScheduledSeq& s = plan.seqs[i];
     Sequence& seq = sequence(s.request_id);
-    seq.may_get_drafts = true;
+    draft_candidates_.insert(s.request_id);
     known_tokens_[i] = seq.token_ids;
     drafts_[i].clear();
     draft_probs_[i].clear();

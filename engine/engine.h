@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <vector>
 
@@ -35,10 +36,12 @@ namespace tidal::engine {
 
 // What one executed step did (steps.csv is written from these).
 struct StepRecord {
-  int64_t start_ns = 0;                   // when schedule() was called
-  int64_t end_ns = 0;                     // when update() was called, after execution
-  int64_t execute_ns = 0;                 // block copies + drafting + forward + sampling
-  int64_t draft_ns = 0;                   // of which the draft model's forwards
+  int64_t start_ns = 0;    // the n-gram lookups (ngram speculation), else schedule()
+  int64_t end_ns = 0;      // when update() was called, after execution
+  int64_t execute_ns = 0;  // block copies + drafting + forward + sampling
+  // Drafting: the n-gram lookups before the plan (outside execute_ns) or the draft model's
+  // forwards (inside it).
+  int64_t draft_ns = 0;
   std::vector<sched::ScheduledSeq> seqs;  // the plan's sequences
   int64_t num_prefill_tokens = 0;         // new tokens of sequences still reading their prompt (or
                                           // recomputing after preemption)
@@ -101,7 +104,6 @@ class Engine {
     std::vector<int32_t> token_ids;  // [prompt + generated]; [generated] once finished
     int64_t num_prompt_tokens = 0;   // 0 once finished
     kernels::SamplingRng rng;
-    bool may_get_drafts = false;          // running or swapped: the scheduler may give it drafts
     std::vector<int32_t> ngram_proposal;  // proposed before schedule()
     explicit Sequence(uint64_t seed) : rng(seed) {}
   };
@@ -123,6 +125,9 @@ class Engine {
   MemoryReport memory_;
   SpecStats spec_stats_;
   std::map<int64_t, Sequence> sequences_;  // every accepted request, by id
+  // Requests running or swapped out: the scheduler may give them drafts, so the n-gram drafter
+  // proposes for them before each step (and for no other, finished ones included).
+  std::set<int64_t> draft_candidates_;
 
   // Per-step buffers, aligned with the plan's seqs.
   std::vector<std::span<const int32_t>> known_tokens_;
