@@ -1,8 +1,10 @@
-// Shared by the CUDA tests: skipping without a device, host <-> device copies.
+// Shared by the CUDA tests: skipping without a device, host <-> device copies, comparing logits.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "kernels/cuda/cuda_backend.h"
@@ -33,6 +35,18 @@ template <typename T>
 std::vector<T> to_host(CudaBackend& backend, const DeviceBuffer<T>& buffer) {
   backend.synchronize();
   return buffer.to_host();
+}
+
+// max |a - b| / max |b| (a size mismatch fails the test).
+inline double scaled_max_error(const std::vector<float>& a, const std::vector<float>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  double diff = 0.0;
+  double scale = 0.0;
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+    diff = std::max(diff, std::abs(static_cast<double>(a[i]) - b[i]));
+    scale = std::max(scale, std::abs(static_cast<double>(b[i])));
+  }
+  return diff / scale;
 }
 
 }  // namespace tidal::kernels::cuda::testing

@@ -19,6 +19,7 @@
 namespace tidal::engine {
 namespace {
 
+using kernels::cuda::testing::scaled_max_error;
 using testing::make_request;
 using testing::run_to_completion;
 using testing::small_config;
@@ -55,18 +56,6 @@ std::vector<float> executor_logits(BackendKind backend, int tp, const models::Qu
   const std::vector<float> decode = executor.forward(batch);
   logits.insert(logits.end(), decode.begin(), decode.end());
   return logits;
-}
-
-// max |a - b| / max |b|
-double scaled_max_error(const std::vector<float>& a, const std::vector<float>& b) {
-  EXPECT_EQ(a.size(), b.size());
-  double diff = 0.0;
-  double scale = 0.0;
-  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
-    diff = std::max(diff, std::abs(static_cast<double>(a[i]) - b[i]));
-    scale = std::max(scale, std::abs(static_cast<double>(b[i])));
-  }
-  return diff / scale;
 }
 
 TEST(CudaEngine, ExecutorLogitsMatchTheCpuBackend) {

@@ -19,6 +19,8 @@
 namespace tidal::engine {
 namespace {
 
+using kernels::cuda::testing::scaled_max_error;
+
 constexpr int kNumSeqs = 8;
 constexpr int kBlocksPerSeq = 8;  // 128 tokens of 16
 
@@ -76,17 +78,6 @@ GreedyRun greedy_run(int tp, bool cuda_graphs) {
     }
   }
   return run;
-}
-
-double scaled_max_error(const std::vector<float>& a, const std::vector<float>& b) {
-  EXPECT_EQ(a.size(), b.size());
-  double diff = 0.0;
-  double scale = 0.0;
-  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
-    diff = std::max(diff, std::abs(static_cast<double>(a[i]) - b[i]));
-    scale = std::max(scale, std::abs(static_cast<double>(b[i])));
-  }
-  return diff / scale;
 }
 
 TEST(CudaEngineGraphs, DecodeWithGraphsEqualsEagerDecode) {

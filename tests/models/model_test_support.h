@@ -2,18 +2,31 @@
 // and a threaded all-reduce for running tensor-parallel ranks side by side.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <barrier>
 #include <cmath>
 #include <cstdint>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "models/communicator.h"
 #include "models/paged_forward.h"
 
 namespace tidal::models::testing {
+
+// The presets the parameterised model suites run on, and a test name for each ('-' -> '_').
+inline auto preset_params() {
+  return ::testing::Values("tiny", "tiny-llama3", "tiny-moe");
+}
+inline std::string preset_test_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name = info.param;
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+}
 
 // Sequences growing over several steps, each with blocks taken from a shuffled free list (so
 // block tables are random), like a block manager would hand out.

@@ -140,13 +140,8 @@ TEST_P(PagedForwardGraphsTest, StepsOnAnotherArenaRunEagerly) {
   EXPECT_EQ(graphs.num_replays, weights.config.is_moe() ? 0 : 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(Presets, PagedForwardGraphsTest,
-                         ::testing::Values("tiny", "tiny-llama3", "tiny-moe"),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Presets, PagedForwardGraphsTest, testing::preset_params(),
+                         testing::preset_test_name);
 
 }  // namespace
 }  // namespace tidal::models

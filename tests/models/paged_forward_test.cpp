@@ -318,13 +318,8 @@ TEST_P(PagedForwardTest, BadTokensAndPositionsAreInputErrors) {
   EXPECT_THROW(model.forward(batch, arena.view()), std::invalid_argument);
 }
 
-INSTANTIATE_TEST_SUITE_P(Presets, PagedForwardTest,
-                         ::testing::Values("tiny", "tiny-llama3", "tiny-moe"),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Presets, PagedForwardTest, testing::preset_params(),
+                         testing::preset_test_name);
 
 }  // namespace
 }  // namespace tidal::models

@@ -151,13 +151,8 @@ TEST_P(QuantizedForwardTest, PagedMatchesReferenceOnQuantizedWeights) {
   EXPECT_LT(testing::relative_error(model.forward(batch, arena.view()), expected), 1e-4);
 }
 
-INSTANTIATE_TEST_SUITE_P(Presets, QuantizedForwardTest,
-                         ::testing::Values("tiny", "tiny-llama3", "tiny-moe"),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Presets, QuantizedForwardTest, testing::preset_params(),
+                         testing::preset_test_name);
 
 TEST(QuantizeWeights, FormatsLayersAndErrors) {
   ModelWeights weights = random_weights(*find_preset("tiny-llama3"), 33);
