@@ -45,7 +45,7 @@ std::vector<OverheadSample> measure_step_overhead(const models::ModelWeights& we
       if (!engine.step(clock, record)) continue;
       work.clear();
       for (const sched::ScheduledSeq& seq : record.seqs) {
-        work.push_back({seq.num_new_tokens, seq.num_context_tokens});
+        work.push_back({seq.num_new_tokens, seq.num_context_tokens, seq.samples ? 1 : 0});
       }
       const double measured = static_cast<double>(record.end_ns - record.start_ns) * 1e-9;
       samples.push_back(
