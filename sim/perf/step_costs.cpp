@@ -61,19 +61,17 @@ double TabulatedStepModel::token_total(int64_t num_tokens) const {
 }
 
 double TabulatedStepModel::seq_total(const BatchCounts& counts) const {
-  double rows = 0.0;
-  if (static_cast<std::size_t>(counts.num_logit_rows) < row_totals_.size()) {
-    rows = row_totals_[static_cast<std::size_t>(counts.num_logit_rows)];
-  } else {
-    for (OpClass op : kRowOpClasses) rows += costs_->seq_seconds(op, counts.num_logit_rows);
-  }
-  double seqs = 0.0;
-  if (static_cast<std::size_t>(counts.num_seqs) < seq_totals_.size()) {
-    seqs = seq_totals_[static_cast<std::size_t>(counts.num_seqs)];
-  } else {
-    for (OpClass op : kSeqOpClasses) seqs += costs_->seq_seconds(op, counts.num_seqs);
-  }
-  return rows + seqs;
+  // The precomputed sum over `ops` at `count`, or the sum computed now beyond the table.
+  auto total = [&](const std::vector<double>& table, std::span<const OpClass> ops, int64_t count) {
+    if (static_cast<std::size_t>(count) < table.size()) {
+      return table[static_cast<std::size_t>(count)];
+    }
+    double sum = 0.0;
+    for (OpClass op : ops) sum += costs_->seq_seconds(op, count);
+    return sum;
+  };
+  return total(row_totals_, kRowOpClasses, counts.num_logit_rows) +
+         total(seq_totals_, kSeqOpClasses, counts.num_seqs);
 }
 
 double TabulatedStepModel::step_seconds(std::span<const SeqWork> batch) const {
