@@ -1,5 +1,6 @@
 // `tidal profile`: wiring of engine/profile (CPU operator profiles) and sim/perf's Vidur import
 // to the command line.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -10,6 +11,7 @@
 #include "engine/engine_config.h"
 #include "engine/profile/cuda_target.h"
 #include "engine/profile/profiler.h"
+#include "engine/sched/config.h"
 #include "models/quantize_weights.h"
 #include "sim/perf/profile.h"
 #include "sim/perf/vidur_import.h"
@@ -25,6 +27,7 @@ struct ProfileCliArgs {
   std::string weight_dtype = "f32";
   std::string kv_dtype = "bf16";
   std::string out;
+  bool no_prefix_caching = false;
 };
 
 struct ImportCliArgs {
@@ -75,6 +78,11 @@ void add_profile_command(CLI::App& app) {
   cmd->add_option("--kv-dtype", args->kv_dtype, "KV cache dtype: f32, bf16, int8 (default bf16)");
   cmd->add_option("--threads", o.engine.num_threads, "kernel threads per rank (default 1)");
   cmd->add_option("--block-size", o.engine.block_size, "tokens per KV block (default 16)");
+  cmd->add_option("--policy", o.engine.scheduler.policy,
+                  "batching policy of the CPU-overhead waves: static, continuous (default) or "
+                  "chunked_prefill");
+  cmd->add_flag("--no-prefix-caching", args->no_prefix_caching,
+                "CPU-overhead waves without the prefix cache's bookkeeping");
   cmd->add_option("--model-seed", o.model_seed, "seed of random weights (default 0)");
   cmd->add_option("--max-tokens", o.max_num_tokens, "largest token count profiled (default 2048)");
   cmd->add_option("--max-batch", o.max_batch_size, "largest decode batch profiled (default 64)");
@@ -92,6 +100,13 @@ void add_profile_command(CLI::App& app) {
     args->options.engine.quant = models::apply_weight_dtype(
         models::parse_quant_spec(args->quant, "--quant"), args->weight_dtype, "--weight-dtype");
     args->options.engine.kv_dtype = engine::parse_kv_dtype(args->kv_dtype, "--kv-dtype");
+    args->options.engine.enable_prefix_caching = !args->no_prefix_caching;
+    const std::string& policy = args->options.engine.scheduler.policy;
+    if (std::ranges::find(sched::batch_policy_names(), policy) ==
+        sched::batch_policy_names().end()) {
+      throw InputError("--policy: unknown batching policy '" + policy +
+                       "' (known: static, continuous, chunked_prefill)");
+    }
     const auto run = args->backend == "cuda" ? profile::run_cuda_profile : profile::run_profile;
     const perf::Profile p = run(
         args->options, [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); },

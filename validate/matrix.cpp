@@ -119,15 +119,16 @@ void apply_keys(const nlohmann::json& obj, const std::string& where, const std::
   }
 }
 
-// Cases sharing this key share one measured profile (same model, parallelism, formats and
-// profiled grid ranges).
+// Cases sharing this key share one measured profile (same model, parallelism, formats,
+// profiled grid ranges, and the batching policy and prefix caching its CPU-overhead waves run).
 std::string profile_key(const ValidateOptions& o) {
   const engine::EngineConfig& c = o.run.config;
   const profile::ProfileOptions po = profile_options_for(o);
-  return fmt::format("{}-tp{}-t{}-{}-{}-b{}-s{}-n{}", fs::path(o.run.model).filename().string(),
-                     c.tp, c.num_threads, models::quant_spec_name(c.quant),
-                     kernels::kv_dtype_name(c.kv_dtype), c.block_size, po.max_batch_size,
-                     po.max_num_tokens);
+  return fmt::format("{}-tp{}-t{}-{}-{}-b{}-s{}-n{}-{}{}",
+                     fs::path(o.run.model).filename().string(), c.tp, c.num_threads,
+                     models::quant_spec_name(c.quant), kernels::kv_dtype_name(c.kv_dtype),
+                     c.block_size, po.max_batch_size, po.max_num_tokens, c.scheduler.policy,
+                     c.enable_prefix_caching ? "-pc" : "");
 }
 
 std::string cell_pct(const nlohmann::ordered_json& v) {

@@ -23,6 +23,7 @@ constexpr int64_t kArenaBytesBudget = int64_t{256} << 20;  // KV arena of the fo
 // The requests of the CPU overhead waves.
 constexpr int64_t kOverheadPromptTokens = 32;
 constexpr int64_t kOverheadOutputTokens = 16;
+constexpr int kOverheadWaves = 8;  // waves of each size
 
 }  // namespace
 
@@ -136,8 +137,9 @@ OverheadFit measure_cpu_overhead(perf::Profile& profile, const perf::ModelSpec& 
   profile.cpu_overhead.seconds = {0.0};
   const std::unique_ptr<perf::StepTimeModel> operator_model =
       perf::make_profiled_model(profile, model, device, deployment_for(ec), "profile");
-  const std::vector<OverheadSample> samples = measure_step_overhead(
-      weights, ec, *operator_model, wave_sizes, kOverheadPromptTokens, kOverheadOutputTokens);
+  const std::vector<OverheadSample> samples =
+      measure_step_overhead(weights, ec, *operator_model, wave_sizes, kOverheadWaves,
+                            kOverheadPromptTokens, kOverheadOutputTokens);
   std::map<int64_t, std::vector<double>> by_seqs;  // num_seqs -> residual seconds
   for (const OverheadSample& s : samples) by_seqs[s.num_seqs].push_back(s.seconds);
   std::vector<int64_t> overhead_seqs;    // [num_points]

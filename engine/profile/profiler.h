@@ -25,7 +25,8 @@ namespace tidal::profile {
 struct ProfileOptions {
   std::string model;               // preset, config.json or checkpoint folder (engine::load_model)
   uint64_t model_seed = 0;         // random weights when `model` is not a checkpoint
-  engine::EngineConfig engine;     // tp, num_threads, quant, kv_dtype, block_size, scheduler limits
+  engine::EngineConfig engine;     // tp, num_threads, quant, kv_dtype, block_size, scheduler
+                                   // (limits, policy) and prefix caching of the overhead waves
   int64_t max_num_tokens = 2048;   // token sweep and prefill chunks go up to this (and the
                                    // model's context)
   int64_t max_batch_size = 64;     // decode batches and overhead waves go up to this

@@ -21,14 +21,18 @@ struct OverheadSample {
   double seconds = 0.0;  // step duration - operator time predicted for its plan
 };
 
-// For each wave size s in `wave_sizes`: s requests of prompt_tokens / output_tokens tokens
-// arrive together and run to completion on an engine built from `weights` (copied) and
-// `config` (speculative decoding and prefix caching off, static batching run as continuous).
-// Every executed step gives one sample.
+// For each wave size s in `wave_sizes`, num_waves times: s requests of output_tokens tokens and
+// prompts of prompt_tokens x (1 + w % 4) tokens at the w-th wave (decodes over contexts from
+// prompt_tokens to 4 x prompt_tokens + output_tokens) arrive together and run to completion on
+// one engine built from `weights` (copied) and `config`: its batching policy (a static batch
+// formed at once) and prefix caching as configured — the policy's scheduling and the cache's
+// bookkeeping are step overhead; every prompt is distinct, so nothing hits — and speculative
+// decoding off. Every executed step gives one sample.
 std::vector<OverheadSample> measure_step_overhead(const models::ModelWeights& weights,
                                                   const engine::EngineConfig& config,
                                                   const perf::StepTimeModel& operator_model,
                                                   std::span<const int64_t> wave_sizes,
-                                                  int64_t prompt_tokens, int64_t output_tokens);
+                                                  int num_waves, int64_t prompt_tokens,
+                                                  int64_t output_tokens);
 
 }  // namespace tidal::profile
