@@ -15,6 +15,8 @@ Replica::Replica(int32_t index, int32_t pool, const PoolSpec& spec, int64_t long
       step_model_(*spec.step_model),
       long_prefill_tokens_(long_prefill_tokens),
       draft_cost_ratio_(spec.speculative.draft_cost_ratio),
+      draft_seconds_per_seq_(spec.speculative.draft_seconds_per_seq),
+      draft_seconds_per_context_token_(spec.speculative.draft_seconds_per_context_token),
       speculative_(spec.speculative.enabled()),
       num_speculative_tokens_(spec.speculative.num_speculative_tokens),
       acceptance_(spec.speculative.acceptance_rate, seed),
@@ -91,6 +93,13 @@ int64_t Replica::plan_step(int64_t now_ns) {
     for (const sched::ScheduledSeq& seq : plan.seqs)
       max_spec = std::max(max_spec, seq.num_spec_tokens);
     seconds *= 1.0 + draft_cost_ratio_ * max_spec;
+    // Host drafting: one lookup per sequence scheduled before, proposing or not.
+    for (const perf::SeqWork& w : work_) {
+      if (w.num_context_tokens > 0) {
+        seconds += draft_seconds_per_seq_ +
+                   draft_seconds_per_context_token_ * static_cast<double>(w.num_context_tokens);
+      }
+    }
   }
   const int64_t num_swapped_blocks = plan.num_swap_out_blocks() + plan.num_swap_in_blocks();
   if (num_swapped_blocks > 0) seconds += step_model_.swap_seconds(num_swapped_blocks);

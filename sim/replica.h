@@ -98,6 +98,8 @@ class Replica {
   std::vector<sched::SeqOutput> outputs_;  // [num scheduled seqs]
   int64_t long_prefill_tokens_;
   double draft_cost_ratio_;
+  double draft_seconds_per_seq_;
+  double draft_seconds_per_context_token_;
   bool speculative_;
   int32_t num_speculative_tokens_;
   AcceptanceModel acceptance_;

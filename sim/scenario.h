@@ -72,6 +72,11 @@ struct SpeculativeSpec {
   double acceptance_rate = 0.0;        // alpha: per-token acceptance probability
   double draft_cost_ratio = 0.0;       // c: one draft token's cost relative to a target step
   double proposal_rate = 1.0;          // share of decoding steps at which the drafter proposes
+  // Host drafting before every step (n-gram lookup), for every sequence already scheduled once
+  // (context > 0), whether or not it proposes: per sequence, seconds_per_seq +
+  // seconds_per_context_token x its context.
+  double draft_seconds_per_seq = 0.0;
+  double draft_seconds_per_context_token = 0.0;
 
   bool enabled() const { return method != "none" && num_speculative_tokens > 0; }
 };

@@ -78,7 +78,10 @@ ojson pool_json(const PoolSpec& p) {
                                  {"num_speculative_tokens", p.speculative.num_speculative_tokens},
                                  {"acceptance_rate", p.speculative.acceptance_rate},
                                  {"draft_cost_ratio", p.speculative.draft_cost_ratio},
-                                 {"proposal_rate", p.speculative.proposal_rate}}
+                                 {"proposal_rate", p.speculative.proposal_rate},
+                                 {"draft_seconds_per_seq", p.speculative.draft_seconds_per_seq},
+                                 {"draft_seconds_per_context_token",
+                                  p.speculative.draft_seconds_per_context_token}}
                          : ojson(nullptr);
   return j;
 }

@@ -47,8 +47,12 @@ SpeculativeSpec read_speculative(JsonObject& pool_obj) {
   if (!(spec.proposal_rate >= 0.0 && spec.proposal_rate <= 1.0)) {
     obj.fail("proposal_rate", fmt::format("must be in [0, 1], got {}", spec.proposal_rate));
   }
-  obj.finish(
-      {"method", "num_speculative_tokens", "acceptance_rate", "draft_cost_ratio", "proposal_rate"});
+  spec.draft_seconds_per_seq =
+      obj.non_negative("draft_seconds_per_seq", obj.number("draft_seconds_per_seq", 0.0));
+  spec.draft_seconds_per_context_token = obj.non_negative(
+      "draft_seconds_per_context_token", obj.number("draft_seconds_per_context_token", 0.0));
+  obj.finish({"method", "num_speculative_tokens", "acceptance_rate", "draft_cost_ratio",
+              "proposal_rate", "draft_seconds_per_seq", "draft_seconds_per_context_token"});
   return spec;
 }
 

@@ -49,8 +49,10 @@ std::vector<FigureComparison> compare_figures(const engine::RunMetrics& engine,
                                               const sim::RunMetrics& sim);
 
 // Every engine step against the model's prediction for its plan (sequences' new and context
-// tokens, plus swap copies), as the simulator charges a step (sim::Replica::plan_step): a step
-// verifying drafts is stretched by 1 + draft_cost_ratio x (most drafts of one sequence).
+// tokens, plus swap copies), as the simulator charges a step (sim::Replica::plan_step): with
+// speculation enabled in `spec`, a step verifying drafts is stretched by 1 + draft_cost_ratio x
+// (most drafts of one sequence), and every sequence with context adds its host drafting
+// (draft_seconds_per_seq + draft_seconds_per_context_token x context).
 struct StepPrediction {
   int64_t num_seqs = 0;
   int64_t num_tokens = 0;
@@ -60,7 +62,7 @@ struct StepPrediction {
 };
 std::vector<StepPrediction> predict_steps(const std::vector<engine::StepRecord>& steps,
                                           const perf::StepTimeModel& model,
-                                          double draft_cost_ratio);
+                                          const sim::SpeculativeSpec& spec);
 
 struct StepErrorSummary {
   int64_t num_steps = 0;

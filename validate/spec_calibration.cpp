@@ -54,8 +54,12 @@ SpecCalibration calibrate_ngram(const engine::SpecConfig& spec, const engine::Sp
   c.speculative.num_speculative_tokens = k;
   c.speculative.acceptance_rate = acceptance_for_accepted_share(c.engine_acceptance_rate, k);
   c.speculative.proposal_rate = num_decoding > 0 ? c.engine_drafting_share : 1.0;
-  c.speculative.draft_cost_ratio =
-      profile.draft ? profile.draft->step_ratio / static_cast<double>(k) : 0.0;
+  // The lookup is host work per sequence, not a share of the target step.
+  c.speculative.draft_cost_ratio = 0.0;
+  if (profile.draft) {
+    c.speculative.draft_seconds_per_seq = profile.draft->seconds_per_seq;
+    c.speculative.draft_seconds_per_context_token = profile.draft->seconds_per_context_token;
+  }
   return c;
 }
 
@@ -66,12 +70,12 @@ nlohmann::ordered_json to_json(const SpecCalibration& c) {
           {"acceptance_rate", s.acceptance_rate},
           {"draft_cost_ratio", s.draft_cost_ratio},
           {"proposal_rate", s.proposal_rate},
+          {"draft_seconds_per_seq", s.draft_seconds_per_seq},
+          {"draft_seconds_per_context_token", s.draft_seconds_per_context_token},
           {"calibrated_from",
            {{"engine_acceptance_rate", c.engine_acceptance_rate},
             {"engine_tokens_per_verification", c.engine_tokens_per_verification},
             {"engine_drafting_share", c.engine_drafting_share},
-            {"profile_draft_step_ratio",
-             c.profile_draft ? nlohmann::ordered_json(c.profile_draft->step_ratio) : nullptr},
             {"profile_draft_k",
              c.profile_draft ? nlohmann::ordered_json(c.profile_draft->num_speculative_tokens)
                              : nullptr}}}};
@@ -88,12 +92,12 @@ std::string calibration_note(const SpecCalibration& c) {
       c.engine_tokens_per_verification, s.proposal_rate);
   if (c.profile_draft) {
     note += fmt::format(
-        "draft_cost_ratio {:.6f} = the profile's measured n-gram drafting time, {:.5f} of a "
-        "verification step at k {}, over k {}",
-        s.draft_cost_ratio, c.profile_draft->step_ratio, c.profile_draft->num_speculative_tokens,
-        s.num_speculative_tokens);
+        "host drafting {:.3f} us + {:.4f} us per context token for every sequence already "
+        "scheduled, on every step: the profile's measured n-gram lookup (at k {})",
+        s.draft_seconds_per_seq * 1e6, s.draft_seconds_per_context_token * 1e6,
+        c.profile_draft->num_speculative_tokens);
   } else {
-    note += "draft_cost_ratio 0: the profile has no measured drafting cost (no \"draft\" section)";
+    note += "no drafting cost: the profile has no measured n-gram lookup (no \"draft\" section)";
   }
   return note;
 }

@@ -24,7 +24,7 @@ namespace tidal::validate {
 double acceptance_for_accepted_share(double share, int32_t k);
 
 struct SpecCalibration {
-  sim::SpeculativeSpec speculative;             // method "ngram", k, alpha, draft_cost_ratio
+  sim::SpeculativeSpec speculative;             // method "ngram", k, alpha, drafting cost
   double engine_acceptance_rate = 0.0;          // accepted / drafted tokens in the engine run
   double engine_tokens_per_verification = 0.0;  // accepted drafts + 1 per verifying sequence
   // Of the engine's decoding steps of a sequence (one known token + its drafts), the share that
@@ -36,18 +36,18 @@ struct SpecCalibration {
 
 // The calibration of an n-gram case (spec.method == ngram, k >= 1): alpha from the engine's
 // acceptance (acceptance_for_accepted_share), proposal_rate = engine_drafting_share (1 when the
-// engine had no decoding step), draft_cost_ratio = the profile's drafting
-// step_ratio / k (one drafting pass per step, charged by the simulator per draft position), or
-// 0 when the profile has no drafting figure.
+// engine had no decoding step), draft_cost_ratio 0 and the host drafting cost per sequence
+// (draft_seconds_per_seq, draft_seconds_per_context_token) = the profile's measured n-gram
+// lookup, or 0 when the profile has no drafting figure.
 // engine_drafting_share is counted over `steps` (the engine run's).
 SpecCalibration calibrate_ngram(const engine::SpecConfig& spec, const engine::SpecStats& stats,
                                 std::span<const engine::StepRecord> steps,
                                 const perf::Profile& profile);
 
 // {"method", "num_speculative_tokens", "acceptance_rate", "draft_cost_ratio", "proposal_rate",
-// "calibrated_from":
+// "draft_seconds_per_seq", "draft_seconds_per_context_token", "calibrated_from":
 // {"engine_acceptance_rate", "engine_tokens_per_verification", "engine_drafting_share",
-// "profile_draft_step_ratio", "profile_draft_k"}}.
+// "profile_draft_k"}}.
 nlohmann::ordered_json to_json(const SpecCalibration& c);
 
 // One line for `notes`: what the simulator's speculation was calibrated from.

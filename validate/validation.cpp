@@ -191,7 +191,7 @@ ValidationResult run_validation(const ValidateOptions& options,
   const Comparison comparison = compare_runs(engine_samples(measured), sim_samples(predicted),
                                              measured.metrics, predicted.metrics);
   const std::vector<StepPrediction> step_predictions =
-      predict_steps(measured.run.steps, *step_model, sim_inputs.speculative.draft_cost_ratio);
+      predict_steps(measured.run.steps, *step_model, sim_inputs.speculative);
   write_step_errors(dir / "step_errors.csv", step_predictions);
   const StepErrorSummary steps = summarize_steps(step_predictions);
   std::optional<Comparison> noise;

@@ -1,5 +1,6 @@
 #include "engine/profile/draft_cost.h"
 
+#include <algorithm>
 #include <chrono>
 #include <vector>
 
@@ -29,24 +30,40 @@ double time_ngram_propose(const engine::SpecConfig& spec, int32_t num_spec_token
   return median(seconds);
 }
 
-double ngram_draft_step_ratio(const engine::SpecConfig& spec, int32_t num_spec_tokens,
-                              int64_t vocab_size, const perf::StepTimeModel& step_model,
-                              std::span<const int64_t> batch_sizes,
-                              std::span<const int64_t> contexts, int repeats) {
-  std::vector<double> ratios;  // [batch sizes x contexts]
+NgramProposeCost fit_ngram_propose(const engine::SpecConfig& spec, int32_t num_spec_tokens,
+                                   int64_t vocab_size, std::span<const int64_t> contexts,
+                                   int repeats) {
+  std::vector<double> xs;  // [num_contexts] context tokens
+  std::vector<double> ys;  // [num_contexts] seconds
   for (int64_t context : contexts) {
-    const double propose_seconds =
-        time_ngram_propose(spec, num_spec_tokens, vocab_size, context, repeats);
-    for (int64_t b : batch_sizes) {
-      const std::vector<perf::SeqWork> batch(
-          static_cast<size_t>(b), perf::SeqWork{1 + num_spec_tokens, context, 1 + num_spec_tokens});
-      const double step_seconds = step_model.step_seconds(batch);
-      if (step_seconds > 0.0) {
-        ratios.push_back(static_cast<double>(b) * propose_seconds / step_seconds);
-      }
-    }
+    xs.push_back(static_cast<double>(context));
+    ys.push_back(time_ngram_propose(spec, num_spec_tokens, vocab_size, context, repeats));
   }
-  return ratios.empty() ? 0.0 : median(ratios);
+  if (xs.empty()) return {};
+  const auto n = static_cast<double>(xs.size());
+  double mean_x = 0.0, mean_y = 0.0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    mean_x += xs[i] / n;
+    mean_y += ys[i] / n;
+  }
+  double sxx = 0.0, sxy = 0.0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    sxx += (xs[i] - mean_x) * (xs[i] - mean_x);
+    sxy += (xs[i] - mean_x) * (ys[i] - mean_y);
+  }
+  if (sxx <= 0.0) return {0.0, mean_x > 0.0 ? mean_y / mean_x : 0.0};
+  NgramProposeCost cost{0.0, std::max(0.0, sxy / sxx)};
+  cost.seconds_per_seq = mean_y - cost.seconds_per_context_token * mean_x;
+  if (cost.seconds_per_seq < 0.0) {
+    // Through the origin instead: the least-squares slope of y = b x.
+    double sxy0 = 0.0, sxx0 = 0.0;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      sxy0 += xs[i] * ys[i];
+      sxx0 += xs[i] * xs[i];
+    }
+    cost = {0.0, sxx0 > 0.0 ? sxy0 / sxx0 : 0.0};
+  }
+  return cost;
 }
 
 }  // namespace tidal::profile

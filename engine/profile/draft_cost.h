@@ -1,7 +1,7 @@
-// The cost of n-gram drafting (engine::NgramDrafter, prompt lookup) relative to the target
-// step it precedes. The engine drafts on the host before every step: one propose() per decoding
-// sequence over all its known tokens. The simulator charges drafting as a share of the step
-// (docs/scenario.md, `draft_cost_ratio`), so the profiler measures that share.
+// The cost of n-gram drafting (engine::NgramDrafter, prompt lookup). The engine drafts on the
+// host before every step: one propose() per sequence it has already scheduled, over all its known
+// tokens, whether or not a proposal is found. The simulator charges that per sequence and step
+// (docs/scenario.md, `draft_seconds_per_seq`, `draft_seconds_per_context_token`).
 #pragma once
 
 #include <cstdint>
@@ -19,12 +19,15 @@ namespace tidal::profile {
 double time_ngram_propose(const engine::SpecConfig& spec, int32_t num_spec_tokens,
                           int64_t vocab_size, int64_t num_context_tokens, int repeats);
 
-// Drafting seconds over target step seconds for decode batches of every size in `batch_sizes`
-// at every context in `contexts`: B x time_ngram_propose(context) over the step model's time for
-// B sequences verifying 1 + num_spec_tokens tokens at that context. Returns the median ratio.
-double ngram_draft_step_ratio(const engine::SpecConfig& spec, int32_t num_spec_tokens,
-                              int64_t vocab_size, const perf::StepTimeModel& step_model,
-                              std::span<const int64_t> batch_sizes,
-                              std::span<const int64_t> contexts, int repeats);
+// One propose() as seconds_per_seq + seconds_per_context_token x context: time_ngram_propose at
+// every context in `contexts`, fitted by least squares (each coefficient at least 0; a single
+// context gives the mean time per token).
+struct NgramProposeCost {
+  double seconds_per_seq = 0.0;
+  double seconds_per_context_token = 0.0;
+};
+NgramProposeCost fit_ngram_propose(const engine::SpecConfig& spec, int32_t num_spec_tokens,
+                                   int64_t vocab_size, std::span<const int64_t> contexts,
+                                   int repeats);
 
 }  // namespace tidal::profile

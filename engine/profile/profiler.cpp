@@ -14,7 +14,6 @@
 #include "engine/profile/sweeps.h"
 #include "models/quantize_weights.h"
 #include "models/tensor_parallel.h"
-#include "sim/perf/profiled_model.h"
 #include "traces/input_error.h"
 
 namespace tidal::profile {
@@ -82,17 +81,17 @@ perf::Profile run_profile(const ProfileOptions& options, const ProgressFn& progr
   progress(fmt::format("profile: CPU overhead over {} engine steps, batch 1..{} [{:.1f} s]",
                        overhead.num_samples, overhead.max_num_seqs, seconds_since(start)));
 
-  // N-gram drafting against the full step model (operators + CPU overhead), at the config's k.
-  const std::unique_ptr<perf::StepTimeModel> step_model = perf::make_profiled_model(
-      profile, spec, cpu_device_spec(profile.provenance.device), deployment_for(ec), "profile");
+  // N-gram drafting: one lookup per sequence over the decode grid's contexts, at the config's k.
   const int32_t draft_tokens =
       ec.spec.method == engine::SpecMethod::ngram ? ec.spec.num_spec_tokens : kDefaultDraftTokens;
-  profile.draft = perf::DraftCost{
-      "ngram", draft_tokens,
-      ngram_draft_step_ratio(ec.spec, draft_tokens, config.vocab_size, *step_model,
-                             sweeps.decode.batches, sweeps.decode.contexts, options.max_repeats)};
-  progress(fmt::format("profile: n-gram drafting at k {}: {:.4f} of a step [{:.1f} s]",
-                       draft_tokens, profile.draft->step_ratio, seconds_since(start)));
+  const NgramProposeCost propose = fit_ngram_propose(ec.spec, draft_tokens, config.vocab_size,
+                                                     sweeps.decode.contexts, options.max_repeats);
+  profile.draft = perf::DraftCost{"ngram", draft_tokens, propose.seconds_per_seq,
+                                  propose.seconds_per_context_token};
+  progress(fmt::format(
+      "profile: n-gram lookup at k {}: {:.3f} us + {:.4f} us per context token [{:.1f} s]",
+      draft_tokens, propose.seconds_per_seq * 1e6, propose.seconds_per_context_token * 1e6,
+      seconds_since(start)));
 
   profile.provenance.source = fmt::format(
       "tidal profile --backend cpu: {} ({}), tp {}, {} kernel threads per rank, weights {}, KV "
@@ -106,8 +105,9 @@ perf::Profile run_profile(const ProfileOptions& options, const ProgressFn& progr
       "forward's time outside the operators (batch flattening, activation buffers); cpu_overhead = "
       "engine step duration minus the tables' operator time, median per batch size over {} "
       "steps; all-reduce bytes = tokens x hidden x 2 (sim/perf's index; the CPU engine reduces "
-      "fp32); draft.step_ratio = n-gram propose() over synthesized prompts x batch / the step "
-      "model's verification step, median over the decode grid.",
+      "fp32); draft = one n-gram propose() over synthesized prompts (no match: the whole "
+      "context scanned), seconds_per_seq + seconds_per_context_token x context fitted by least "
+      "squares over the decode grid's contexts.",
       options.model, loaded.source, ec.tp, ec.num_threads, models::quant_spec_name(ec.quant),
       kernels::kv_dtype_name(ec.kv_dtype), options.min_repeats, options.max_repeats,
       options.num_passes, options.max_relative_fit_error * 100.0, overhead.num_samples);

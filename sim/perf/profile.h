@@ -88,13 +88,16 @@ struct CpuOverheadTable {
   friend bool operator==(const CpuOverheadTable&, const CpuOverheadTable&) = default;
 };
 
-// Speculative drafting measured beside the target (`tidal profile`: the n-gram drafter).
-// step_ratio: seconds of one drafting pass over a step's decoding sequences, as a share of the
-// target step it precedes, measured at num_speculative_tokens drafts per sequence.
+// Speculative drafting measured beside the target (`tidal profile`: the n-gram drafter). The
+// engine drafts on the host before every step, one lookup per sequence it has already
+// scheduled, whether or not the lookup finds a proposal; one lookup over a sequence of C known
+// tokens takes seconds_per_seq + seconds_per_context_token x C (least squares over the measured
+// contexts, the costly case of no match), measured at num_speculative_tokens drafts.
 struct DraftCost {
   std::string method;  // "ngram"
   int32_t num_speculative_tokens = 0;
-  double step_ratio = 0.0;
+  double seconds_per_seq = 0.0;
+  double seconds_per_context_token = 0.0;
 
   friend bool operator==(const DraftCost&, const DraftCost&) = default;
 };

@@ -194,7 +194,8 @@ Profile read_profile(const nlohmann::json& root, const std::string& where) {
       throw_json_error(where, draft.child_path("num_speculative_tokens"), "must be in [1, 16]");
     }
     cost.num_speculative_tokens = static_cast<int32_t>(k);
-    cost.step_ratio = draft.number("step_ratio");
+    cost.seconds_per_seq = draft.number("seconds_per_seq");
+    cost.seconds_per_context_token = draft.number("seconds_per_context_token");
     draft.finish();
     profile.draft = cost;
   }
@@ -278,7 +279,8 @@ nlohmann::ordered_json profile_json(const Profile& profile) {
   if (profile.draft) {
     root["draft"] = {{"method", profile.draft->method},
                      {"num_speculative_tokens", profile.draft->num_speculative_tokens},
-                     {"step_ratio", profile.draft->step_ratio}};
+                     {"seconds_per_seq", profile.draft->seconds_per_seq},
+                     {"seconds_per_context_token", profile.draft->seconds_per_context_token}};
   }
   return root;
 }
@@ -344,8 +346,10 @@ void validate_profile(const Profile& profile, const std::string& where) {
       throw_json_error(where, "draft.method",
                        "must be \"ngram\" (got \"" + profile.draft->method + "\")");
     }
-    if (!(profile.draft->step_ratio >= 0))
-      throw_json_error(where, "draft.step_ratio", "must be >= 0");
+    if (!(profile.draft->seconds_per_seq >= 0))
+      throw_json_error(where, "draft.seconds_per_seq", "must be >= 0");
+    if (!(profile.draft->seconds_per_context_token >= 0))
+      throw_json_error(where, "draft.seconds_per_context_token", "must be >= 0");
   }
 }
 

@@ -90,6 +90,25 @@ TEST(FleetSpec, HighAcceptanceCutsTpotAtBatchOneAndZeroAcceptanceCostsMore) {
   EXPECT_EQ(*rejected.metrics.fleet.spec_acceptance_rate, 0.0);
 }
 
+// Host drafting (an n-gram lookup per running sequence) lengthens every step that carries a
+// sequence with context, drafting or not: with nothing proposed, each decode step at batch 1 is
+// the plain one plus the lookup.
+TEST(FleetSpec, HostDraftingLengthensEveryDecodeStep) {
+  const FleetRun never = run_eagle_proposing(0.0);
+  Scenario scenario =
+      load_scenario_file(std::string(TIDAL_SOURCE_DIR) + "/examples/fleet/spec-eagle.json");
+  SpeculativeSpec& spec = scenario.pools.at(0).speculative;
+  spec.proposal_rate = 0.0;
+  spec.draft_seconds_per_seq = 1e-3;
+  spec.draft_seconds_per_context_token = 1e-6;
+  const FleetRun looked_up = run_fleet_scenario(std::move(scenario));
+  ASSERT_EQ(looked_up.metrics.num_finished, never.metrics.num_finished);
+  // At least 1 ms + context x 1 us more per output token after the first.
+  EXPECT_GT(looked_up.metrics.tpot.mean, never.metrics.tpot.mean + 1e-3);
+  // The prefill of a fresh prompt (context 0) is not looked up: TTFT grows only by waiting.
+  EXPECT_GE(looked_up.metrics.ttft.mean, never.metrics.ttft.mean);
+}
+
 // The InputError message of a one-pool scenario whose pool has `speculative`; "" if none.
 std::string speculative_error(const nlohmann::json& speculative) {
   nlohmann::json pool = testing::h100_pool(1);
@@ -111,6 +130,9 @@ TEST(FleetSpec, BadSpeculativeKeysAreErrors) {
             "(known: ngram, draft, eagle)");
   EXPECT_EQ(speculative_error({{"method", "ngram"}, {"proposal_rate", 1.5}}),
             "scenario.json: fleet.pools[0].speculative.proposal_rate: must be in [0, 1], got 1.5");
+  EXPECT_NE(speculative_error({{"method", "ngram"}, {"draft_seconds_per_seq", -1e-6}})
+                .find("fleet.pools[0].speculative.draft_seconds_per_seq"),
+            std::string::npos);
 }
 
 }  // namespace

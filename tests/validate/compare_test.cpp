@@ -64,7 +64,7 @@ TEST(Compare, StepPredictionsOnTheEnginePlans) {
   std::vector<engine::StepRecord> steps{step(1'000'000, {4, 6}), step(1'020'000, {1, 1}),
                                         step(1'250'000, {50})};
   steps[1].num_swap_out_blocks = 10;  // +10 us
-  const std::vector<StepPrediction> p = predict_steps(steps, model, 0.0);
+  const std::vector<StepPrediction> p = predict_steps(steps, model, sim::SpeculativeSpec{});
   ASSERT_EQ(p.size(), 3u);
   EXPECT_EQ(p[0].num_seqs, 2);
   EXPECT_EQ(p[0].num_tokens, 10);
@@ -85,10 +85,38 @@ TEST(Compare, VerificationStepsAreStretchedByTheDraftCost) {
   std::vector<engine::StepRecord> steps{step(1'000'000, {4, 2}), step(1'000'000, {1})};
   steps[0].seqs[0].num_spec_tokens = 3;
   steps[0].seqs[1].num_spec_tokens = 1;
-  const std::vector<StepPrediction> p = predict_steps(steps, model, 0.01);
+  sim::SpeculativeSpec spec;
+  spec.method = "draft";
+  spec.num_speculative_tokens = 3;
+  spec.draft_cost_ratio = 0.01;
+  const std::vector<StepPrediction> p = predict_steps(steps, model, spec);
   ASSERT_EQ(p.size(), 2u);
   EXPECT_NEAR(p[0].predicted_s, 1.06e-3 * 1.03, 1e-12);
   EXPECT_NEAR(p[1].predicted_s, 1.01e-3, 1e-12);  // no drafts: plain step
+}
+
+// Host drafting (the n-gram lookup) costs every sequence already scheduled once, on every step,
+// whether it verifies drafts or not; a fresh prompt (context 0) has not been looked up yet.
+TEST(Compare, HostDraftingIsChargedPerSequenceWithContext) {
+  const LinearModel model;
+  std::vector<engine::StepRecord> steps{step(1'000'000, {4, 1}), step(1'000'000, {1, 8})};
+  steps[0].seqs[0].num_spec_tokens = 3;
+  steps[0].seqs[0].num_context_tokens = 100;
+  steps[1].seqs[1].num_context_tokens = 0;
+  sim::SpeculativeSpec spec;
+  spec.method = "ngram";
+  spec.num_speculative_tokens = 3;
+  spec.draft_seconds_per_seq = 2e-6;
+  spec.draft_seconds_per_context_token = 1e-8;
+  const std::vector<StepPrediction> p = predict_steps(steps, model, spec);
+  ASSERT_EQ(p.size(), 2u);
+  // Step 0: contexts 100 and 10 -> 2 x 2 us + 110 x 0.01 us.
+  EXPECT_NEAR(p[0].predicted_s, 1.05e-3 + 4e-6 + 1.1e-6, 1e-12);
+  // Step 1: the fresh prompt is not looked up: 2 us + 10 x 0.01 us.
+  EXPECT_NEAR(p[1].predicted_s, 1.09e-3 + 2e-6 + 1e-7, 1e-12);
+  // Without speculation the same figures charge nothing.
+  spec.num_speculative_tokens = 0;
+  EXPECT_NEAR(predict_steps(steps, model, spec)[0].predicted_s, 1.05e-3, 1e-12);
 }
 
 }  // namespace

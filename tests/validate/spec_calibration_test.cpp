@@ -36,7 +36,7 @@ TEST(SpecCalibration, NgramFromEngineStatsAndProfile) {
   stats.num_draft_tokens = 300;
   stats.num_accepted_tokens = 90;
   perf::Profile profile;
-  profile.draft = perf::DraftCost{"ngram", 4, 0.012};
+  profile.draft = perf::DraftCost{"ngram", 4, 2e-7, 3e-9};
   // One step: a prefill chunk (not decoding), a decode verifying 3 drafts, three plain decodes
   // and a chunk whose step does not sample: 1 of 4 decoding steps drafted.
   engine::StepRecord step;
@@ -59,7 +59,10 @@ TEST(SpecCalibration, NgramFromEngineStatsAndProfile) {
   EXPECT_TRUE(c.speculative.enabled());
   EXPECT_DOUBLE_EQ(c.engine_acceptance_rate, 0.3);
   EXPECT_NEAR(accepted_share(c.speculative.acceptance_rate, 3), 0.3, 1e-9);
-  EXPECT_DOUBLE_EQ(c.speculative.draft_cost_ratio, 0.004);  // 0.012 of a step over k = 3
+  // The lookup is charged per sequence and step, not as a share of the step.
+  EXPECT_DOUBLE_EQ(c.speculative.draft_cost_ratio, 0.0);
+  EXPECT_DOUBLE_EQ(c.speculative.draft_seconds_per_seq, 2e-7);
+  EXPECT_DOUBLE_EQ(c.speculative.draft_seconds_per_context_token, 3e-9);
   const nlohmann::ordered_json j = to_json(c);
   EXPECT_EQ(j["num_speculative_tokens"], 3);
   EXPECT_DOUBLE_EQ(j["calibrated_from"]["engine_acceptance_rate"].get<double>(), 0.3);
@@ -70,8 +73,9 @@ TEST(SpecCalibration, NgramFromEngineStatsAndProfile) {
 
   profile.draft.reset();
   const SpecCalibration without = calibrate_ngram(spec, stats, {}, profile);
-  EXPECT_DOUBLE_EQ(without.speculative.draft_cost_ratio, 0.0);
-  EXPECT_TRUE(to_json(without)["calibrated_from"]["profile_draft_step_ratio"].is_null());
+  EXPECT_DOUBLE_EQ(without.speculative.draft_seconds_per_seq, 0.0);
+  EXPECT_DOUBLE_EQ(without.speculative.draft_seconds_per_context_token, 0.0);
+  EXPECT_TRUE(to_json(without)["calibrated_from"]["profile_draft_k"].is_null());
 }
 
 }  // namespace

@@ -130,7 +130,10 @@ TEST(Validation, NgramSpeculationIsCalibratedFromTheEngine) {
   EXPECT_DOUBLE_EQ(s["calibrated_from"]["engine_acceptance_rate"].get<double>(), engine_rate);
   EXPECT_DOUBLE_EQ(s["acceptance_rate"].get<double>(),
                    acceptance_for_accepted_share(engine_rate, 3));
-  EXPECT_DOUBLE_EQ(s["draft_cost_ratio"].get<double>(), profile.draft->step_ratio / 3.0);
+  EXPECT_DOUBLE_EQ(s["draft_cost_ratio"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(s["draft_seconds_per_seq"].get<double>(), profile.draft->seconds_per_seq);
+  EXPECT_DOUBLE_EQ(s["draft_seconds_per_context_token"].get<double>(),
+                   profile.draft->seconds_per_context_token);
   EXPECT_DOUBLE_EQ(s["proposal_rate"].get<double>(),
                    s["calibrated_from"]["engine_drafting_share"].get<double>());
   // The simulator did speculate: it scheduled drafts and accepted some.
