@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/spec_drafting.h"
+
 namespace tidal::sim {
 
 Replica::Replica(int32_t index, int32_t pool, const PoolSpec& spec, int64_t long_prefill_tokens,
@@ -14,9 +16,7 @@ Replica::Replica(int32_t index, int32_t pool, const PoolSpec& spec, int64_t long
       scheduler_(std::make_unique<sched::Scheduler>(spec.scheduler, *block_manager_)),
       step_model_(*spec.step_model),
       long_prefill_tokens_(long_prefill_tokens),
-      draft_cost_ratio_(spec.speculative.draft_cost_ratio),
-      draft_seconds_per_seq_(spec.speculative.draft_seconds_per_seq),
-      draft_seconds_per_context_token_(spec.speculative.draft_seconds_per_context_token),
+      speculative_spec_(spec.speculative),
       speculative_(spec.speculative.enabled()),
       num_speculative_tokens_(spec.speculative.num_speculative_tokens),
       acceptance_(spec.speculative.acceptance_rate, seed),
@@ -92,14 +92,8 @@ int64_t Replica::plan_step(int64_t now_ns) {
     int32_t max_spec = 0;
     for (const sched::ScheduledSeq& seq : plan.seqs)
       max_spec = std::max(max_spec, seq.num_spec_tokens);
-    seconds *= 1.0 + draft_cost_ratio_ * max_spec;
-    // Host drafting: one lookup per sequence scheduled before, proposing or not.
-    for (const perf::SeqWork& w : work_) {
-      if (w.num_context_tokens > 0) {
-        seconds += draft_seconds_per_seq_ +
-                   draft_seconds_per_context_token_ * static_cast<double>(w.num_context_tokens);
-      }
-    }
+    seconds *= 1.0 + speculative_spec_.draft_cost_ratio * max_spec;
+    seconds += host_drafting_seconds(speculative_spec_, work_);
   }
   const int64_t num_swapped_blocks = plan.num_swap_out_blocks() + plan.num_swap_in_blocks();
   if (num_swapped_blocks > 0) seconds += step_model_.swap_seconds(num_swapped_blocks);

@@ -97,9 +97,7 @@ class Replica {
   std::vector<int64_t> new_tokens_;        // [num scheduled seqs]
   std::vector<sched::SeqOutput> outputs_;  // [num scheduled seqs]
   int64_t long_prefill_tokens_;
-  double draft_cost_ratio_;
-  double draft_seconds_per_seq_;
-  double draft_seconds_per_context_token_;
+  SpeculativeSpec speculative_spec_;  // draft cost ratio, host drafting (spec_drafting.h)
   bool speculative_;
   int32_t num_speculative_tokens_;
   AcceptanceModel acceptance_;

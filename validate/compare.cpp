@@ -1,5 +1,7 @@
 #include "validate/compare.h"
 
+#include "sim/spec_drafting.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -95,20 +97,14 @@ std::vector<StepPrediction> predict_steps(const std::vector<engine::StepRecord>&
     work.clear();
     StepPrediction p;
     int32_t max_spec = 0;
-    double host_draft_s = 0.0;
     for (const sched::ScheduledSeq& seq : step.seqs) {
       work.push_back(
           {seq.num_new_tokens, seq.num_context_tokens, seq.samples ? 1 + seq.num_spec_tokens : 0});
       p.num_tokens += seq.num_new_tokens;
       max_spec = std::max(max_spec, seq.num_spec_tokens);
-      if (seq.num_context_tokens > 0) {
-        host_draft_s +=
-            spec.draft_seconds_per_seq +
-            spec.draft_seconds_per_context_token * static_cast<double>(seq.num_context_tokens);
-      }
     }
-    if (!spec.enabled()) host_draft_s = 0.0;
     const double draft_cost_ratio = spec.enabled() ? spec.draft_cost_ratio : 0.0;
+    const double host_draft_s = sim::host_drafting_seconds(spec, work);
     p.num_seqs = static_cast<int64_t>(step.seqs.size());
     p.measured_s = static_cast<double>(step.end_ns - step.start_ns) * 1e-9;
     p.predicted_s = model.step_seconds(work) * (1.0 + draft_cost_ratio * max_spec) + host_draft_s +
