@@ -1,5 +1,6 @@
 #include "validate/matrix.h"
 
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -129,6 +130,36 @@ std::string profile_key(const ValidateOptions& o) {
                      models::quant_spec_name(c.quant), kernels::kv_dtype_name(c.kv_dtype),
                      c.block_size, po.max_batch_size, po.max_num_tokens, c.scheduler.policy,
                      c.enable_prefix_caching ? "-pc" : "");
+}
+
+// "Targets held: ..." — per target of docs/validation.md, on how many of the cases that carry
+// `targets` it holds and which miss it.
+std::string targets_summary(const nlohmann::ordered_json& cases) {
+  const std::array<std::pair<const char*, const char*>, 4> targets{{
+      {"step_median", "step median < 3%"},
+      {"step_p90", "step p90 < 8%"},
+      {"request_means", "TTFT/TPOT/E2E means within 5%"},
+      {"request_p99", "their p99 within 10%"},
+  }};
+  std::string out = "\nTargets held:";
+  for (const auto& [key, words] : targets) {
+    int num_cases = 0;
+    int num_held = 0;
+    std::string misses;
+    for (const auto& r : cases) {
+      if (!r.contains("targets")) continue;
+      ++num_cases;
+      if (r["targets"][key].get<bool>()) {
+        ++num_held;
+      } else {
+        misses += (misses.empty() ? "" : ", ") + r["case"].get<std::string>();
+      }
+    }
+    out += fmt::format(" {} on {} of {}{};", words, num_held, num_cases,
+                       misses.empty() ? "" : " (misses: " + misses + ")");
+  }
+  out.back() = '\n';
+  return out;
 }
 
 std::string cell_pct(const nlohmann::ordered_json& v) {
@@ -271,6 +302,7 @@ std::string matrix_markdown(const nlohmann::ordered_json& matrix_json) {
         r["engine_cpu_share"].get<double>(), r["step_predicted_total_s"].get<double>(),
         r["step_measured_total_s"].get<double>(), r["engine_cpu_s"].get<double>());
   }
+  out += targets_summary(matrix_json["cases"]);
   out +=
       "\nErrors are the simulator's signed % error against the engine ((sim - engine) / "
       "engine); step |err| is per engine step, model vs measured duration on the same plan. "

@@ -133,11 +133,21 @@ TEST(Matrix, MarkdownRowCarriesEveryColumn) {
                                           {"engine_cpu_share", 0.75},
                                           {"step_predicted_total_s", 0.5},
                                           {"step_measured_total_s", 0.75},
-                                          {"engine_cpu_s", 0.625}}}}};
+                                          {"engine_cpu_s", 0.625},
+                                          {"targets",
+                                           {{"step_median", false},
+                                            {"step_p90", false},
+                                            {"request_means", false},
+                                            {"request_p99", true}}}}}}};
   const std::string md = matrix_markdown(rows);
   EXPECT_NE(md.find("| tp2 | 0.50 | 200 | 12.3% / 40.0% | -50.0 / -40.0 | -10.0 / +5.0 | -9.0 | "
                     "-30.0 / -20.0 | 0.50 / 0.25 | +1.5 | -1.5 | n/a / +3.0 | 0.75 | "
                     "0.500 / 0.750 / 0.625 |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("Targets held: step median < 3% on 0 of 1 (misses: tp2); step p90 < 8% on 0 "
+                    "of 1 (misses: tp2); TTFT/TPOT/E2E means within 5% on 0 of 1 (misses: tp2); "
+                    "their p99 within 10% on 1 of 1\n"),
             std::string::npos)
       << md;
 }
