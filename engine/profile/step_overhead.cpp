@@ -28,10 +28,11 @@ std::vector<OverheadSample> measure_step_overhead(const models::ModelWeights& we
   std::vector<OverheadSample> samples;
   std::vector<perf::SeqWork> work;  // [num seqs of the step]
   int64_t next_id = 0;
+  const int64_t max_len =
+      std::min<int64_t>(weights.config.max_position_embeddings, plain.scheduler.max_model_len);
   for (int w = 0; w < num_waves; ++w) {
     const int64_t wave_prompt_tokens =
-        std::max<int64_t>(1, std::min(prompt_tokens * (1 + w % 4),
-                                      weights.config.max_position_embeddings - output_tokens));
+        std::max<int64_t>(1, std::min(prompt_tokens * (1 + w % 4), max_len - output_tokens));
     for (int64_t wave : wave_sizes) {
       for (int64_t i = 0; i < wave; ++i) {
         Request request;

@@ -22,7 +22,8 @@ struct OverheadSample {
 };
 
 // For each wave size s in `wave_sizes`, num_waves times: s requests of output_tokens tokens and
-// prompts of prompt_tokens x (1 + w % 4) tokens at the w-th wave (decodes over contexts from
+// prompts of prompt_tokens x (1 + w % 4) tokens at the w-th wave (at most the model's context
+// and the scheduler's max_model_len less output_tokens; decodes over contexts from
 // prompt_tokens to 4 x prompt_tokens + output_tokens) arrive together and run to completion on
 // one engine built from `weights` (copied) and `config`: its batching policy (a static batch
 // formed at once) and prefix caching as configured — the policy's scheduling and the cache's
