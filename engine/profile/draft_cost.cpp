@@ -1,6 +1,5 @@
 #include "engine/profile/draft_cost.h"
 
-#include <algorithm>
 #include <chrono>
 #include <vector>
 
@@ -39,31 +38,8 @@ NgramProposeCost fit_ngram_propose(const engine::SpecConfig& spec, int32_t num_s
     xs.push_back(static_cast<double>(context));
     ys.push_back(time_ngram_propose(spec, num_spec_tokens, vocab_size, context, repeats));
   }
-  if (xs.empty()) return {};
-  const auto n = static_cast<double>(xs.size());
-  double mean_x = 0.0, mean_y = 0.0;
-  for (size_t i = 0; i < xs.size(); ++i) {
-    mean_x += xs[i] / n;
-    mean_y += ys[i] / n;
-  }
-  double sxx = 0.0, sxy = 0.0;
-  for (size_t i = 0; i < xs.size(); ++i) {
-    sxx += (xs[i] - mean_x) * (xs[i] - mean_x);
-    sxy += (xs[i] - mean_x) * (ys[i] - mean_y);
-  }
-  if (sxx <= 0.0) return {0.0, mean_x > 0.0 ? mean_y / mean_x : 0.0};
-  NgramProposeCost cost{0.0, std::max(0.0, sxy / sxx)};
-  cost.seconds_per_seq = mean_y - cost.seconds_per_context_token * mean_x;
-  if (cost.seconds_per_seq < 0.0) {
-    // Through the origin instead: the least-squares slope of y = b x.
-    double sxy0 = 0.0, sxx0 = 0.0;
-    for (size_t i = 0; i < xs.size(); ++i) {
-      sxy0 += xs[i] * ys[i];
-      sxx0 += xs[i] * xs[i];
-    }
-    cost = {0.0, sxx0 > 0.0 ? sxy0 / sxx0 : 0.0};
-  }
-  return cost;
+  const NonNegativeLine line = fit_nonnegative_line(xs, ys);
+  return {line.intercept, line.slope};
 }
 
 }  // namespace tidal::profile

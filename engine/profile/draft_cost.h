@@ -20,8 +20,7 @@ double time_ngram_propose(const engine::SpecConfig& spec, int32_t num_spec_token
                           int64_t vocab_size, int64_t num_context_tokens, int repeats);
 
 // One propose() as seconds_per_seq + seconds_per_context_token x context: time_ngram_propose at
-// every context in `contexts`, fitted by least squares (each coefficient at least 0; a single
-// context gives the mean time per token).
+// every context in `contexts`, fitted by fit_nonnegative_line.
 struct NgramProposeCost {
   double seconds_per_seq = 0.0;
   double seconds_per_context_token = 0.0;

@@ -119,4 +119,29 @@ double median(std::vector<double> values) {
   return 0.5 * (lower + upper);
 }
 
+NonNegativeLine fit_nonnegative_line(std::span<const double> xs, std::span<const double> ys) {
+  if (xs.empty() || xs.size() != ys.size()) return {};
+  const auto n = static_cast<double>(xs.size());
+  double mean_x = 0.0, mean_y = 0.0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    mean_x += xs[i] / n;
+    mean_y += ys[i] / n;
+  }
+  double sxx = 0.0, sxy = 0.0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    sxx += (xs[i] - mean_x) * (xs[i] - mean_x);
+    sxy += (xs[i] - mean_x) * (ys[i] - mean_y);
+  }
+  if (sxx <= 0.0) return {0.0, mean_x > 0.0 ? std::max(0.0, mean_y / mean_x) : 0.0};
+  const double slope = std::max(0.0, sxy / sxx);
+  const double intercept = mean_y - slope * mean_x;
+  if (intercept >= 0.0) return {intercept, slope};
+  double sxy0 = 0.0, sxx0 = 0.0;  // through the origin: y = b x
+  for (size_t i = 0; i < xs.size(); ++i) {
+    sxy0 += xs[i] * ys[i];
+    sxx0 += xs[i] * xs[i];
+  }
+  return {0.0, sxx0 > 0.0 ? std::max(0.0, sxy0 / sxx0) : 0.0};
+}
+
 }  // namespace tidal::profile

@@ -34,4 +34,14 @@ double max_relative_error(const PiecewiseLinear& fit, std::span<const double> xs
 // The median of the values (mean of the middle two for an even count); 0 for none.
 double median(std::vector<double> values);
 
+// y = intercept + slope x fitted by least squares with both coefficients at least 0: a negative
+// slope becomes 0 (intercept: the mean of ys), a negative intercept gives the least-squares line
+// through the origin; a single x gives the line through the origin and the mean point. Empty
+// input: {0, 0}.
+struct NonNegativeLine {
+  double intercept = 0.0;
+  double slope = 0.0;
+};
+NonNegativeLine fit_nonnegative_line(std::span<const double> xs, std::span<const double> ys);
+
 }  // namespace tidal::profile

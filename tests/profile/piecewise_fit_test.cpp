@@ -78,5 +78,29 @@ TEST(PiecewiseFit, Median) {
   EXPECT_DOUBLE_EQ(median({4.0, 1.0, 3.0, 2.0}), 2.5);
 }
 
+TEST(PiecewiseFit, NonNegativeLine) {
+  const std::vector<double> xs{1.0, 2.0, 3.0};
+  // An exact line is found exactly.
+  const NonNegativeLine exact = fit_nonnegative_line(xs, std::vector<double>{5.0, 8.0, 11.0});
+  EXPECT_NEAR(exact.intercept, 2.0, 1e-12);
+  EXPECT_NEAR(exact.slope, 3.0, 1e-12);
+  // y = -1 + 2x would need a negative intercept: the line through the origin, 22 / 14.
+  const NonNegativeLine origin = fit_nonnegative_line(xs, std::vector<double>{1.0, 3.0, 5.0});
+  EXPECT_DOUBLE_EQ(origin.intercept, 0.0);
+  EXPECT_NEAR(origin.slope, 22.0 / 14.0, 1e-12);
+  // Falling values: slope 0, the mean as intercept.
+  const NonNegativeLine flat = fit_nonnegative_line(xs, std::vector<double>{3.0, 2.0, 1.0});
+  EXPECT_DOUBLE_EQ(flat.slope, 0.0);
+  EXPECT_NEAR(flat.intercept, 2.0, 1e-12);
+  // One x: through the origin and the point.
+  const NonNegativeLine single =
+      fit_nonnegative_line(std::vector<double>{4.0}, std::vector<double>{8.0});
+  EXPECT_DOUBLE_EQ(single.intercept, 0.0);
+  EXPECT_DOUBLE_EQ(single.slope, 2.0);
+  const NonNegativeLine empty = fit_nonnegative_line({}, {});
+  EXPECT_DOUBLE_EQ(empty.intercept, 0.0);
+  EXPECT_DOUBLE_EQ(empty.slope, 0.0);
+}
+
 }  // namespace
 }  // namespace tidal::profile
