@@ -18,7 +18,6 @@ Replica::Replica(int32_t index, int32_t pool, const PoolSpec& spec, int64_t long
       long_prefill_tokens_(long_prefill_tokens),
       speculative_spec_(spec.speculative),
       speculative_(spec.speculative.enabled()),
-      num_speculative_tokens_(spec.speculative.num_speculative_tokens),
       acceptance_(spec.speculative.acceptance_rate, seed),
       proposal_(spec.speculative.proposal_rate, traces::derive_seed(seed, 1)) {}
 
@@ -48,8 +47,8 @@ std::span<const sched::SeqOutput> Replica::step_outputs() {
         seq.samples ? 1 + acceptance_.sample_accepted(seq.num_spec_tokens) : 0;
     // The drafter's proposal for this sequence's next step, made from the tokens it now has.
     if (seq.samples && !proposal_.always_proposes()) {
-      scheduler_->set_spec_tokens(seq.request_id,
-                                  proposal_.proposes() ? num_speculative_tokens_ : 0);
+      scheduler_->set_spec_tokens(
+          seq.request_id, proposal_.proposes() ? speculative_spec_.num_speculative_tokens : 0);
     }
   }
   return outputs_;

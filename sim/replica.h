@@ -99,7 +99,6 @@ class Replica {
   int64_t long_prefill_tokens_;
   SpeculativeSpec speculative_spec_;  // draft cost ratio, host drafting (spec_drafting.h)
   bool speculative_;
-  int32_t num_speculative_tokens_;
   AcceptanceModel acceptance_;
   ProposalModel proposal_;
   fleet::StepStretch hol_;
