@@ -4,6 +4,7 @@
 
 #include "engine/clock.h"
 #include "engine/engine.h"
+#include "engine/trace_replay.h"
 #include "traces/request.h"
 
 namespace tidal::profile {
@@ -23,35 +24,31 @@ std::vector<OverheadSample> measure_step_overhead(const models::ModelWeights& we
       std::max<int32_t>(plain.scheduler.max_num_seqs, static_cast<int32_t>(largest_wave));
   engine::Engine engine(weights, plain);
   engine::SteadyClock clock;
-  const int64_t vocab = weights.config.vocab_size;
+  engine::ReplayOptions replay_options;
+  replay_options.time_scale = 0.0;
 
   std::vector<OverheadSample> samples;
   std::vector<perf::SeqWork> work;  // [num seqs of the step]
   int64_t next_id = 0;
   const int64_t max_len =
       std::min<int64_t>(weights.config.max_position_embeddings, plain.scheduler.max_model_len);
+  const int64_t min_output_tokens = std::max<int64_t>(1, output_tokens / 2);
   for (int w = 0; w < num_waves; ++w) {
-    const int64_t wave_prompt_tokens =
-        std::max<int64_t>(1, std::min(prompt_tokens * (1 + w % 4), max_len - output_tokens));
     for (int64_t wave : wave_sizes) {
+      std::vector<Request> requests;  // [wave]
       for (int64_t i = 0; i < wave; ++i) {
         Request request;
         request.id = next_id++;
-        request.prompt_tokens = wave_prompt_tokens;
-        request.output_tokens = output_tokens;
-        std::vector<int32_t> prompt(static_cast<size_t>(wave_prompt_tokens));  // [prompt_tokens]
-        // Distinct prompts: the id's two base-vocab digits lead.
-        for (int64_t t = 0; t < wave_prompt_tokens; ++t) {
-          const int64_t token = t == 0   ? request.id % vocab
-                                : t == 1 ? (request.id / vocab) % vocab
-                                         : (request.id * 131 + t * 17) % vocab;
-          prompt[static_cast<size_t>(t)] = static_cast<int32_t>(token);
-        }
-        engine.add_request(request, std::move(prompt), clock.now_ns());
+        // Neighbours differ in prompt and output length, as requests met in a trace do.
+        request.output_tokens = min_output_tokens + (i * 7 + w * 3) % output_tokens;
+        request.prompt_tokens = std::max<int64_t>(
+            1, std::min(prompt_tokens * (1 + (i + w) % 4), max_len - request.output_tokens));
+        requests.push_back(request);
       }
-      engine::StepRecord record;
-      while (engine.has_unfinished()) {
-        if (!engine.step(clock, record)) continue;
+      // Distinct prompts: each request's id seeds its private tokens.
+      const engine::EngineRun run =
+          engine::replay(engine, std::move(requests), replay_options, clock);
+      for (const engine::StepRecord& record : run.steps) {
         work.clear();
         for (const sched::ScheduledSeq& seq : record.seqs) {
           work.push_back({seq.num_new_tokens, seq.num_context_tokens, seq.samples ? 1 : 0});

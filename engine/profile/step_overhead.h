@@ -1,6 +1,6 @@
 // The per-step CPU overhead of the engine: scheduling, input preparation, sampling bookkeeping,
 // the forward's own glue and the scheduler's update — everything a step spends outside the
-// timed operators. Measured by running the real engine on waves of requests and subtracting,
+// timed operators. Measured by replaying waves of requests on the real engine and subtracting,
 // step by step, the operator time the profile's tables give for that very plan.
 #pragma once
 
@@ -21,14 +21,16 @@ struct OverheadSample {
   double seconds = 0.0;  // step duration - operator time predicted for its plan
 };
 
-// For each wave size s in `wave_sizes`, num_waves times: s requests of output_tokens tokens and
-// prompts of prompt_tokens x (1 + w % 4) tokens at the w-th wave (at most the model's context
-// and the scheduler's max_model_len less output_tokens; decodes over contexts from
-// prompt_tokens to 4 x prompt_tokens + output_tokens) arrive together and run to completion on
-// one engine built from `weights` (copied) and `config`: its batching policy (a static batch
-// formed at once) and prefix caching as configured — the policy's scheduling and the cache's
-// bookkeeping are step overhead; every prompt is distinct, so nothing hits — and speculative
-// decoding off. Every executed step gives one sample.
+// For each wave size s in `wave_sizes`, num_waves times: s requests arrive together and run to
+// completion through the engine's trace replay loop (the code path of `tidal engine run`, its
+// bookkeeping between steps included) on one engine built from `weights` (copied) and `config`.
+// The i-th request of the w-th wave has max(1, output_tokens / 2) + (7i + 3w) mod output_tokens
+// output tokens and a prompt of prompt_tokens x (1 + (i + w) mod 4) tokens (at most the model's
+// context and the scheduler's max_model_len less its output): neighbours in a batch differ in
+// context, and a batch shrinks as its requests finish, as in a trace. The config's batching
+// policy applies (a static batch formed at once) and prefix caching as configured — the policy's
+// scheduling and the cache's bookkeeping are step overhead; every prompt is distinct, so nothing
+// hits — and speculative decoding is off. Every executed step gives one sample.
 std::vector<OverheadSample> measure_step_overhead(const models::ModelWeights& weights,
                                                   const engine::EngineConfig& config,
                                                   const perf::StepTimeModel& operator_model,

@@ -1,6 +1,6 @@
-// The CPU-overhead waves run the engine under the profiled config's own batching policy (a
-// static batch formed at once, its batch size kept) and produce one sample per executed step:
-// counted exactly for waves whose plans are known. No timing is asserted.
+// The CPU-overhead waves are replayed on the engine under the profiled config's own batching
+// policy (a static batch formed at once, its batch size kept) and produce one sample per executed
+// step: counted exactly from the documented request lengths. No timing is asserted.
 #include "engine/profile/step_overhead.h"
 
 #include <algorithm>
@@ -23,7 +23,9 @@ class NoOperatorTime final : public perf::StepTimeModel {
 };
 
 constexpr int64_t kPromptTokens = 8;
-constexpr int64_t kOutputTokens = 4;  // one prefill step and three decode steps per batch
+// Request i of wave w gets 2 + (7i + 3w) mod 4 output tokens: wave 0 gives 2, 5, 4, 3 and wave 1
+// gives 5, 4, 3, 2 to requests 0..3. A batch runs as many steps as its longest output.
+constexpr int64_t kOutputTokens = 4;
 constexpr int kNumWaves = 2;
 
 std::vector<OverheadSample> run_waves(const engine::EngineConfig& config) {
@@ -43,8 +45,8 @@ TEST(StepOverhead, ContinuousBatchingRunsEachWaveAsOneBatch) {
   engine::EngineConfig config;
   config.scheduler.max_num_seqs = 2;  // raised to the largest wave
   const std::vector<OverheadSample> samples = run_waves(config);
-  // Per wave: the prefill step, then three decode steps; sizes 1, 2, 4, twice.
-  EXPECT_EQ(samples.size(), static_cast<size_t>(kNumWaves * 3 * kOutputTokens));
+  // Waves of 1, 2 and 4 requests, each one batch: 2 + 5 + 5 steps, then 5 + 5 + 5.
+  EXPECT_EQ(samples.size(), size_t{27});
   EXPECT_EQ(largest_batch(samples), 4);
   for (const OverheadSample& s : samples) EXPECT_GT(s.seconds, 0.0);
 }
@@ -56,8 +58,9 @@ TEST(StepOverhead, StaticBatchingKeepsItsBatchSizeAndDoesNotWait) {
   config.scheduler.static_batch_size = 2;
   config.scheduler.static_batch_timeout_s = 600.0;  // a wave of 1 would otherwise wait 10 minutes
   const std::vector<OverheadSample> samples = run_waves(config);
-  // Batches of at most 2: the wave of 4 runs as two batches, one after the other.
-  EXPECT_EQ(samples.size(), static_cast<size_t>(kNumWaves * (1 + 1 + 2) * kOutputTokens));
+  // Batches of at most 2: the wave of 4 runs as two batches, one after the other; 2 + 5 + (5 + 4)
+  // steps, then 5 + 5 + (5 + 3).
+  EXPECT_EQ(samples.size(), size_t{34});
   EXPECT_EQ(largest_batch(samples), 2);
 }
 
