@@ -12,6 +12,7 @@
 #include "models/quantize_weights.h"
 #include "traces/input_error.h"
 #include "validate/matrix.h"
+#include "validate/matrix_rounds.h"
 #include "validate/validation.h"
 
 namespace tidal::cli {
@@ -20,6 +21,7 @@ namespace {
 struct ValidateCliArgs {
   validate::ValidateOptions options;
   std::string matrix;
+  int num_rounds = 1;  // --rounds
   std::string backend = "cpu";
   std::string quant = "none";
   std::string kv_dtype = "bf16";
@@ -43,6 +45,8 @@ void add_validate_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "validate", "Run the engine and the simulator on the same trace and compare them");
   cmd->add_option("--matrix", args->matrix, "run every case of a matrix file instead");
+  cmd->add_option("--rounds", args->num_rounds,
+                  "with --matrix: run the whole matrix N times and summarize (default 1)");
   cmd->add_option("--trace", run.trace, "trace file (format detected from its first line)");
   cmd->add_option("--model", run.model, "checkpoint folder, config.json or preset");
   cmd->add_option("--backend", args->backend, "engine backend: cpu");
@@ -86,9 +90,12 @@ void add_validate_command(CLI::App& app) {
       throw InputError("--backend: '" + args->backend +
                        "': validation runs the CPU engine backend only (cpu)");
     }
+    if (args->matrix.empty() && cmd->count("--rounds") > 0) {
+      throw InputError("--rounds: only with --matrix");
+    }
     if (!args->matrix.empty()) {
-      const validate::MatrixResult result = validate::run_matrix(
-          validate::load_matrix(args->matrix), args->options.out_dir, print_line);
+      const validate::MatrixResult result = validate::run_matrix_rounds(
+          validate::load_matrix(args->matrix), args->options.out_dir, args->num_rounds, print_line);
       std::printf("%s", result.markdown.c_str());
       std::printf("wrote %s/matrix.md and matrix.json\n", args->options.out_dir.c_str());
       return;

@@ -132,16 +132,20 @@ std::string profile_key(const ValidateOptions& o) {
                      c.enable_prefix_caching ? "-pc" : "");
 }
 
-// "Targets held: ..." — per target of docs/validation.md, on how many of the cases that carry
-// `targets` it holds and which miss it.
-std::string targets_summary(const nlohmann::ordered_json& cases) {
+std::string cell_pct(const nlohmann::ordered_json& v) {
+  return v.is_null() ? std::string("n/a") : fmt::format("{:+.1f}", v.get<double>());
+}
+
+}  // namespace
+
+std::string targets_summary(const nlohmann::ordered_json& cases, const std::string& heading) {
   const std::array<std::pair<const char*, const char*>, 4> targets{{
       {"step_median", "step median < 3%"},
       {"step_p90", "step p90 < 8%"},
       {"request_means", "TTFT/TPOT/E2E means within 5%"},
       {"request_p99", "their p99 within 10%"},
   }};
-  std::string out = "\nTargets held:";
+  std::string out = "\n" + heading + ":";
   for (const auto& [key, words] : targets) {
     int num_cases = 0;
     int num_held = 0;
@@ -161,12 +165,6 @@ std::string targets_summary(const nlohmann::ordered_json& cases) {
   out.back() = '\n';
   return out;
 }
-
-std::string cell_pct(const nlohmann::ordered_json& v) {
-  return v.is_null() ? std::string("n/a") : fmt::format("{:+.1f}", v.get<double>());
-}
-
-}  // namespace
 
 Matrix load_matrix(const std::string& path) {
   std::ifstream in(path);
@@ -302,7 +300,7 @@ std::string matrix_markdown(const nlohmann::ordered_json& matrix_json) {
         r["engine_cpu_share"].get<double>(), r["step_predicted_total_s"].get<double>(),
         r["step_measured_total_s"].get<double>(), r["engine_cpu_s"].get<double>());
   }
-  out += targets_summary(matrix_json["cases"]);
+  out += targets_summary(matrix_json["cases"], "Targets held");
   out +=
       "\nErrors are the simulator's signed % error against the engine ((sim - engine) / "
       "engine); step |err| is per engine step, model vs measured duration on the same plan. "

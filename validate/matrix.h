@@ -39,6 +39,10 @@ struct MatrixResult {
 MatrixResult run_matrix(const Matrix& matrix, const std::string& out_dir,
                         const profile::ProgressFn& progress);
 
+// "\n<heading>: ..." — per target of docs/validation.md, on how many of the `cases` that carry
+// `targets` (rows of matrix.json) it holds and which miss it.
+std::string targets_summary(const nlohmann::ordered_json& cases, const std::string& heading);
+
 // The markdown table of matrix.json's rows.
 std::string matrix_markdown(const nlohmann::ordered_json& matrix_json);
 
