@@ -57,8 +57,8 @@ struct OperatorTable {
 // Attention kernel times, per layer. Prefill: one sequence's chunk of chunk_tokens new tokens on
 // top of context_tokens cached ones; a batch's prefill time is the sum over its prefill chunks.
 // Decode: batch_size sequences each at context_tokens (the batch's mean context). Bilinear
-// interpolation inside the grid; outside, the same clamp-and-scale rule as OperatorTable applied
-// per axis.
+// interpolation inside the grid (prefill: of seconds per chunk token, then times the chunk);
+// outside, the same clamp-and-scale rule as OperatorTable applied per axis. Chunks are >= 1.
 struct AttentionTables {
   std::vector<int64_t> prefill_chunk_tokens;    // [num_chunk_points]
   std::vector<int64_t> prefill_context_tokens;  // [num_context_points]

@@ -308,6 +308,10 @@ void validate_profile(const Profile& profile, const std::string& where) {
   if (profile.attention_source == TimeSource::measured) {
     const AttentionTables& a = profile.attention;
     check_axis(a.prefill_chunk_tokens, where, "attention.prefill.chunk_tokens");
+    if (a.prefill_chunk_tokens.front() < 1) {
+      throw_json_error(where, "attention.prefill.chunk_tokens[0]",
+                       "must be >= 1 (a chunk has at least one new token)");
+    }
     check_axis(a.prefill_context_tokens, where, "attention.prefill.context_tokens");
     check_values(a.prefill_seconds, a.prefill_chunk_tokens.size() * a.prefill_context_tokens.size(),
                  where, "attention.prefill.seconds");

@@ -82,8 +82,15 @@ class ProfiledCosts final : public StepCosts {
     for (OpClass op : kRowOpClasses) require(op);
     if (profile.attention_source == TimeSource::measured) {
       const AttentionTables& a = profile.attention;
-      prefill_ = Table2D(as_doubles(a.prefill_chunk_tokens), as_doubles(a.prefill_context_tokens),
-                         a.prefill_seconds);
+      // Per chunk token: a chunk's attention grows as chunk x (context + chunk / 2), so its time
+      // per chunk token is bilinear in (chunk, context) where the time itself is not.
+      std::vector<double> seconds_per_chunk_token = a.prefill_seconds;  // [chunks, contexts]
+      const size_t num_contexts = a.prefill_context_tokens.size();
+      for (size_t i = 0; i < seconds_per_chunk_token.size(); ++i) {
+        seconds_per_chunk_token[i] /= static_cast<double>(a.prefill_chunk_tokens[i / num_contexts]);
+      }
+      prefill_per_token_ = Table2D(as_doubles(a.prefill_chunk_tokens),
+                                   as_doubles(a.prefill_context_tokens), seconds_per_chunk_token);
       decode_ = Table2D(as_doubles(a.decode_batch_sizes), as_doubles(a.decode_context_tokens),
                         a.decode_seconds);
     }
@@ -119,7 +126,7 @@ class ProfiledCosts final : public StepCosts {
   }
 
   AttentionSeconds attention_seconds(std::span<const SeqWork> batch) const override {
-    if (prefill_.empty()) return roofline_.attention_seconds(batch);
+    if (prefill_per_token_.empty()) return roofline_.attention_seconds(batch);
     double prefill = 0.0;
     double decode_context = 0.0;
     int64_t num_decode = 0;
@@ -129,8 +136,8 @@ class ProfiledCosts final : public StepCosts {
         decode_context += static_cast<double>(seq.num_context_tokens);
         ++num_decode;
       } else {
-        prefill += prefill_(static_cast<double>(seq.num_new_tokens),
-                            static_cast<double>(seq.num_context_tokens));
+        const auto chunk = static_cast<double>(seq.num_new_tokens);
+        prefill += chunk * prefill_per_token_(chunk, static_cast<double>(seq.num_context_tokens));
       }
     }
     const double layers = static_cast<double>(model_.num_layers);
@@ -167,10 +174,10 @@ class ProfiledCosts final : public StepCosts {
   int32_t tp_;
   RooflineCosts roofline_;
   std::array<Measured, kNumOpClasses> measured_;  // empty table: roofline
-  Table2D prefill_;                               // [chunk, context]; empty: roofline
-  Table2D decode_;                                // [batch, context]
-  Table1D allreduce_;                             // over bytes; empty: roofline
-  Table1D cpu_overhead_;                          // over num_seqs; empty: roofline
+  Table2D prefill_per_token_;  // [chunk, context] seconds / chunk tokens; empty: roofline
+  Table2D decode_;             // [batch, context]
+  Table1D allreduce_;          // over bytes; empty: roofline
+  Table1D cpu_overhead_;       // over num_seqs; empty: roofline
 };
 
 }  // namespace

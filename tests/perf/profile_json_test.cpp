@@ -107,6 +107,10 @@ TEST(ProfileJson, WrongTypesAndShapes) {
   json["attention"]["decode"]["seconds"][0].erase(2);
   EXPECT_EQ(load_error(json, "grid.json"), "attention.decode.seconds[0]: has 2 values, expected 3");
   json = sample_json();
+  json["attention"]["prefill"]["chunk_tokens"][0] = 0;
+  EXPECT_EQ(load_error(json, "chunk.json"),
+            "attention.prefill.chunk_tokens[0]: must be >= 1 (a chunk has at least one new token)");
+  json = sample_json();
   json["attention_source"] = "roofline";
   EXPECT_EQ(load_error(json, "attention.json"),
             "attention: must be absent when attention_source is \"roofline\"");

@@ -86,9 +86,10 @@ TEST(ProfiledModel, RooflineSectionsMatchTheRooflineModel) {
 
 TEST(ProfiledModel, AttentionAndCpuOverheadFromTables) {
   const auto model = model_of(tiny_profile(1));
-  // Prefill chunk 48 on context 50: bilinear in [[1, 2], [3, 5]] x 1e-5 at the centre.
+  // Prefill chunk 48 on context 50: the time per chunk token, [[1/32, 2/32], [3/64, 5/64]] x
+  // 1e-5, bilinear at the centre (0.0546875e-5), times 48 chunk tokens.
   const std::vector<SeqWork> prefill = {{48, 50}};
-  EXPECT_DOUBLE_EQ(model->breakdown(prefill)[OpClass::attention_prefill], 6 * 2.75e-5);
+  EXPECT_DOUBLE_EQ(model->breakdown(prefill)[OpClass::attention_prefill], 6 * 2.625e-5);
   // Three decodes at mean context 200 -> batch 3 of [1, 4], context 200 of [100, 300].
   const std::vector<SeqWork> decode = {{1, 100}, {1, 200}, {1, 300}};
   const double at_batch_1 = 2e-6;
@@ -99,6 +100,15 @@ TEST(ProfiledModel, AttentionAndCpuOverheadFromTables) {
   const std::vector<SeqWork> twelve(12, SeqWork{1, 100});
   EXPECT_DOUBLE_EQ(model->breakdown(twelve)[OpClass::cpu_overhead], 1.5e-3);
   EXPECT_NEAR(model->step_seconds(twelve), model->breakdown(twelve).total_seconds(), 1e-15);
+}
+
+TEST(ProfiledModel, PrefillAttentionQuadraticInTheChunkIsExactBetweenGridPoints) {
+  // Measured as chunk x (context + chunk / 2) x 1 ns at the grid's corners.
+  Profile p = tiny_profile(1);
+  p.attention.prefill_seconds = {32 * 16e-9, 32 * 116e-9, 64 * 32e-9, 64 * 132e-9};
+  const auto model = model_of(p);
+  const std::vector<SeqWork> prefill = {{48, 50}};
+  EXPECT_NEAR(model->breakdown(prefill)[OpClass::attention_prefill], 6 * 48 * 74e-9, 1e-18);
 }
 
 TEST(ProfiledModel, AllReduceOverMessageSize) {
