@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "engine/profile/cpu_target.h"
+#include "engine/profile/overhead_fit.h"
 #include "engine/profile/piecewise_fit.h"
 #include "engine/profile/step_overhead.h"
 #include "kernels/kv_cache.h"
@@ -140,20 +141,14 @@ OverheadFit measure_cpu_overhead(perf::Profile& profile, const perf::ModelSpec& 
   const std::vector<OverheadSample> samples =
       measure_step_overhead(weights, ec, *operator_model, wave_sizes, kOverheadWaves,
                             kOverheadPromptTokens, kOverheadOutputTokens);
-  std::map<int64_t, std::vector<double>> by_seqs;  // num_seqs -> residual seconds
-  for (const OverheadSample& s : samples) by_seqs[s.num_seqs].push_back(s.seconds);
-  std::vector<int64_t> overhead_seqs;    // [num_points]
-  std::vector<double> overhead_seconds;  // [num_points]
-  for (const auto& [num_seqs, residuals] : by_seqs) {
-    overhead_seqs.push_back(num_seqs);
-    overhead_seconds.push_back(std::max(0.0, median(residuals)));
-  }
-  keep_series(measured, "cpu_overhead", overhead_seqs, overhead_seconds);
+  const OverheadModel fit = fit_overhead(samples);
+  keep_series(measured, "cpu_overhead", fit.num_seqs, fit.seconds);
   const perf::OperatorTable overhead =
-      fitted_table(overhead_seqs, overhead_seconds, perf::OpScope::step, tolerance);
+      fitted_table(fit.num_seqs, fit.seconds, perf::OpScope::step, tolerance);
   profile.cpu_overhead.num_seqs = overhead.num_tokens;
   profile.cpu_overhead.seconds = overhead.seconds;
-  return {samples.size(), overhead_seqs.back()};
+  profile.cpu_overhead.share_of_operator_time = fit.share_of_operator_time;
+  return {samples.size(), fit.num_seqs.back(), fit.share_of_operator_time};
 }
 
 int64_t bench_num_blocks(const models::ModelConfig& config, int64_t num_kv_heads,

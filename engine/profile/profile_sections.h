@@ -61,16 +61,19 @@ void fit_batch_operators(perf::Profile& profile, const std::vector<int64_t>& bat
                          const std::vector<double>& sampling_seconds, double tolerance,
                          std::vector<MeasuredSeries>* measured);
 
-// How many engine steps measure_cpu_overhead sampled, and the largest num_seqs among them.
+// How many engine steps measure_cpu_overhead sampled, the largest num_seqs among them, and the
+// fitted share of operator time.
 struct OverheadFit {
   size_t num_samples = 0;
   int64_t max_num_seqs = 0;
+  double share_of_operator_time = 0.0;
 };
 
 // The cpu_overhead section: real engine steps (measure_step_overhead: waves of `wave_sizes`
 // requests on an engine of `ec` over `weights`) minus the operator time that `profile`'s tables
-// (with `model` on `device`) give their plans; per num_seqs the median residual (at least 0),
-// fitted within `tolerance` (kept in *measured when given).
+// (with `model` on `device`) give their plans, split by fit_overhead into a share of the operator
+// time and a time per num_seqs (at least 0), fitted within `tolerance` (kept in *measured when
+// given).
 OverheadFit measure_cpu_overhead(perf::Profile& profile, const perf::ModelSpec& model,
                                  const perf::GpuSpec& device, const models::ModelWeights& weights,
                                  const engine::EngineConfig& ec,

@@ -78,8 +78,11 @@ perf::Profile run_profile(const ProfileOptions& options, const ProgressFn& progr
   const OverheadFit overhead = measure_cpu_overhead(
       profile, spec, cpu_device_spec(profile.provenance.device), loaded.weights, ec,
       sweeps.decode.batches, options.max_relative_fit_error, measured);
-  progress(fmt::format("profile: CPU overhead over {} engine steps, batch 1..{} [{:.1f} s]",
-                       overhead.num_samples, overhead.max_num_seqs, seconds_since(start)));
+  progress(fmt::format(
+      "profile: CPU overhead over {} engine steps, batch 1..{}; {:+.1f}% of operator time [{:.1f} "
+      "s]",
+      overhead.num_samples, overhead.max_num_seqs, overhead.share_of_operator_time * 100.0,
+      seconds_since(start)));
 
   // N-gram drafting: one lookup per sequence over the decode grid's contexts, at the config's k.
   const int32_t draft_tokens =
@@ -103,8 +106,10 @@ perf::Profile run_profile(const ProfileOptions& options, const ProgressFn& progr
       "{}%; residual adds are fused into the norms (add_rms_norm) and measure 0; embedding "
       "includes the "
       "forward's time outside the operators (batch flattening, activation buffers); cpu_overhead = "
-      "engine step duration minus the tables' operator time, median per batch size over {} "
-      "steps; all-reduce bytes = tokens x hidden x 2 (sim/perf's index; the CPU engine reduces "
+      "engine step duration minus the tables' operator time over {} replayed steps, split into "
+      "a share of the operator time (median over steps with prefill, beyond the decode steps' "
+      "median per batch size) and a median per batch size; all-reduce bytes = tokens x hidden x 2 "
+      "(sim/perf's index; the CPU engine reduces "
       "fp32); draft = one n-gram propose() over synthesized prompts (no match: the whole "
       "context scanned), seconds_per_seq + seconds_per_context_token x context fitted by least "
       "squares over the decode grid's contexts.",

@@ -54,8 +54,9 @@ std::vector<OverheadSample> measure_step_overhead(const models::ModelWeights& we
           work.push_back({seq.num_new_tokens, seq.num_context_tokens, seq.samples ? 1 : 0});
         }
         const double measured = static_cast<double>(record.end_ns - record.start_ns) * 1e-9;
-        samples.push_back({static_cast<int64_t>(record.seqs.size()),
-                           measured - operator_model.step_seconds(work)});
+        const double operator_seconds = operator_model.step_seconds(work);
+        samples.push_back({static_cast<int64_t>(record.seqs.size()), measured - operator_seconds,
+                           operator_seconds, record.num_prefill_tokens > 0});
       }
     }
   }

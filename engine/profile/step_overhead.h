@@ -18,7 +18,9 @@ namespace tidal::profile {
 
 struct OverheadSample {
   int64_t num_seqs = 0;
-  double seconds = 0.0;  // step duration - operator time predicted for its plan
+  double seconds = 0.0;           // step duration - operator time predicted for its plan
+  double operator_seconds = 0.0;  // that operator time
+  bool has_prefill = false;       // the plan carries prompt (or recomputed) tokens
 };
 
 // For each wave size s in `wave_sizes`, num_waves times: s requests arrive together and run to

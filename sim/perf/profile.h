@@ -79,11 +79,14 @@ struct AllReduceTable {
   friend bool operator==(const AllReduceTable&, const AllReduceTable&) = default;
 };
 
-// Per-step CPU overhead over the number of sequences in the batch.
+// Per-step CPU overhead: seconds over the number of sequences in the batch, plus a share of the
+// step's operator time (operators running slower inside the engine's steps than timed alone).
 struct CpuOverheadTable {
   TimeSource source = TimeSource::roofline;
   std::vector<int64_t> num_seqs;  // [num_points], strictly increasing
   std::vector<double> seconds;    // [num_points]
+  // Seconds per second of the tables' operator and attention time; measured only, in [-0.5, 1].
+  double share_of_operator_time = 0.0;
 
   friend bool operator==(const CpuOverheadTable&, const CpuOverheadTable&) = default;
 };

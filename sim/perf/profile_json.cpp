@@ -182,6 +182,9 @@ Profile read_profile(const nlohmann::json& root, const std::string& where) {
     if (profile.cpu_overhead.source == TimeSource::measured) {
       profile.cpu_overhead.num_seqs = cpu.integer_array("num_seqs");
       profile.cpu_overhead.seconds = cpu.number_array("seconds");
+      if (cpu.has("share_of_operator_time")) {
+        profile.cpu_overhead.share_of_operator_time = cpu.number("share_of_operator_time");
+      }
     }
     cpu.finish();
   }
@@ -274,6 +277,7 @@ nlohmann::ordered_json profile_json(const Profile& profile) {
   if (profile.cpu_overhead.source == TimeSource::measured) {
     cpu["num_seqs"] = profile.cpu_overhead.num_seqs;
     cpu["seconds"] = profile.cpu_overhead.seconds;
+    cpu["share_of_operator_time"] = profile.cpu_overhead.share_of_operator_time;
   }
   root["cpu_overhead"] = std::move(cpu);
   if (profile.draft) {
@@ -344,6 +348,10 @@ void validate_profile(const Profile& profile, const std::string& where) {
     check_axis(profile.cpu_overhead.num_seqs, where, "cpu_overhead.num_seqs");
     check_values(profile.cpu_overhead.seconds, profile.cpu_overhead.num_seqs.size(), where,
                  "cpu_overhead.seconds");
+    const double share = profile.cpu_overhead.share_of_operator_time;
+    if (!(share >= -0.5 && share <= 1.0)) {
+      throw_json_error(where, "cpu_overhead.share_of_operator_time", "must be in [-0.5, 1]");
+    }
   }
   if (profile.draft) {
     if (profile.draft->method != "ngram") {

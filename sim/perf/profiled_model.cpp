@@ -100,6 +100,7 @@ class ProfiledCosts final : public StepCosts {
     if (profile.cpu_overhead.source == TimeSource::measured) {
       cpu_overhead_ =
           Table1D(as_doubles(profile.cpu_overhead.num_seqs), profile.cpu_overhead.seconds);
+      operator_share_ = profile.cpu_overhead.share_of_operator_time;
     }
   }
 
@@ -154,6 +155,8 @@ class ProfiledCosts final : public StepCosts {
     return roofline_.swap_seconds(num_blocks);
   }
 
+  double operator_share() const override { return operator_share_; }
+
  private:
   struct Measured {
     Table1D table;
@@ -174,10 +177,11 @@ class ProfiledCosts final : public StepCosts {
   int32_t tp_;
   RooflineCosts roofline_;
   std::array<Measured, kNumOpClasses> measured_;  // empty table: roofline
-  Table2D prefill_per_token_;  // [chunk, context] seconds / chunk tokens; empty: roofline
-  Table2D decode_;             // [batch, context]
-  Table1D allreduce_;          // over bytes; empty: roofline
-  Table1D cpu_overhead_;       // over num_seqs; empty: roofline
+  Table2D prefill_per_token_;    // [chunk, context] seconds / chunk tokens; empty: roofline
+  Table2D decode_;               // [batch, context]
+  Table1D allreduce_;            // over bytes; empty: roofline
+  Table1D cpu_overhead_;         // over num_seqs; empty: roofline
+  double operator_share_ = 0.0;  // cpu_overhead's share of the operators' time
 };
 
 }  // namespace

@@ -60,25 +60,34 @@ double TabulatedStepModel::token_total(int64_t num_tokens) const {
   return total;
 }
 
-double TabulatedStepModel::seq_total(const BatchCounts& counts) const {
-  // The precomputed sum over `ops` at `count`, or the sum computed now beyond the table.
-  auto total = [&](const std::vector<double>& table, std::span<const OpClass> ops, int64_t count) {
-    if (static_cast<std::size_t>(count) < table.size()) {
-      return table[static_cast<std::size_t>(count)];
-    }
-    double sum = 0.0;
-    for (OpClass op : ops) sum += costs_->seq_seconds(op, count);
-    return sum;
-  };
-  return total(row_totals_, kRowOpClasses, counts.num_logit_rows) +
-         total(seq_totals_, kSeqOpClasses, counts.num_seqs);
+namespace {
+
+// The precomputed sum over `ops` at `count`, or the sum computed now beyond the table.
+double precomputed_or_summed(const std::vector<double>& table, std::span<const OpClass> ops,
+                             int64_t count, const StepCosts& costs) {
+  if (static_cast<std::size_t>(count) < table.size()) return table[static_cast<std::size_t>(count)];
+  double sum = 0.0;
+  for (OpClass op : ops) sum += costs.seq_seconds(op, count);
+  return sum;
+}
+
+}  // namespace
+
+double TabulatedStepModel::row_total(int64_t num_logit_rows) const {
+  return precomputed_or_summed(row_totals_, kRowOpClasses, num_logit_rows, *costs_);
+}
+
+double TabulatedStepModel::seq_total(int64_t num_seqs) const {
+  return precomputed_or_summed(seq_totals_, kSeqOpClasses, num_seqs, *costs_);
 }
 
 double TabulatedStepModel::step_seconds(std::span<const SeqWork> batch) const {
   const BatchCounts counts = count_batch(batch);
   if (counts.num_seqs == 0) return 0.0;
   const AttentionSeconds attention = costs_->attention_seconds(batch);
-  return token_total(counts.num_tokens) + seq_total(counts) + attention.prefill + attention.decode;
+  const double operators = token_total(counts.num_tokens) + row_total(counts.num_logit_rows) +
+                           attention.prefill + attention.decode;
+  return operators * (1.0 + costs_->operator_share()) + seq_total(counts.num_seqs);
 }
 
 double TabulatedStepModel::swap_seconds(int64_t num_blocks) const {
@@ -91,10 +100,12 @@ StepBreakdown TabulatedStepModel::breakdown(std::span<const SeqWork> batch) cons
   if (counts.num_seqs == 0) return out;
   for (OpClass op : kTokenOpClasses) out[op] = costs_->token_seconds(op, counts.num_tokens);
   for (OpClass op : kRowOpClasses) out[op] = costs_->seq_seconds(op, counts.num_logit_rows);
-  for (OpClass op : kSeqOpClasses) out[op] = costs_->seq_seconds(op, counts.num_seqs);
   const AttentionSeconds attention = costs_->attention_seconds(batch);
   out[OpClass::attention_prefill] = attention.prefill;
   out[OpClass::attention_decode] = attention.decode;
+  const double operators = out.total_seconds();  // every class but the sequence classes so far
+  for (OpClass op : kSeqOpClasses) out[op] = costs_->seq_seconds(op, counts.num_seqs);
+  out[OpClass::cpu_overhead] += costs_->operator_share() * operators;
   return out;
 }
 

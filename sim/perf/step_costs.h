@@ -54,6 +54,8 @@ class StepCosts {
   virtual double seq_seconds(OpClass op, int64_t count) const = 0;
   virtual AttentionSeconds attention_seconds(std::span<const SeqWork> batch) const = 0;
   virtual double swap_seconds(int64_t num_blocks) const = 0;
+  // cpu_overhead's share of the step's other classes' time (all but swaps); 0 by default.
+  virtual double operator_share() const { return 0.0; }
 };
 
 class TabulatedStepModel final : public StepTimeModel {
@@ -67,8 +69,8 @@ class TabulatedStepModel final : public StepTimeModel {
 
  private:
   double token_total(int64_t num_tokens) const;
-  // Rows and sequences: (sum over kRowOpClasses at num_logit_rows) + (kSeqOpClasses at num_seqs).
-  double seq_total(const BatchCounts& counts) const;
+  double row_total(int64_t num_logit_rows) const;  // sum over kRowOpClasses
+  double seq_total(int64_t num_seqs) const;        // sum over kSeqOpClasses
 
   std::unique_ptr<StepCosts> costs_;
   std::vector<double> token_totals_;  // [max_precomputed_tokens + 1], sum over kTokenOpClasses

@@ -74,6 +74,25 @@ TEST(ProfileJson, RoundTrips) {
             std::string(std::istreambuf_iterator<char>(b), {}));
 }
 
+TEST(ProfileJson, CpuOverheadShareOfOperatorTime) {
+  Profile p = sample_profile();
+  p.cpu_overhead = {TimeSource::measured, {1, 8}, {1e-6, 2e-6}, 0.025};
+  const std::string path = temp_path("share.json");
+  save_profile(p, path);
+  EXPECT_EQ(load_profile(path), p);
+  std::ifstream in(path);
+  nlohmann::json json = nlohmann::json::parse(in);
+  EXPECT_DOUBLE_EQ(json["cpu_overhead"]["share_of_operator_time"].get<double>(), 0.025);
+  // Profiles written before the share load with 0.
+  json["cpu_overhead"].erase("share_of_operator_time");
+  const std::string older = temp_path("share_absent.json");
+  std::ofstream(older) << json.dump();
+  EXPECT_DOUBLE_EQ(load_profile(older).cpu_overhead.share_of_operator_time, 0.0);
+  json["cpu_overhead"]["share_of_operator_time"] = 1.5;
+  EXPECT_EQ(load_error(json, "share_high.json"),
+            "cpu_overhead.share_of_operator_time: must be in [-0.5, 1]");
+}
+
 TEST(ProfileJson, UnknownKeysNameTheirPath) {
   nlohmann::json json = sample_json();
   json["operators"]["qkv_proj"]["colour"] = "blue";

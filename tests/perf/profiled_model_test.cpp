@@ -111,6 +111,19 @@ TEST(ProfiledModel, PrefillAttentionQuadraticInTheChunkIsExactBetweenGridPoints)
   EXPECT_NEAR(model->breakdown(prefill)[OpClass::attention_prefill], 6 * 48 * 74e-9, 1e-18);
 }
 
+TEST(ProfiledModel, CpuOverheadCarriesItsShareOfTheOperatorTime) {
+  Profile p = tiny_profile(1);
+  const std::vector<SeqWork> twelve(12, SeqWork{1, 100});
+  const double without_share = model_of(p)->step_seconds(twelve);
+  const double operators = without_share - 1.5e-3;  // the overhead at 12 sequences
+  p.cpu_overhead.share_of_operator_time = 0.25;
+  const auto model = model_of(p);
+  EXPECT_NEAR(model->step_seconds(twelve), operators * 1.25 + 1.5e-3, 1e-15);
+  const StepBreakdown parts = model->breakdown(twelve);
+  EXPECT_NEAR(parts[OpClass::cpu_overhead], 0.25 * operators + 1.5e-3, 1e-15);
+  EXPECT_NEAR(parts.total_seconds(), model->step_seconds(twelve), 1e-15);
+}
+
 TEST(ProfiledModel, AllReduceOverMessageSize) {
   const auto model = model_of(tiny_profile(2), 2);
   const std::vector<SeqWork> batch = {{100, 0}};
