@@ -1,5 +1,6 @@
 // fit_overhead on synthetic samples whose residuals follow its model exactly: the share of
-// operator time and the time per batch size come back; the clamps and the fallbacks hold.
+// operator time and the time per batch size come back; the decode steps' winsorized mean, the
+// clamps and the fallbacks hold.
 #include "engine/profile/overhead_fit.h"
 
 #include <stdexcept>
@@ -35,6 +36,16 @@ TEST(OverheadFit, RecoversTheShareAndTheTimePerBatchSize) {
   EXPECT_NEAR(fit.seconds[0], 1e-6, 1e-15);
   EXPECT_NEAR(fit.seconds[1], 2e-6, 1e-15);
   EXPECT_NEAR(fit.seconds[2], 4e-6, 1e-15);
+}
+
+TEST(OverheadFit, DecodeTimesAreMeansWithTheTopPercentLowered) {
+  // 101 decode steps of one sequence: 95 at 1 us, 5 at 3 us, 1 stall of 1 ms. The 99th percentile
+  // (the 100th of 101 values) is 3 us: the stall counts as 3 us.
+  std::vector<OverheadSample> samples(95, decode(1, 1e-6));
+  for (int i = 0; i < 5; ++i) samples.push_back(decode(1, 3e-6));
+  samples.push_back(decode(1, 1e-3));
+  const OverheadModel fit = fit_overhead(samples);
+  EXPECT_NEAR(fit.seconds[0], (95 * 1e-6 + 6 * 3e-6) / 101, 1e-15);
 }
 
 TEST(OverheadFit, TheShareIsClampedAndTimesAreNotNegative) {
