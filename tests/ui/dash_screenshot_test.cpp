@@ -1,7 +1,6 @@
 // `tidal dash` headless under Xvfb: a scripted what-if loop (load, run, pin, edit, rerun,
 // views, theme, screenshots, report) must leave non-blank PNGs and run folders with the
 // expected metrics. Skipped when xvfb-run is not installed.
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -62,12 +61,19 @@ bool have_xvfb() {
   return std::system("command -v xvfb-run >/dev/null 2>&1") == 0;
 }
 
-// Runs `tidal dash ARGS` under Xvfb with the output in `log`; returns the exit status.
+// Runs `tidal dash ARGS` under Xvfb with the output in `log`; returns tidal's exit status (-1 when
+// it did not run), read from a file the shell writes under xvfb-run: xvfb-run's own status also
+// covers removing its temporary directory, which can fail after tidal has exited (status 5).
 int run_dash(const std::string& args, const fs::path& log) {
-  const std::string command = "xvfb-run -a -s \"-screen 0 1600x1000x24\" " + kTidal + " dash " +
-                              args + " > " + log.string() + " 2>&1";
-  const int status = std::system(command.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const fs::path status_file = log.string() + ".status";
+  fs::remove(status_file);
+  const std::string command = "xvfb-run -a -s \"-screen 0 1600x1000x24\" sh -c '" + kTidal +
+                              " dash " + args + " > " + log.string() + " 2>&1; echo $? > " +
+                              status_file.string() + "'";
+  if (std::system(command.c_str()) == -1) return -1;  // no shell to run it
+  int status = -1;
+  std::ifstream(status_file) >> status;
+  return status;
 }
 
 fs::path fresh_dir(const std::string& name) {
