@@ -270,11 +270,15 @@ MatrixResult run_matrix(const Matrix& matrix, const std::string& out_dir,
   MatrixResult result;
   result.json = {{"kind", "tidal-validation-matrix"}, {"name", matrix.name}, {"cases", rows}};
   result.markdown = matrix_markdown(result.json);
-  std::ofstream(dir / "matrix.json") << result.json.dump(2) << "\n";
-  std::ofstream md(dir / "matrix.md");
+  write_matrix_files(result, out_dir);
+  return result;
+}
+
+void write_matrix_files(const MatrixResult& result, const std::string& out_dir) {
+  std::ofstream(fs::path(out_dir) / "matrix.json") << result.json.dump(2) << "\n";
+  std::ofstream md(fs::path(out_dir) / "matrix.md");
   md << result.markdown;
   if (!md) throw InputError(fmt::format("{}: cannot write matrix.md", out_dir));
-  return result;
 }
 
 std::string matrix_markdown(const nlohmann::ordered_json& matrix_json) {

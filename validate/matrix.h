@@ -43,6 +43,9 @@ MatrixResult run_matrix(const Matrix& matrix, const std::string& out_dir,
 // `targets` (rows of matrix.json) it holds and which miss it.
 std::string targets_summary(const nlohmann::ordered_json& cases, const std::string& heading);
 
+// Writes result.json and result.markdown as out_dir/matrix.{json,md}; InputError when it cannot.
+void write_matrix_files(const MatrixResult& result, const std::string& out_dir);
+
 // The markdown table of matrix.json's rows.
 std::string matrix_markdown(const nlohmann::ordered_json& matrix_json);
 

@@ -4,7 +4,6 @@
 #include <array>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -156,10 +155,7 @@ MatrixResult run_matrix_rounds(const Matrix& matrix, const std::string& out_dir,
   MatrixResult result;
   result.json = rounds_json(round_jsons);
   result.markdown = rounds_markdown(result.json, round_jsons);
-  std::ofstream(fs::path(out_dir) / "matrix.json") << result.json.dump(2) << "\n";
-  std::ofstream md(fs::path(out_dir) / "matrix.md");
-  md << result.markdown;
-  if (!md) throw InputError(fmt::format("{}: cannot write matrix.md", out_dir));
+  write_matrix_files(result, out_dir);
   return result;
 }
 
