@@ -2,7 +2,10 @@
 //   d2d_copy                 device-to-device cudaMemcpy of 2 GiB, read + write bytes / time
 //   cublas_bf16_gemm         [4096 x 4096] x [4096 x 14336]^T through cuBLAS, TFLOP/s
 //   decode_b1_bf16           one token, context 512, CUDA graph; vs weight bytes / d2d bandwidth
+//   decode_b1_bf16_parts     the same step's linears alone and its other operators alone
+//   decode_b1_bf16_gemv      the same step with the linears through the GEMV instead of cuBLAS
 //   prefill_4096_bf16        one sequence of 4,096 new tokens; TFLOP/s vs the cuBLAS rate
+//   prefill_4096_attention_layer  one layer's causal attention of that prompt, TFLOP/s
 //   decode_b1_int8           as decode_b1_bf16 with int8 weight-only linears; speedup over bf16
 //   decode_step              batch 1..256 x context 512..32768 (graphs); skipped when the KV of
 //                            the shape does not fit the arena
@@ -177,50 +180,64 @@ class SyntheticModel {
     backend.synchronize();
   }
 
-  // Bytes every decode step must read: all linear weights (embedding rows are negligible).
-  size_t linear_bytes() const {
-    size_t total = lm_head_->bytes();
+  // Bytes of the decoder layers' linear weights (every token goes through them).
+  size_t layer_linear_bytes() const {
+    size_t total = 0;
     for (const auto& l : layers_) {
       total += l.q->bytes() + l.k->bytes() + l.v->bytes() + l.o->bytes() + l.gate->bytes() +
                l.up->bytes() + l.down->bytes();
     }
     return total;
   }
+  size_t lm_head_bytes() const { return lm_head_->bytes(); }
+  // Bytes every decode step must read: all linear weights (embedding rows are negligible).
+  size_t linear_bytes() const { return layer_linear_bytes() + lm_head_bytes(); }
+
+  // Which operators a step runs: all, or (to split its time) only the linears or only the rest.
+  enum class Parts { all, linears, others };
 
   // One forward step over buffers' batch; next_tokens gets the argmax of each sequence.
-  void step(StepBuffers& b, int64_t num_tokens, int64_t num_seqs, const KvCacheView& kv) {
+  void step(StepBuffers& b, int64_t num_tokens, int64_t num_seqs, const KvCacheView& kv,
+            Parts parts = Parts::all) {
+    const bool linears = parts != Parts::others;
+    const bool others = parts != Parts::linears;
     CudaBackend& be = backend_;
-    be.embedding(embed_.data(), kHidden, b.token_ids.data(), num_tokens, b.residual.data());
+    if (others)
+      be.embedding(embed_.data(), kHidden, b.token_ids.data(), num_tokens, b.residual.data());
     const float scale = 1.0f / std::sqrt(static_cast<float>(kHeadDim));
     for (int64_t l = 0; l < kLayers; ++l) {
       const SyntheticLayer& layer = layers_[l];
-      if (l == 0) {
+      if (others && l == 0) {
         be.rms_norm(b.residual.data(), layer.input_norm.data(), num_tokens, kHidden, kEps,
                     b.normed.data());
-      } else {
+      } else if (others) {
         be.add_rms_norm(b.residual.data(), b.sublayer.data(), layer.input_norm.data(), num_tokens,
                         kHidden, kEps, b.normed.data());
       }
-      layer.q->run(be, b.normed.data(), num_tokens, b.q.data());
-      layer.k->run(be, b.normed.data(), num_tokens, b.k.data());
-      layer.v->run(be, b.normed.data(), num_tokens, b.v.data());
-      be.rope(b.q.data(), b.k.data(), b.positions.data(), num_tokens, kHeads, kKvHeads, kHeadDim,
-              inv_freq_.data());
-      be.write_kv(kv, l, b.k.data(), b.v.data(), b.slot_mapping.data(), num_tokens);
-      be.paged_attention(b.q.data(), kv, l, b.batch, scale, b.attn.data());
-      layer.o->run(be, b.attn.data(), num_tokens, b.sublayer.data());
-      be.add_rms_norm(b.residual.data(), b.sublayer.data(), layer.post_attn_norm.data(), num_tokens,
-                      kHidden, kEps, b.normed.data());
-      layer.gate->run(be, b.normed.data(), num_tokens, b.gate.data());
-      layer.up->run(be, b.normed.data(), num_tokens, b.up.data());
-      be.swiglu(b.gate.data(), b.up.data(), num_tokens * kIntermediate, b.gate.data());
-      layer.down->run(be, b.gate.data(), num_tokens, b.sublayer.data());
+      if (linears) layer.q->run(be, b.normed.data(), num_tokens, b.q.data());
+      if (linears) layer.k->run(be, b.normed.data(), num_tokens, b.k.data());
+      if (linears) layer.v->run(be, b.normed.data(), num_tokens, b.v.data());
+      if (others)
+        be.rope(b.q.data(), b.k.data(), b.positions.data(), num_tokens, kHeads, kKvHeads, kHeadDim,
+                inv_freq_.data());
+      if (others) be.write_kv(kv, l, b.k.data(), b.v.data(), b.slot_mapping.data(), num_tokens);
+      if (others) be.paged_attention(b.q.data(), kv, l, b.batch, scale, b.attn.data());
+      if (linears) layer.o->run(be, b.attn.data(), num_tokens, b.sublayer.data());
+      if (others)
+        be.add_rms_norm(b.residual.data(), b.sublayer.data(), layer.post_attn_norm.data(),
+                        num_tokens, kHidden, kEps, b.normed.data());
+      if (linears) layer.gate->run(be, b.normed.data(), num_tokens, b.gate.data());
+      if (linears) layer.up->run(be, b.normed.data(), num_tokens, b.up.data());
+      if (others) be.swiglu(b.gate.data(), b.up.data(), num_tokens * kIntermediate, b.gate.data());
+      if (linears) layer.down->run(be, b.gate.data(), num_tokens, b.sublayer.data());
     }
-    be.add_rms_norm(b.residual.data(), b.sublayer.data(), final_norm_.data(), num_tokens, kHidden,
-                    kEps, b.normed.data());
-    be.gather_rows(b.normed.data(), b.last_rows.data(), num_seqs, kHidden, b.last.data());
-    lm_head_->run(be, b.last.data(), num_seqs, b.logits.data());
-    be.argmax(b.logits.data(), num_seqs, kVocab, b.next_tokens.data());
+    if (others)
+      be.add_rms_norm(b.residual.data(), b.sublayer.data(), final_norm_.data(), num_tokens, kHidden,
+                      kEps, b.normed.data());
+    if (others)
+      be.gather_rows(b.normed.data(), b.last_rows.data(), num_seqs, kHidden, b.last.data());
+    if (linears) lm_head_->run(be, b.last.data(), num_seqs, b.logits.data());
+    if (others) be.argmax(b.logits.data(), num_seqs, kVocab, b.next_tokens.data());
   }
 
  private:
@@ -270,12 +287,13 @@ void set_batch(StepBuffers& b, int64_t num_seqs, int64_t context, int64_t new_to
 
 // Decode step time through a CUDA graph captured for this batch.
 double graph_decode_ms(CudaBackend& backend, SyntheticModel& model, StepBuffers& b,
-                       const KvCacheView& kv, int64_t num_seqs, int iterations) {
-  model.step(b, num_seqs, num_seqs, kv);  // grows scratch before capture
+                       const KvCacheView& kv, int64_t num_seqs, int iterations,
+                       SyntheticModel::Parts parts = SyntheticModel::Parts::all) {
+  model.step(b, num_seqs, num_seqs, kv, parts);  // grows scratch before capture
   backend.synchronize();
   DecodeGraphs graphs(backend.stream());
   graphs.capture(num_seqs, backend.scratch_generation(),
-                 [&] { model.step(b, num_seqs, num_seqs, kv); });
+                 [&] { model.step(b, num_seqs, num_seqs, kv, parts); });
   return time_ms(backend, iterations, [&] { graphs.replay(num_seqs); });
 }
 
@@ -365,12 +383,28 @@ int main(int argc, char** argv) {
         bf16_b1_ms / ideal_ms <= 1.25 ? "true" : "false");
     const double eager_ms = time_ms(backend, iterations, [&] { model.step(buffers, 1, 1, kv); });
     std::printf("{\"figure\": \"decode_b1_bf16_no_graph\", \"ms\": %.3f}\n", eager_ms);
+    // Where the step's time goes: the linears alone, everything else alone (graphs of each).
+    const double linears_ms =
+        graph_decode_ms(backend, model, buffers, kv, 1, iterations, SyntheticModel::Parts::linears);
+    const double others_ms =
+        graph_decode_ms(backend, model, buffers, kv, 1, iterations, SyntheticModel::Parts::others);
+    std::printf(
+        "{\"figure\": \"decode_b1_bf16_parts\", \"linears_ms\": %.3f, "
+        "\"linears_gb_per_s\": %.1f, \"others_ms\": %.3f}\n",
+        linears_ms, static_cast<double>(weight_bytes) / linears_ms / 1e6, others_ms);
+    // The same step with the linears through the GEMV (CudaBackend::linear_half variant 1).
+    backend.set_half_variant(1);
+    const double gemv_ms = graph_decode_ms(backend, model, buffers, kv, 1, iterations);
+    backend.set_half_variant(0);
+    std::printf("{\"figure\": \"decode_b1_bf16_gemv\", \"ms\": %.3f}\n", gemv_ms);
     std::fflush(stdout);
 
     set_batch(buffers, 1, prefill_tokens, prefill_tokens);
     const double prefill_ms =
         time_ms(backend, 3, [&] { model.step(buffers, prefill_tokens, 1, kv); });
-    const double linear_flops = 2.0 * static_cast<double>(weight_bytes) / 2.0 * prefill_tokens;
+    // bf16: bytes / 2 weights, 2 FLOPs per weight per token; the LM head runs on the last row only.
+    const double linear_flops = static_cast<double>(model.layer_linear_bytes()) * prefill_tokens +
+                                static_cast<double>(model.lm_head_bytes());
     const double attention_flops = 4.0 * kLayers * kHeads * kHeadDim *
                                    static_cast<double>(prefill_tokens) * prefill_tokens / 2.0;
     const double prefill_tflops = (linear_flops + attention_flops) / prefill_ms / 1e9;
@@ -379,6 +413,14 @@ int main(int argc, char** argv) {
         "\"share_of_cublas\": %.3f, \"target_share\": 0.6, \"meets_target\": %s}\n",
         prefill_ms, prefill_tflops, prefill_tflops / gemm_tflops,
         prefill_tflops / gemm_tflops >= 0.6 ? "true" : "false");
+    // One layer's causal attention over the prompt alone (the cache holds the step's keys).
+    const double attention_ms = time_ms(backend, 3, [&] {
+      backend.paged_attention(buffers.q.data(), kv, 0, buffers.batch,
+                              1.0f / std::sqrt(static_cast<float>(kHeadDim)), buffers.attn.data());
+    });
+    std::printf(
+        "{\"figure\": \"prefill_4096_attention_layer\", \"ms\": %.3f, \"tflop_per_s\": %.1f}\n",
+        attention_ms, attention_flops / kLayers / attention_ms / 1e9);
     std::fflush(stdout);
 
     if (table) {

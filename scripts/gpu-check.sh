@@ -17,6 +17,9 @@
 # Writes gpu-check.json (phase status and seconds, every benchmark figure) and logs/ under $OUT
 # when set, else build/gpu-check/. Each phase has a timeout; the JSON is written on every exit.
 #   scripts/gpu-check.sh [build-dir]   (default: build-gpu-check)
+# GPU_CHECK_SKIP_BUILD=1 runs phases 2-5 on a build dir that already holds the targets (built on
+# a machine with the same CUDA toolkit, at the same absolute path); GPU_CHECK_BUDGET_S caps the
+# whole run (default 460 s).
 # shellcheck disable=SC2317  # write_summary runs from the EXIT trap
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -92,18 +95,32 @@ run_phase() {
   return $rc
 }
 
-# The dashboard is not needed here: leaving it out drops the GLFW / OpenGL dependencies.
-run_phase configure 120 cmake -S "$repo" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DTIDAL_CUDA=ON -DTIDAL_UI=OFF
-if ! grep -q "CUDA backend ON" "$logs/configure.log"; then
-  echo "gpu-check: configure did not enable CUDA (no nvcc?)" >&2
-  exit 1
+# Configures and builds the CUDA targets and the CLI (phase 1).
+build_targets() {
+  # The dashboard is not needed here: leaving it out drops the GLFW / OpenGL dependencies.
+  run_phase configure 120 cmake -S "$repo" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DTIDAL_CUDA=ON -DTIDAL_UI=OFF
+  if ! grep -q "CUDA backend ON" "$logs/configure.log"; then
+    echo "gpu-check: configure did not enable CUDA (no nvcc?)" >&2
+    exit 1
+  fi
+  local targets
+  targets=$(cmake --build "$build_dir" --target help |
+    grep -oE '^(cuda_[a-z0-9_]+_test|gpu_decode|(int8_linear|paged_attention|elementwise)_dev|tidal):' |
+    tr -d ':' | sort -u | tr '\n' ' ')
+  # shellcheck disable=SC2086  # one target per word
+  run_phase build 330 cmake --build "$build_dir" -j "$(nproc)" --target $targets
+}
+
+if [[ ${GPU_CHECK_SKIP_BUILD:-0} == 1 ]]; then
+  if [[ ! -x $build_dir/cli/tidal ]]; then
+    echo "gpu-check: GPU_CHECK_SKIP_BUILD=1 but $build_dir/cli/tidal is not built" >&2
+    exit 1
+  fi
+  phases+=("\"build\": {\"rc\": null, \"skipped\": \"GPU_CHECK_SKIP_BUILD=1\"}")
+else
+  build_targets
 fi
-targets=$(cmake --build "$build_dir" --target help |
-  grep -oE '^(cuda_[a-z0-9_]+_test|gpu_decode|(int8_linear|paged_attention|elementwise)_dev|tidal):' |
-  tr -d ':' | sort -u | tr '\n' ' ')
-# shellcheck disable=SC2086  # one target per word
-run_phase build 330 cmake --build "$build_dir" -j "$(nproc)" --target $targets
 
 tests_rc=0
 run_phase tests 180 ctest --test-dir "$build_dir" -L gpu --output-on-failure --timeout 150 ||

@@ -11,8 +11,9 @@ namespace tidal::kernels::cuda {
 namespace {
 
 constexpr size_t kBlasWorkspaceBytes = size_t{32} << 20;
-// Attention splits aim for at least this many key positions per block.
-constexpr int64_t kMinAttentionPartition = 128;
+// Attention splits aim for at least this many key positions per block (8 per key stream of the
+// vectorized kernel): short decode contexts still spread over several blocks per kv head.
+constexpr int64_t kMinAttentionPartition = 64;
 
 }  // namespace
 
@@ -159,8 +160,7 @@ void CudaBackend::linear(const float* x, int64_t num_tokens, const LinearView& w
 void CudaBackend::linear_half(const float* x, int64_t num_tokens, const HalfLinearView& weight,
                               float* y) {
   if (num_tokens == 0) return;
-  const int variant =
-      half_variant_ != 0 ? half_variant_ : (num_tokens <= kHalfGemvMaxTokens ? 1 : 2);
+  const int variant = half_variant_ != 0 ? half_variant_ : 2;
   if (variant == 1) {
     launch_half_gemv(x, num_tokens, weight.data, weight.type, weight.rows, weight.cols, y, stream_);
     return;
@@ -187,6 +187,13 @@ void CudaBackend::write_kv(const KvCacheView& kv, int64_t layer, const float* k,
 
 void CudaBackend::paged_attention(const float* q, const KvCacheView& kv, int64_t layer,
                                   const AttentionBatch& batch, float scale, float* out) {
+  const bool tensor_cores =
+      attention_variant_ == 2 || (attention_variant_ == 0 && batch.num_tokens > batch.num_seqs &&
+                                  prefill_attention_supported(kv.spec, batch));
+  if (tensor_cores) {
+    launch_prefill_attention(q, kv, layer, batch, scale, out, stream_);
+    return;
+  }
   const AttentionSplit split =
       choose_attention_split(batch, kv.spec.block_size, kMinAttentionPartition);
   auto* workspace = static_cast<float*>(scratch(

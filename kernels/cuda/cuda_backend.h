@@ -59,6 +59,7 @@ class CudaBackend final : public Backend {
   // Weight-only int8 kernel variant (0 = by batch size, 1 = GEMV, 2 = tiled GEMM); see
   // launchers.h.
   void set_int8_variant(int variant) { int8_variant_ = variant; }
+  void set_attention_variant(int variant) { attention_variant_ = variant; }
 
   // Grows the scratch buffers so steps of up to max_tokens tokens over weights of up to max_cols
   // input columns, and attention over batches like `batch`, allocate nothing; capture graphs
@@ -83,7 +84,10 @@ class CudaBackend final : public Backend {
   void add(float* y, const float* x, int64_t count) override;
   void write_kv(const KvCacheView& kv, int64_t layer, const float* k, const float* v,
                 const int64_t* slot_mapping, int64_t num_tokens) override;
-  // Splits the context of long sequences across blocks (choose_attention_split) and reduces.
+  // Variant 1 (CUDA cores, fp32 arithmetic) splits the context of long sequences across blocks
+  // (choose_attention_split) and reduces; variant 2 (tensor cores, prefill_attention.cu) serves
+  // batches with prompt chunks (num_tokens > num_seqs) when the cache is bf16 and head_dim 64 or
+  // 128. set_attention_variant(1 or 2) forces one, 0 restores the choice.
   void paged_attention(const float* q, const KvCacheView& kv, int64_t layer,
                        const AttentionBatch& batch, float scale, float* out) override;
   void softmax(float* x, int64_t num_rows, int64_t num_cols) override;
@@ -95,9 +99,9 @@ class CudaBackend final : public Backend {
                         int64_t num_rows, int64_t dim, float* dst) override;
 
   // y = x W^T with bf16/fp16 weights: x is rounded to the weight type, fp32 accumulation.
-  // Variant 1 (the GEMV of gemv_half.cu) up to kHalfGemvMaxTokens tokens, else variant 2
-  // (conversion kernel + cuBLAS); set_half_variant(1 or 2) forces one, 0 restores the choice.
-  static constexpr int64_t kHalfGemvMaxTokens = 8;
+  // Variant 2 (conversion kernel + cuBLAS) by default; variant 1, the GEMV of gemv_half.cu, ran an
+  // 8B-class model's decode step slower on an H200 (batch 1: 7.0 against 6.4 ms; batch 2..8
+  // slower than cuBLAS's batch 16). set_half_variant(1 or 2) forces one, 0 restores the default.
   void set_half_variant(int variant) { half_variant_ = variant; }
   void linear_half(const float* x,  // [num_tokens, weight.cols]
                    int64_t num_tokens, const HalfLinearView& weight,
@@ -125,6 +129,7 @@ class CudaBackend final : public Backend {
   DeviceBuffer<float> fp8_scale_;               // [2] per-tensor activation scale + scratch
   int int8_variant_ = 0;
   int half_variant_ = 0;
+  int attention_variant_ = 0;
   uint64_t scratch_generation_ = 0;
 };
 

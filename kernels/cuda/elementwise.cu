@@ -29,14 +29,54 @@ __device__ inline int64_t flat_stride() {
   return static_cast<int64_t>(gridDim.x) * blockDim.x;
 }
 
-__global__ void embedding_kernel(const float* table, int64_t hidden, const int32_t* token_ids,
-                                 float* out) {
+__global__ void embedding_kernel(const float* __restrict__ table, int64_t hidden,
+                                 const int32_t* __restrict__ token_ids, float* __restrict__ out) {
   const int64_t t = blockIdx.x;
   const float* row = table + static_cast<int64_t>(token_ids[t]) * hidden;
+#pragma unroll 8
   for (int64_t i = threadIdx.x; i < hidden; i += blockDim.x) out[t * hidden + i] = row[i];
 }
 
-// One block per row; with `add`, residual += x first and the sum is what gets normalized.
+// One block per row of dim <= kPerThread * blockDim.x, held in registers: every load of the row
+// is issued before the first store, so a single row (decode) costs one memory latency, not one per
+// loop trip. With `add`, residual += x first and the sum is what gets normalized.
+template <int kPerThread>
+__global__ void rms_norm_registers_kernel(float* residual_or_x, const float* x, const float* weight,
+                                          int64_t dim, float eps, float* out, bool add) {
+  __shared__ float scratch[32];
+  const int64_t offset = static_cast<int64_t>(blockIdx.x) * dim;
+  float* row = residual_or_x + offset;
+  float values[kPerThread];
+#pragma unroll
+  for (int k = 0; k < kPerThread; ++k) {
+    const int64_t i = threadIdx.x + static_cast<int64_t>(k) * blockDim.x;
+    values[k] = i < dim ? row[i] : 0.0f;
+  }
+  if (add) {
+#pragma unroll
+    for (int k = 0; k < kPerThread; ++k) {
+      const int64_t i = threadIdx.x + static_cast<int64_t>(k) * blockDim.x;
+      if (i < dim) values[k] += x[offset + i];
+    }
+#pragma unroll
+    for (int k = 0; k < kPerThread; ++k) {
+      const int64_t i = threadIdx.x + static_cast<int64_t>(k) * blockDim.x;
+      if (i < dim) row[i] = values[k];
+    }
+  }
+  float sum_sq = 0.0f;
+#pragma unroll
+  for (int k = 0; k < kPerThread; ++k) sum_sq += values[k] * values[k];
+  sum_sq = block_sum(sum_sq, scratch);
+  const float inv_rms = 1.0f / sqrtf(sum_sq / static_cast<float>(dim) + eps);
+#pragma unroll
+  for (int k = 0; k < kPerThread; ++k) {
+    const int64_t i = threadIdx.x + static_cast<int64_t>(k) * blockDim.x;
+    if (i < dim) out[offset + i] = values[k] * inv_rms * weight[i];
+  }
+}
+
+// Rows longer than rms_norm_registers_kernel holds: the same, element by element.
 __global__ void rms_norm_kernel(float* residual_or_x, const float* x, const float* weight,
                                 int64_t dim, float eps, float* out, bool add) {
   __shared__ float scratch[32];
@@ -131,9 +171,11 @@ __global__ void moe_route_kernel(const float* router_logits, int64_t num_tokens,
   for (int64_t j = 0; j < top_k; ++j) weights[j] /= sum;
 }
 
-__global__ void gather_rows_kernel(const float* src, const int32_t* rows, int64_t dim, float* out) {
+__global__ void gather_rows_kernel(const float* __restrict__ src, const int32_t* __restrict__ rows,
+                                   int64_t dim, float* __restrict__ out) {
   const int64_t i = blockIdx.x;
   const float* row = src + static_cast<int64_t>(rows[i]) * dim;
+#pragma unroll 8
   for (int64_t j = threadIdx.x; j < dim; j += blockDim.x) out[i * dim + j] = row[j];
 }
 
@@ -227,21 +269,41 @@ void launch_embedding(const float* table, int64_t hidden, const int32_t* token_i
   TIDAL_CUDA_CHECK_LAUNCH();
 }
 
+namespace {
+
+// Picks the kernel by row length; without `add`, residual_or_x is only read.
+void launch_rms_norm_rows(float* residual_or_x, const float* x, const float* weight,
+                          int64_t num_rows, int64_t dim, float eps, float* out, bool add,
+                          cudaStream_t stream) {
+  if (num_rows == 0) return;
+  const dim3 grid(static_cast<unsigned>(num_rows));
+  if (dim <= 4 * kRowThreads) {
+    rms_norm_registers_kernel<4>
+        <<<grid, kRowThreads, 0, stream>>>(residual_or_x, x, weight, dim, eps, out, add);
+  } else if (dim <= 16 * kRowThreads) {
+    rms_norm_registers_kernel<16>
+        <<<grid, kRowThreads, 0, stream>>>(residual_or_x, x, weight, dim, eps, out, add);
+  } else if (dim <= 32 * kRowThreads) {
+    rms_norm_registers_kernel<32>
+        <<<grid, kRowThreads, 0, stream>>>(residual_or_x, x, weight, dim, eps, out, add);
+  } else {
+    rms_norm_kernel<<<grid, kRowThreads, 0, stream>>>(residual_or_x, x, weight, dim, eps, out, add);
+  }
+  TIDAL_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
 void launch_rms_norm(const float* x, const float* weight, int64_t num_rows, int64_t dim, float eps,
                      float* out, cudaStream_t stream) {
-  if (num_rows == 0) return;
-  // Without `add` the kernel only reads its first argument.
-  rms_norm_kernel<<<static_cast<unsigned>(num_rows), kRowThreads, 0, stream>>>(
-      const_cast<float*>(x), nullptr, weight, dim, eps, out, false);
-  TIDAL_CUDA_CHECK_LAUNCH();
+  // Without `add` the kernels only read their first argument.
+  launch_rms_norm_rows(const_cast<float*>(x), nullptr, weight, num_rows, dim, eps, out, false,
+                       stream);
 }
 
 void launch_add_rms_norm(float* residual, const float* x, const float* weight, int64_t num_rows,
                          int64_t dim, float eps, float* out, cudaStream_t stream) {
-  if (num_rows == 0) return;
-  rms_norm_kernel<<<static_cast<unsigned>(num_rows), kRowThreads, 0, stream>>>(residual, x, weight,
-                                                                               dim, eps, out, true);
-  TIDAL_CUDA_CHECK_LAUNCH();
+  launch_rms_norm_rows(residual, x, weight, num_rows, dim, eps, out, true, stream);
 }
 
 void launch_rope(float* q, float* k, const int32_t* positions, int64_t num_tokens,

@@ -13,16 +13,120 @@ namespace tidal::kernels::cuda {
 
 namespace {
 
-// ---- variant 1: GEMV, one warp per output row, kGemvTokens tokens per pass ----
+// ---- variant 1: GEMV, a warp per kRows output rows, kGemvTokens tokens per pass ----
 constexpr int kGemvWarps = 4;
 constexpr int kGemvTokens = 8;
 constexpr int kCodesPerLoad = 16;
+// 16-byte code loads in flight per lane: kRows x kSteps.
+constexpr int kGemvLoadsInFlight = 4;
 
-// vectorized: cols and group_size are multiples of 16 and x is 16-byte aligned, so each lane
-// reads 16 codes (one int4) that share one scale.
+// code i (0..3) of `word` as fp32, exactly: the byte biased to unsigned becomes the low mantissa
+// bits of 2^23, whose value minus 2^23 + 128 is the signed code (one byte permute and one add,
+// where an int-to-float conversion runs at a quarter of the FMA rate).
+template <int i>
+__device__ inline float code_to_float(uint32_t biased_word) {
+  return __uint_as_float(__byte_perm(biased_word, 0x4b000000u, 0x7440u | i)) - 8388736.0f;
+}
+
+// Vectorized path: cols and group_size multiples of 16, x and codes 16-byte aligned, so each lane
+// reads 16 codes (one int4) that share one scale. Grid (ceil(rows / (kGemvWarps * kRows)),
+// ceil(num_tokens / kGemvTokens)).
+template <int kRows>
 __global__ void __launch_bounds__(kGemvWarps * 32)
-    int8_gemv_kernel(const float* x, int64_t num_tokens, const int8_t* codes, const float* scales,
-                     int64_t rows, int64_t cols, int64_t group_size, float* y, bool vectorized) {
+    int8_gemv_vector_kernel(const float* x, int64_t num_tokens, const int8_t* codes,
+                            const float* scales, int64_t rows, int64_t cols, int64_t group_size,
+                            float* y) {
+  constexpr int kSteps = kGemvLoadsInFlight / kRows;
+  const int lane = threadIdx.x % 32;
+  const int64_t r0 = (static_cast<int64_t>(blockIdx.x) * kGemvWarps + threadIdx.x / 32) * kRows;
+  const int64_t t0 = static_cast<int64_t>(blockIdx.y) * kGemvTokens;
+  if (r0 >= rows) return;
+  const int num_t = static_cast<int>(min_i64(kGemvTokens, num_tokens - t0));
+  const int num_r = static_cast<int>(min_i64(kRows, rows - r0));
+  const int64_t num_groups = cols / group_size;
+  const int64_t num_steps = (cols + 32 * kCodesPerLoad - 1) / (32 * kCodesPerLoad);
+  // Column offsets fit 32 bits (cols < 2^31): the group of a column is a 32-bit division.
+  const auto group_of = [group = static_cast<uint32_t>(group_size)](int64_t c) {
+    return static_cast<uint32_t>(c) / group;
+  };
+  const int8_t* row_codes[kRows];
+  const float* row_scales[kRows];
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) {
+    row_codes[r] = codes + (r0 + r) * cols;
+    row_scales[r] = scales + (r0 + r) * num_groups;
+  }
+  float acc[kRows][kGemvTokens] = {};
+  for (int64_t s0 = 0; s0 < num_steps; s0 += kSteps) {
+    uint4 packed[kSteps][kRows];
+    float scale[kSteps][kRows];
+#pragma unroll
+    for (int s = 0; s < kSteps; ++s) {
+      const int64_t c = (s0 + s) * 32 * kCodesPerLoad + lane * kCodesPerLoad;
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) {
+        const bool in = c < cols && r < num_r;
+        packed[s][r] =
+            in ? *reinterpret_cast<const uint4*>(row_codes[r] + c) : make_uint4(0, 0, 0, 0);
+        scale[s][r] = in ? row_scales[r][group_of(c)] : 0.0f;
+      }
+    }
+#pragma unroll
+    for (int s = 0; s < kSteps; ++s) {
+      const int64_t c = (s0 + s) * 32 * kCodesPerLoad + lane * kCodesPerLoad;
+      if (c >= cols) break;
+      float w[kRows][kCodesPerLoad];
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) {
+        const uint32_t words[4] = {packed[s][r].x ^ 0x80808080u, packed[s][r].y ^ 0x80808080u,
+                                   packed[s][r].z ^ 0x80808080u, packed[s][r].w ^ 0x80808080u};
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          w[r][4 * i] = code_to_float<0>(words[i]);
+          w[r][4 * i + 1] = code_to_float<1>(words[i]);
+          w[r][4 * i + 2] = code_to_float<2>(words[i]);
+          w[r][4 * i + 3] = code_to_float<3>(words[i]);
+        }
+      }
+#pragma unroll
+      for (int t = 0; t < kGemvTokens; ++t) {
+        if (t >= num_t) break;
+        const float4* xv = reinterpret_cast<const float4*>(x + (t0 + t) * cols + c);
+        float xs[kCodesPerLoad];
+#pragma unroll
+        for (int i = 0; i < kCodesPerLoad / 4; ++i) {
+          const float4 v = xv[i];
+          xs[4 * i] = v.x;
+          xs[4 * i + 1] = v.y;
+          xs[4 * i + 2] = v.z;
+          xs[4 * i + 3] = v.w;
+        }
+#pragma unroll
+        for (int r = 0; r < kRows; ++r) {
+          float sum = 0.0f;
+#pragma unroll
+          for (int i = 0; i < kCodesPerLoad; ++i) sum += xs[i] * w[r][i];
+          acc[r][t] += sum * scale[s][r];
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) {
+#pragma unroll
+    for (int t = 0; t < kGemvTokens; ++t) {
+      if (t >= num_t) break;
+      const float total = warp_sum(acc[r][t]);
+      if (lane == 0 && r < num_r) y[(t0 + t) * rows + r0 + r] = total;
+    }
+  }
+}
+
+// Any shape: one warp per output row, code by code.
+__global__ void __launch_bounds__(kGemvWarps * 32)
+    int8_gemv_scalar_kernel(const float* x, int64_t num_tokens, const int8_t* codes,
+                            const float* scales, int64_t rows, int64_t cols, int64_t group_size,
+                            float* y) {
   const int lane = threadIdx.x % 32;
   const int64_t r = static_cast<int64_t>(blockIdx.x) * kGemvWarps + threadIdx.x / 32;
   const int64_t t0 = static_cast<int64_t>(blockIdx.y) * kGemvTokens;
@@ -31,32 +135,11 @@ __global__ void __launch_bounds__(kGemvWarps * 32)
   const int8_t* row_codes = codes + r * cols;
   const float* row_scales = scales + r * (cols / group_size);
   float acc[kGemvTokens] = {};
-  if (vectorized) {
-    for (int64_t c0 = static_cast<int64_t>(lane) * kCodesPerLoad; c0 < cols;
-         c0 += 32 * kCodesPerLoad) {
-      const int4 packed = *reinterpret_cast<const int4*>(row_codes + c0);
-      const int8_t* code = reinterpret_cast<const int8_t*>(&packed);
-      const float scale = row_scales[c0 / group_size];
-      float w[kCodesPerLoad];
-      for (int i = 0; i < kCodesPerLoad; ++i) w[i] = static_cast<float>(code[i]) * scale;
-      for (int t = 0; t < kGemvTokens; ++t) {
-        if (t >= num_t) break;
-        const float4* xv = reinterpret_cast<const float4*>(x + (t0 + t) * cols + c0);
-        float sum = 0.0f;
-        for (int i = 0; i < kCodesPerLoad / 4; ++i) {
-          const float4 v = xv[i];
-          sum += v.x * w[4 * i] + v.y * w[4 * i + 1] + v.z * w[4 * i + 2] + v.w * w[4 * i + 3];
-        }
-        acc[t] += sum;
-      }
-    }
-  } else {
-    for (int64_t c = lane; c < cols; c += 32) {
-      const float w = static_cast<float>(row_codes[c]) * row_scales[c / group_size];
-      for (int t = 0; t < kGemvTokens; ++t) {
-        if (t >= num_t) break;
-        acc[t] += x[(t0 + t) * cols + c] * w;
-      }
+  for (int64_t c = lane; c < cols; c += 32) {
+    const float w = static_cast<float>(row_codes[c]) * row_scales[c / group_size];
+    for (int t = 0; t < kGemvTokens; ++t) {
+      if (t >= num_t) break;
+      acc[t] += x[(t0 + t) * cols + c] * w;
     }
   }
   for (int t = 0; t < kGemvTokens; ++t) {
@@ -64,6 +147,17 @@ __global__ void __launch_bounds__(kGemvWarps * 32)
     const float total = warp_sum(acc[t]);
     if (lane == 0) y[(t0 + t) * rows + r] = total;
   }
+}
+
+template <int kRows>
+void launch_gemv_vector(const float* x, int64_t num_tokens, const LinearView& weight, float* y,
+                        cudaStream_t stream) {
+  const int64_t rows_per_block = kGemvWarps * kRows;
+  const dim3 grid(static_cast<unsigned>((weight.rows + rows_per_block - 1) / rows_per_block),
+                  static_cast<unsigned>((num_tokens + kGemvTokens - 1) / kGemvTokens));
+  int8_gemv_vector_kernel<kRows><<<grid, kGemvWarps * 32, 0, stream>>>(
+      x, num_tokens, static_cast<const int8_t*>(weight.data), weight.scales, weight.rows,
+      weight.cols, weight.group_size, y);
 }
 
 // ---- variant 2: tiled GEMM, 64 tokens x 64 rows per block, 16x16 threads of 4x4 outputs ----
@@ -133,11 +227,20 @@ void launch_int8_linear(const float* x, int64_t num_tokens, const LinearView& we
     const bool vectorized =
         weight.cols % kCodesPerLoad == 0 && weight.group_size % kCodesPerLoad == 0 &&
         reinterpret_cast<uintptr_t>(x) % 16 == 0 && reinterpret_cast<uintptr_t>(codes) % 16 == 0;
-    const dim3 grid(static_cast<unsigned>((weight.rows + kGemvWarps - 1) / kGemvWarps),
-                    static_cast<unsigned>((num_tokens + kGemvTokens - 1) / kGemvTokens));
-    int8_gemv_kernel<<<grid, kGemvWarps * 32, 0, stream>>>(x, num_tokens, codes, weight.scales,
-                                                           weight.rows, weight.cols,
-                                                           weight.group_size, y, vectorized);
+    if (!vectorized) {
+      const dim3 grid(static_cast<unsigned>((weight.rows + kGemvWarps - 1) / kGemvWarps),
+                      static_cast<unsigned>((num_tokens + kGemvTokens - 1) / kGemvTokens));
+      int8_gemv_scalar_kernel<<<grid, kGemvWarps * 32, 0, stream>>>(
+          x, num_tokens, codes, weight.scales, weight.rows, weight.cols, weight.group_size, y);
+    } else if (weight.rows >= 8192) {
+      // Each lane reads 4 floats of x per 4 bytes of codes: rows enough to fill the GPU with
+      // several per warp read x that many times less.
+      launch_gemv_vector<4>(x, num_tokens, weight, y, stream);
+    } else if (weight.rows >= 2048) {
+      launch_gemv_vector<2>(x, num_tokens, weight, y, stream);
+    } else {
+      launch_gemv_vector<1>(x, num_tokens, weight, y, stream);
+    }
   } else if (variant == 2) {
     const dim3 grid(static_cast<unsigned>((weight.rows + kTile - 1) / kTile),
                     static_cast<unsigned>((num_tokens + kTile - 1) / kTile));

@@ -122,9 +122,20 @@ void launch_paged_attention(const float* q,  // [num_tokens, num_heads, head_dim
                             float* out,        // [num_tokens, num_heads, head_dim]
                             cudaStream_t stream);
 
+// ---- prefill_attention.cu ----
+// Paged attention on tensor cores (bf16 mma, fp32 accumulation): bf16 KV, head_dim 64 or 128.
+// Same result as launch_paged_attention to within bf16 rounding of q and the softmax weights.
+bool prefill_attention_supported(const KvCacheSpec& spec, const AttentionBatch& batch);
+void launch_prefill_attention(const float* q,  // [num_tokens, num_heads, head_dim]
+                              const KvCacheView& kv, int64_t layer, const AttentionBatch& batch,
+                              float scale,
+                              float* out,  // [num_tokens, num_heads, head_dim]
+                              cudaStream_t stream);
+
 // ---- gemm_int8.cu ----
 // Weight-only int8 linear y = x W^T, dequantizing codes * scale in registers.
-//   variant 1: warp per output row, 8 tokens per pass, 16-byte code loads (decode GEMV);
+//   variant 1: warp per one or two output rows, 8 tokens per pass, four 16-byte code loads in
+//              flight per lane (decode GEMV);
 //   variant 2: 64x64 shared-memory tiles with the weight tile dequantized on load (prefill GEMM).
 // variant 0 picks: 1 for num_tokens <= 16, else 2.
 void launch_int8_linear(const float* x,  // [num_tokens, weight.cols]
@@ -133,8 +144,8 @@ void launch_int8_linear(const float* x,  // [num_tokens, weight.cols]
                         int variant, cudaStream_t stream);
 
 // ---- gemv_half.cu ----
-// y = round_to_type(x) W^T for bf16/fp16 weights (uint16 storage), warp per output row, fp32 x
-// rounded in registers; for decode-sized batches (CudaBackend::linear_half variant 1).
+// y = round_to_type(x) W^T for bf16/fp16 weights (uint16 storage), a warp per one or two output
+// rows, fp32 x rounded in registers; for decode-sized batches (CudaBackend::linear_half variant 1).
 void launch_half_gemv(const float* x,  // [num_tokens, cols]
                       int64_t num_tokens,
                       const uint16_t* weight,  // [rows, cols]

@@ -76,8 +76,8 @@ TEST(CudaEngine, Int8WeightLogitsMatchTheCpuBackend) {
             1e-3);
 }
 
-// bf16 / fp16 weights: the CPU widens them and computes in fp32; the CUDA backend's GEMV (decode)
-// and cuBLAS (prefill) round the activations to the weight type too, hence 1e-2.
+// bf16 / fp16 weights: the CPU widens them and computes in fp32; the CUDA backend rounds the
+// activations to the weight type before its cuBLAS GEMMs, hence 1e-2.
 TEST(CudaEngine, HalfWeightLogitsMatchTheCpuBackend) {
   TIDAL_SKIP_WITHOUT_CUDA_DEVICE();
   for (kernels::WeightFormat format : {kernels::WeightFormat::bf16, kernels::WeightFormat::fp16}) {

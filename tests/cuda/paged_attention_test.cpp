@@ -116,9 +116,10 @@ class CudaPagedAttention : public ::testing::TestWithParam<KvDType> {
     device_batch.block_tables = d_tables.data();
     auto d_q = to_device(q);
     DeviceBuffer<float> d_out(expected.size());
+    backend_->set_attention_variant(variant_);
     backend_->paged_attention(d_q.data(), device_kv, kLayer, device_batch, scale, d_out.data());
     const std::vector<float> actual = to_host(*backend_, d_out);
-    EXPECT_LT(relative_error(actual, expected), 2e-5);
+    EXPECT_LT(relative_error(actual, expected), tolerance_);
     if (padding_row) {
       for (int64_t i = (num_tokens - 1) * num_heads_ * kHeadDim;
            i < num_tokens * num_heads_ * kHeadDim; ++i) {
@@ -129,6 +130,9 @@ class CudaPagedAttention : public ::testing::TestWithParam<KvDType> {
 
   int64_t num_heads_ = kHeads;
   int64_t num_kv_heads_ = kKvHeads;
+  // CUDA cores in fp32 by default; the tensor-core tests below set 2 and a bf16 tolerance.
+  int variant_ = 1;
+  double tolerance_ = 2e-5;
   std::unique_ptr<CudaBackend> backend_;
   cpu::ReferenceBackend reference_;
   std::mt19937_64 rng_{4242};
@@ -162,6 +166,35 @@ TEST_P(CudaPagedAttention, LargeBatchUsesOneSplitOverManyChunks) {
   num_new.push_back(1);
   check(context_lens, num_new, false);
 }
+
+// Tensor cores (bf16 cache only): q and the softmax weights are rounded to bf16, so the outputs
+// match the fp32 reference to about 2^-8 of their largest magnitude.
+class CudaPagedAttentionTensorCores : public CudaPagedAttention {
+ protected:
+  void SetUp() override {
+    CudaPagedAttention::SetUp();
+    variant_ = 2;
+    tolerance_ = 1e-2;
+  }
+};
+
+TEST_P(CudaPagedAttentionTensorCores, PrefillChunksOverCachedPrefixesAndDecodeRows) {
+  // Tiles of 64 rows: a 140-row prompt (three tiles, the last partial), a chunk of 45 new rows
+  // after 655 cached ones (keys far past the rows' tile), a one-row decode and a padding row.
+  check({140, 700, 64, 33}, {140, 45, 1, 1}, true);
+}
+
+TEST_P(CudaPagedAttentionTensorCores, WideGroupsAndDecodeOnlyBatches) {
+  num_heads_ = 20;
+  num_kv_heads_ = 1;
+  check({700, 90, 1}, {1, 30, 1}, false);
+  check({17, 300, 3000}, {1, 1, 1}, false);
+}
+
+INSTANTIATE_TEST_SUITE_P(Bf16Kv, CudaPagedAttentionTensorCores, ::testing::Values(KvDType::bf16),
+                         [](const ::testing::TestParamInfo<KvDType>& info) {
+                           return std::string(kv_dtype_name(info.param));
+                         });
 
 TEST_P(CudaPagedAttention, WriteKvMatchesReferenceBytesAndSkipsPadding) {
   const int64_t num_blocks = 6, num_tokens = 20;
