@@ -41,14 +41,34 @@ std::span<const sched::SeqOutput> Replica::step_outputs() {
   if (!speculative_) return {};
   const sched::StepPlan& plan = *plan_;
   outputs_.resize(plan.seqs.size());
+  const bool by_step = !speculative_spec_.by_decode_step.empty();
   for (size_t i = 0; i < plan.seqs.size(); ++i) {
     const sched::ScheduledSeq& seq = plan.seqs[i];
+    if (!seq.samples) {
+      outputs_[i].num_accepted_tokens = 0;
+      continue;
+    }
+    if (!by_step) {
+      outputs_[i].num_accepted_tokens = 1 + acceptance_.sample_accepted(seq.num_spec_tokens);
+      // The drafter's proposal for this sequence's next step, made from the tokens it now has.
+      if (!proposal_.always_proposes()) {
+        scheduler_->set_spec_tokens(
+            seq.request_id, proposal_.proposes() ? speculative_spec_.num_speculative_tokens : 0);
+      }
+      continue;
+    }
+    // This step is the sequence's decode step n (0: the end of its prefill); the proposal is
+    // for step n + 1.
+    int32_t& num_sampling_steps = decode_steps_[seq.request_id];
+    const int32_t n = num_sampling_steps++;
     outputs_[i].num_accepted_tokens =
-        seq.samples ? 1 + acceptance_.sample_accepted(seq.num_spec_tokens) : 0;
-    // The drafter's proposal for this sequence's next step, made from the tokens it now has.
-    if (seq.samples && !proposal_.always_proposes()) {
-      scheduler_->set_spec_tokens(
-          seq.request_id, proposal_.proposes() ? speculative_spec_.num_speculative_tokens : 0);
+        1 + acceptance_.sample_accepted(seq.num_spec_tokens,
+                                        speculative_spec_.acceptance_rate_at(std::max(n, 1)));
+    const double proposal_rate = speculative_spec_.proposal_rate_at(n + 1);
+    if (proposal_rate < 1.0) {
+      scheduler_->set_spec_tokens(seq.request_id, proposal_.proposes(proposal_rate)
+                                                      ? speculative_spec_.num_speculative_tokens
+                                                      : 0);
     }
   }
   return outputs_;

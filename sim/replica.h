@@ -6,6 +6,7 @@
 #include <limits>
 #include <memory>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/kv/block_manager.h"
@@ -55,6 +56,8 @@ class Replica {
   // speculative decoding (one token per sampling sequence), else accepted lengths drawn from
   // the acceptance model, aligned with plan().seqs. Call once per step.
   std::span<const sched::SeqOutput> step_outputs();
+  // Drops what step_outputs keeps of a request that left this replica (its decode step count).
+  void forget(int64_t request_id) { decode_steps_.erase(request_id); }
   // Head-of-line stretch of the planned step per sequence, aligned with plan().seqs (empty
   // when the step holds no long prefill beside other sequences).
   std::span<const double> hol_delay_s() const { return hol_.delay_s; }
@@ -101,6 +104,9 @@ class Replica {
   bool speculative_;
   AcceptanceModel acceptance_;
   ProposalModel proposal_;
+  // Sampling steps so far per request id, with speculative.by_decode_step only (lookups only:
+  // the iteration order never shows).
+  std::unordered_map<int64_t, int32_t> decode_steps_;
   fleet::StepStretch hol_;
 };
 

@@ -65,6 +65,14 @@ struct PerfSpec {
   std::string resolved_profile;   // resolved against the scenario's folder
 };
 
+// The drafter's rates from a sequence's decode step `first_step` on (1 = its first step after
+// the prefill) until the next bucket's first_step.
+struct SpecStepRates {
+  int32_t first_step = 1;
+  double proposal_rate = 1.0;
+  double acceptance_rate = 0.0;
+};
+
 // Speculative decoding in a pool's replicas (docs/scenario.md, "Speculative decoding").
 struct SpeculativeSpec {
   std::string method = "none";         // none | ngram | draft | eagle
@@ -77,8 +85,29 @@ struct SpeculativeSpec {
   // seconds_per_context_token x its context.
   double draft_seconds_per_seq = 0.0;
   double draft_seconds_per_context_token = 0.0;
+  // Rates by decode step (first_step 1, 2, ... increasing), replacing proposal_rate and
+  // acceptance_rate where present; empty: those two at every step.
+  std::vector<SpecStepRates> by_decode_step;
 
   bool enabled() const { return method != "none" && num_speculative_tokens > 0; }
+  // The proposal and acceptance rates at a sequence's decode step n >= 1.
+  double proposal_rate_at(int32_t decode_step) const {
+    const SpecStepRates* bucket = bucket_at(decode_step);
+    return bucket != nullptr ? bucket->proposal_rate : proposal_rate;
+  }
+  double acceptance_rate_at(int32_t decode_step) const {
+    const SpecStepRates* bucket = bucket_at(decode_step);
+    return bucket != nullptr ? bucket->acceptance_rate : acceptance_rate;
+  }
+
+ private:
+  const SpecStepRates* bucket_at(int32_t decode_step) const {
+    const SpecStepRates* found = nullptr;
+    for (const SpecStepRates& bucket : by_decode_step) {
+      if (bucket.first_step <= decode_step) found = &bucket;
+    }
+    return found;
+  }
 };
 
 // One pool of identical replicas. Figures derived from the catalogs are resolved here.

@@ -83,6 +83,15 @@ ojson pool_json(const PoolSpec& p) {
                                  {"draft_seconds_per_context_token",
                                   p.speculative.draft_seconds_per_context_token}}
                          : ojson(nullptr);
+  if (p.speculative.enabled() && !p.speculative.by_decode_step.empty()) {
+    ojson buckets = ojson::array();
+    for (const SpecStepRates& b : p.speculative.by_decode_step) {
+      buckets.push_back({{"first_step", b.first_step},
+                         {"proposal_rate", b.proposal_rate},
+                         {"acceptance_rate", b.acceptance_rate}});
+    }
+    j["speculative"]["by_decode_step"] = std::move(buckets);
+  }
   return j;
 }
 

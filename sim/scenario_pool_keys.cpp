@@ -1,5 +1,8 @@
 #include "sim/scenario_pool_keys.h"
 
+#include <limits>
+#include <string_view>
+
 #include <fmt/format.h>
 
 namespace tidal::sim {
@@ -18,6 +21,49 @@ constexpr std::array<SpecDefaults, 3> kSpecDefaults{{
     {"draft", 0.6, 0.1},   // SpS on Vicuna-7B: 2.28 tokens/step -> alpha ~0.6 at k = 4
     {"eagle", 0.8, 0.05},  // EAGLE on Vicuna-7B: 3.61 tokens/step -> alpha ~0.8 at k = 4-5
 }};
+
+// `by_decode_step`: a non-empty array of {first_step, proposal_rate, acceptance_rate}, the first
+// at step 1, first_step strictly increasing, both rates in [0, 1].
+std::vector<SpecStepRates> read_step_rates(const nlohmann::json& value, const std::string& path,
+                                           const std::string& file) {
+  if (!value.is_array() || value.empty()) {
+    throw_at(file, path,
+             "must be a non-empty array of {first_step, proposal_rate, acceptance_rate}");
+  }
+  std::vector<SpecStepRates> buckets;
+  for (size_t i = 0; i < value.size(); ++i) {
+    JsonObject obj(value[i], fmt::format("{}[{}]", path, i), file);
+    const auto required = [&obj](std::string_view key) {
+      if (!obj.has(key)) obj.fail(key, "missing (required)");
+    };
+    const auto rate = [&](std::string_view key) {
+      required(key);
+      const double value = obj.number(key, 0.0);
+      if (!(value >= 0.0 && value <= 1.0)) {
+        obj.fail(key, fmt::format("must be in [0, 1], got {}", value));
+      }
+      return value;
+    };
+    required("first_step");
+    const int64_t first_step = obj.at_least("first_step", obj.integer("first_step", 1), 1);
+    if (i == 0 && first_step != 1) obj.fail("first_step", "the first bucket must start at step 1");
+    if (i > 0 && first_step <= buckets.back().first_step) {
+      obj.fail("first_step", fmt::format("must be greater than the previous bucket's {}",
+                                         buckets.back().first_step));
+    }
+    if (first_step > std::numeric_limits<int32_t>::max()) {
+      obj.fail("first_step",
+               fmt::format("must be at most {}", std::numeric_limits<int32_t>::max()));
+    }
+    SpecStepRates bucket;
+    bucket.first_step = static_cast<int32_t>(first_step);
+    bucket.proposal_rate = rate("proposal_rate");
+    bucket.acceptance_rate = rate("acceptance_rate");
+    obj.finish({"first_step", "proposal_rate", "acceptance_rate"});
+    buckets.push_back(bucket);
+  }
+  return buckets;
+}
 
 SpeculativeSpec read_speculative(JsonObject& pool_obj) {
   SpeculativeSpec spec;
@@ -51,8 +97,12 @@ SpeculativeSpec read_speculative(JsonObject& pool_obj) {
       obj.non_negative("draft_seconds_per_seq", obj.number("draft_seconds_per_seq", 0.0));
   spec.draft_seconds_per_context_token = obj.non_negative(
       "draft_seconds_per_context_token", obj.number("draft_seconds_per_context_token", 0.0));
+  if (const nlohmann::json* v = obj.child("by_decode_step"); v != nullptr && !v->is_null()) {
+    spec.by_decode_step = read_step_rates(*v, obj.path_of("by_decode_step"), obj.file());
+  }
   obj.finish({"method", "num_speculative_tokens", "acceptance_rate", "draft_cost_ratio",
-              "proposal_rate", "draft_seconds_per_seq", "draft_seconds_per_context_token"});
+              "proposal_rate", "draft_seconds_per_seq", "draft_seconds_per_context_token",
+              "by_decode_step"});
   return spec;
 }
 

@@ -406,6 +406,7 @@ void Simulator::deliver(int64_t request, int32_t target, int64_t now) {
 
 void Simulator::detach(int64_t request, Replica& replica) {
   const auto k = static_cast<size_t>(request);
+  replica.forget(result_.table.requests[k].id);
   const auto pos = static_cast<size_t>(in_flight_pos_[k]);
   const int64_t last = replica.in_flight.back();
   replica.in_flight[pos] = last;

@@ -7,9 +7,9 @@ namespace tidal::sim {
 AcceptanceModel::AcceptanceModel(double acceptance_rate, uint64_t seed)
     : acceptance_rate_(acceptance_rate), rng_(seed) {}
 
-int32_t AcceptanceModel::sample_accepted(int32_t num_drafted) {
+int32_t AcceptanceModel::sample_accepted(int32_t num_drafted, double acceptance_rate) {
   int32_t accepted = 0;
-  while (accepted < num_drafted && rng_.uniform01() < acceptance_rate_) ++accepted;
+  while (accepted < num_drafted && rng_.uniform01() < acceptance_rate) ++accepted;
   return accepted;
 }
 

@@ -16,8 +16,12 @@ namespace tidal::sim {
 class AcceptanceModel {
  public:
   AcceptanceModel(double acceptance_rate, uint64_t seed);
-  // Accepted draft tokens out of `num_drafted` (>= 0), in [0, num_drafted].
-  int32_t sample_accepted(int32_t num_drafted);
+  // Accepted draft tokens out of `num_drafted` (>= 0), in [0, num_drafted]; no draw when 0.
+  int32_t sample_accepted(int32_t num_drafted) {
+    return sample_accepted(num_drafted, acceptance_rate_);
+  }
+  // The same at another per-token rate (by decode step: SpeculativeSpec::by_decode_step).
+  int32_t sample_accepted(int32_t num_drafted, double acceptance_rate);
 
  private:
   double acceptance_rate_;

@@ -5,8 +5,8 @@ namespace tidal::sim {
 ProposalModel::ProposalModel(double proposal_rate, uint64_t seed)
     : proposal_rate_(proposal_rate), rng_(seed) {}
 
-bool ProposalModel::proposes() {
-  return rng_.uniform01() < proposal_rate_;
+bool ProposalModel::proposes(double proposal_rate) {
+  return rng_.uniform01() < proposal_rate;
 }
 
 }  // namespace tidal::sim

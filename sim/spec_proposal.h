@@ -15,7 +15,9 @@ class ProposalModel {
   ProposalModel(double proposal_rate, uint64_t seed);
   bool always_proposes() const { return proposal_rate_ >= 1.0; }
   // Draws one decision: true with probability proposal_rate.
-  bool proposes();
+  bool proposes() { return proposes(proposal_rate_); }
+  // The same at another rate (by decode step: SpeculativeSpec::by_decode_step).
+  bool proposes(double proposal_rate);
 
  private:
   double proposal_rate_;

@@ -1,6 +1,7 @@
 #include "validate/spec_calibration.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -26,6 +27,37 @@ double acceptance_for_accepted_share(double share, int32_t k) {
   }
   return 0.5 * (lo + hi);
 }
+
+namespace {
+
+std::vector<DecodeStepCounts> count_by_decode_step(std::span<const engine::StepRecord> steps) {
+  std::vector<DecodeStepCounts> counts(kDecodeStepBuckets.size());
+  for (size_t b = 0; b < counts.size(); ++b) counts[b].first_step = kDecodeStepBuckets[b];
+  std::unordered_map<int64_t, int32_t> num_sampling_steps;  // by request id
+  for (const engine::StepRecord& step : steps) {
+    const bool has_events = step.events.size() == step.seqs.size();
+    for (size_t i = 0; i < step.seqs.size(); ++i) {
+      const sched::ScheduledSeq& seq = step.seqs[i];
+      if (!seq.samples) continue;
+      const int32_t n = num_sampling_steps[seq.request_id]++;
+      if (n < 1 || seq.num_context_tokens == 0 || seq.num_new_tokens - seq.num_spec_tokens != 1) {
+        continue;
+      }
+      const auto bucket = static_cast<size_t>(
+          std::upper_bound(kDecodeStepBuckets.begin(), kDecodeStepBuckets.end(), n) -
+          kDecodeStepBuckets.begin() - 1);
+      DecodeStepCounts& c = counts[bucket];
+      ++c.num_decode_steps;
+      if (seq.num_spec_tokens == 0) continue;
+      ++c.num_drafting_steps;
+      c.num_drafted += seq.num_spec_tokens;
+      if (has_events) c.num_accepted += std::max(step.events[i].num_new_output_tokens - 1, 0);
+    }
+  }
+  return counts;
+}
+
+}  // namespace
 
 SpecCalibration calibrate_ngram(const engine::SpecConfig& spec, const engine::SpecStats& stats,
                                 std::span<const engine::StepRecord> steps,
@@ -60,11 +92,41 @@ SpecCalibration calibrate_ngram(const engine::SpecConfig& spec, const engine::Sp
     c.speculative.draft_seconds_per_seq = profile.draft->seconds_per_seq;
     c.speculative.draft_seconds_per_context_token = profile.draft->seconds_per_context_token;
   }
+  c.by_decode_step = count_by_decode_step(steps);
+  for (const DecodeStepCounts& counts : c.by_decode_step) {
+    sim::SpecStepRates rates;
+    rates.first_step = counts.first_step;
+    rates.proposal_rate = counts.num_decode_steps > 0
+                              ? static_cast<double>(counts.num_drafting_steps) /
+                                    static_cast<double>(counts.num_decode_steps)
+                              : c.speculative.proposal_rate;
+    rates.acceptance_rate =
+        counts.num_drafted > 0
+            ? acceptance_for_accepted_share(static_cast<double>(counts.num_accepted) /
+                                                static_cast<double>(counts.num_drafted),
+                                            k)
+            : c.speculative.acceptance_rate;
+    c.speculative.by_decode_step.push_back(rates);
+  }
   return c;
 }
 
 nlohmann::ordered_json to_json(const SpecCalibration& c) {
   const sim::SpeculativeSpec& s = c.speculative;
+  nlohmann::ordered_json buckets = nlohmann::ordered_json::array();
+  for (const sim::SpecStepRates& b : s.by_decode_step) {
+    buckets.push_back({{"first_step", b.first_step},
+                       {"proposal_rate", b.proposal_rate},
+                       {"acceptance_rate", b.acceptance_rate}});
+  }
+  nlohmann::ordered_json counts = nlohmann::ordered_json::array();
+  for (const DecodeStepCounts& b : c.by_decode_step) {
+    counts.push_back({{"first_step", b.first_step},
+                      {"num_decode_steps", b.num_decode_steps},
+                      {"num_drafting_steps", b.num_drafting_steps},
+                      {"num_drafted", b.num_drafted},
+                      {"num_accepted", b.num_accepted}});
+  }
   return {{"method", s.method},
           {"num_speculative_tokens", s.num_speculative_tokens},
           {"acceptance_rate", s.acceptance_rate},
@@ -72,13 +134,15 @@ nlohmann::ordered_json to_json(const SpecCalibration& c) {
           {"proposal_rate", s.proposal_rate},
           {"draft_seconds_per_seq", s.draft_seconds_per_seq},
           {"draft_seconds_per_context_token", s.draft_seconds_per_context_token},
+          {"by_decode_step", buckets},
           {"calibrated_from",
            {{"engine_acceptance_rate", c.engine_acceptance_rate},
             {"engine_tokens_per_verification", c.engine_tokens_per_verification},
             {"engine_drafting_share", c.engine_drafting_share},
             {"profile_draft_k",
              c.profile_draft ? nlohmann::ordered_json(c.profile_draft->num_speculative_tokens)
-                             : nullptr}}}};
+                             : nullptr},
+            {"by_decode_step", counts}}}};
 }
 
 std::string calibration_note(const SpecCalibration& c) {

@@ -4,10 +4,12 @@
 // the profile's measured n-gram drafting time.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -23,6 +25,19 @@ namespace tidal::validate {
 // the engine's spec_acceptance_rate is that share (accepted / drafted tokens).
 double acceptance_for_accepted_share(double share, int32_t k);
 
+// What the engine run did at the decode steps of one bucket of SpeculativeSpec::by_decode_step.
+struct DecodeStepCounts {
+  int32_t first_step = 1;
+  int64_t num_decode_steps = 0;    // (sequence, step) pairs decoding one known token (+ drafts)
+  int64_t num_drafting_steps = 0;  // of which carried drafts
+  int64_t num_drafted = 0;         // drafts verified
+  int64_t num_accepted = 0;        // of which accepted
+};
+
+// First decode steps of the calibrated buckets: 1, 2, 4, ..., 64 (the n-gram drafter finds
+// more of a sequence's suffix earlier in it as the sequence grows).
+inline constexpr std::array<int32_t, 7> kDecodeStepBuckets{1, 2, 4, 8, 16, 32, 64};
+
 struct SpecCalibration {
   sim::SpeculativeSpec speculative;             // method "ngram", k, alpha, drafting cost
   double engine_acceptance_rate = 0.0;          // accepted / drafted tokens in the engine run
@@ -32,6 +47,8 @@ struct SpecCalibration {
   // earlier occurrence. The simulator's proposal_rate.
   double engine_drafting_share = 0.0;
   std::optional<perf::DraftCost> profile_draft;  // absent: the profile measured no drafting
+  // [kDecodeStepBuckets.size()] the engine's counts behind speculative.by_decode_step.
+  std::vector<DecodeStepCounts> by_decode_step;
 };
 
 // The calibration of an n-gram case (spec.method == ngram, k >= 1): alpha from the engine's
@@ -39,15 +56,22 @@ struct SpecCalibration {
 // engine had no decoding step), draft_cost_ratio 0 and the host drafting cost per sequence
 // (draft_seconds_per_seq, draft_seconds_per_context_token) = the profile's measured n-gram
 // lookup, or 0 when the profile has no drafting figure.
-// engine_drafting_share is counted over `steps` (the engine run's).
+// engine_drafting_share is counted over `steps` (the engine run's). speculative.by_decode_step
+// has one bucket per kDecodeStepBuckets entry: the share of the bucket's decode steps that
+// carried drafts and the per-token rate that accepts the bucket's accepted share, where the
+// bucket has such steps (else the overall figures). A sequence's decode step n counts its
+// sampling steps before this one (0 = the end of its prefill), as the simulator counts them;
+// the drafts accepted are what `events` says the step emitted, less the target's own token.
 SpecCalibration calibrate_ngram(const engine::SpecConfig& spec, const engine::SpecStats& stats,
                                 std::span<const engine::StepRecord> steps,
                                 const perf::Profile& profile);
 
 // {"method", "num_speculative_tokens", "acceptance_rate", "draft_cost_ratio", "proposal_rate",
-// "draft_seconds_per_seq", "draft_seconds_per_context_token", "calibrated_from":
-// {"engine_acceptance_rate", "engine_tokens_per_verification", "engine_drafting_share",
-// "profile_draft_k"}}.
+// "draft_seconds_per_seq", "draft_seconds_per_context_token", "by_decode_step": [{"first_step",
+// "proposal_rate", "acceptance_rate"}], "calibrated_from": {"engine_acceptance_rate",
+// "engine_tokens_per_verification", "engine_drafting_share", "profile_draft_k",
+// "by_decode_step": [{"first_step", "num_decode_steps", "num_drafting_steps", "num_drafted",
+// "num_accepted"}]}}.
 nlohmann::ordered_json to_json(const SpecCalibration& c);
 
 // One line for `notes`: what the simulator's speculation was calibrated from.

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "fleet_test_util.h"
 #include "sim/spec_acceptance.h"
@@ -90,6 +91,37 @@ TEST(FleetSpec, HighAcceptanceCutsTpotAtBatchOneAndZeroAcceptanceCostsMore) {
   EXPECT_EQ(*rejected.metrics.fleet.spec_acceptance_rate, 0.0);
 }
 
+// examples/fleet/spec-eagle.json with rates by decode step.
+FleetRun run_eagle_by_decode_step(std::vector<SpecStepRates> buckets) {
+  Scenario scenario =
+      load_scenario_file(std::string(TIDAL_SOURCE_DIR) + "/examples/fleet/spec-eagle.json");
+  scenario.pools.at(0).speculative.by_decode_step = std::move(buckets);
+  return run_fleet_scenario(std::move(scenario));
+}
+
+// One bucket from step 1 draws exactly what the flat rates draw; a bucket that starts past every
+// sequence's last step never applies; buckets that turn the drafter on at step 4 land between
+// never and always proposing.
+TEST(FleetSpec, RatesByDecodeStepApplyFromTheirFirstStep) {
+  const FleetRun flat_half = run_eagle_proposing(0.5);
+  const FleetRun one_bucket = run_eagle_by_decode_step({{1, 0.5, 0.8}});
+  EXPECT_EQ(one_bucket.metrics.num_finished, flat_half.metrics.num_finished);
+  EXPECT_DOUBLE_EQ(one_bucket.metrics.tpot.mean, flat_half.metrics.tpot.mean);
+  EXPECT_DOUBLE_EQ(one_bucket.metrics.e2e.p99, flat_half.metrics.e2e.p99);
+
+  const FleetRun never = run_eagle_proposing(0.0);
+  const FleetRun unreachable = run_eagle_by_decode_step({{1, 0.0, 0.8}, {1000000, 1.0, 0.8}});
+  EXPECT_DOUBLE_EQ(unreachable.metrics.tpot.mean, never.metrics.tpot.mean);
+
+  const FleetRun always = run_eagle_proposing(1.0);
+  const FleetRun from_four = run_eagle_by_decode_step({{1, 0.0, 0.8}, {4, 1.0, 0.8}});
+  EXPECT_LT(from_four.metrics.tpot.mean, never.metrics.tpot.mean);
+  EXPECT_GT(from_four.metrics.tpot.mean, always.metrics.tpot.mean);
+  // A zero acceptance rate from step 2 on: drafts still cost their verification, none pays off.
+  const FleetRun rejected_later = run_eagle_by_decode_step({{1, 1.0, 0.8}, {2, 1.0, 0.0}});
+  EXPECT_GT(rejected_later.metrics.tpot.mean, never.metrics.tpot.mean);
+}
+
 // Host drafting (an n-gram lookup per running sequence) lengthens every step that carries a
 // sequence with context, drafting or not: with nothing proposed, each decode step at batch 1 is
 // the plain one plus the lookup.
@@ -133,6 +165,54 @@ TEST(FleetSpec, BadSpeculativeKeysAreErrors) {
   EXPECT_NE(speculative_error({{"method", "ngram"}, {"draft_seconds_per_seq", -1e-6}})
                 .find("fleet.pools[0].speculative.draft_seconds_per_seq"),
             std::string::npos);
+}
+
+TEST(FleetSpec, BadRatesByDecodeStepAreErrors) {
+  const auto with_buckets = [](const nlohmann::json& buckets) {
+    return speculative_error({{"method", "ngram"}, {"by_decode_step", buckets}});
+  };
+  EXPECT_EQ(with_buckets(nlohmann::json::array()),
+            "scenario.json: fleet.pools[0].speculative.by_decode_step: must be a non-empty array "
+            "of {first_step, proposal_rate, acceptance_rate}");
+  EXPECT_EQ(with_buckets({{{"first_step", 2}, {"proposal_rate", 0.5}, {"acceptance_rate", 0.5}}}),
+            "scenario.json: fleet.pools[0].speculative.by_decode_step[0].first_step: the first "
+            "bucket must start at step 1");
+  EXPECT_EQ(with_buckets({{{"first_step", 1}, {"proposal_rate", 0.5}, {"acceptance_rate", 0.5}},
+                          {{"first_step", 1}, {"proposal_rate", 0.5}, {"acceptance_rate", 0.5}}}),
+            "scenario.json: fleet.pools[0].speculative.by_decode_step[1].first_step: must be "
+            "greater than the previous bucket's 1");
+  EXPECT_EQ(with_buckets({{{"first_step", 1}, {"acceptance_rate", 0.5}}}),
+            "scenario.json: fleet.pools[0].speculative.by_decode_step[0].proposal_rate: missing "
+            "(required)");
+  EXPECT_EQ(with_buckets({{{"first_step", 1}, {"proposal_rate", 0.5}, {"acceptance_rate", 2}}}),
+            "scenario.json: fleet.pools[0].speculative.by_decode_step[0].acceptance_rate: must be "
+            "in [0, 1], got 2");
+  EXPECT_NE(
+      with_buckets(
+          {{{"first_step", 1}, {"proposal_rate", 0.5}, {"acceptance_rate", 0.5}, {"rate", 1}}})
+          .find("by_decode_step[0].rate"),
+      std::string::npos);
+}
+
+TEST(FleetSpec, RatesByDecodeStepAreEchoed) {
+  nlohmann::json pool = testing::h100_pool(1);
+  pool["speculative"] = {
+      {"method", "ngram"},
+      {"by_decode_step",
+       {{{"first_step", 1}, {"proposal_rate", 0.25}, {"acceptance_rate", 0.5}},
+        {{"first_step", 8}, {"proposal_rate", 0.75}, {"acceptance_rate", 0.9}}}}};
+  const nlohmann::json j = {
+      {"workloads", {{{"generator", {{"kind", "poisson"}, {"rate", 1}, {"duration_s", 1}}}}}},
+      {"fleet", {{"pools", {pool}}}}};
+  const Scenario scenario = testing::scenario_from(j);
+  const SpeculativeSpec& spec = scenario.pools.at(0).speculative;
+  EXPECT_DOUBLE_EQ(spec.proposal_rate_at(7), 0.25);
+  EXPECT_DOUBLE_EQ(spec.acceptance_rate_at(8), 0.9);
+  const nlohmann::ordered_json echoed =
+      scenario_to_json(scenario)["fleet"]["pools"][0]["speculative"]["by_decode_step"];
+  ASSERT_EQ(echoed.size(), 2u);
+  EXPECT_EQ(echoed[1]["first_step"], 8);
+  EXPECT_DOUBLE_EQ(echoed[1]["proposal_rate"].get<double>(), 0.75);
 }
 
 }  // namespace

@@ -78,5 +78,64 @@ TEST(SpecCalibration, NgramFromEngineStatsAndProfile) {
   EXPECT_TRUE(to_json(without)["calibrated_from"]["profile_draft_k"].is_null());
 }
 
+// Buckets by decode step: request 1 decodes plainly at step 1 and verifies 3 drafts at steps 2
+// and 3 (2 and then 3 accepted, as its events say); request 2 verifies 3 drafts at step 1 (none
+// accepted). Buckets without decode steps keep the overall figures.
+TEST(SpecCalibration, RatesByDecodeStepFromTheEngineSteps) {
+  engine::SpecConfig spec;
+  spec.method = engine::SpecMethod::ngram;
+  spec.num_spec_tokens = 3;
+  engine::SpecStats stats;
+  stats.num_verifications = 3;
+  stats.num_draft_tokens = 9;
+  stats.num_accepted_tokens = 5;
+  const auto seq = [](int64_t id, int64_t new_tokens, int64_t context, int32_t spec_tokens) {
+    sched::ScheduledSeq s;
+    s.request_id = id;
+    s.num_new_tokens = new_tokens;
+    s.num_context_tokens = context;
+    s.num_spec_tokens = spec_tokens;
+    s.samples = true;
+    return s;
+  };
+  const auto event = [](int64_t id, int32_t emitted) {
+    sched::RequestEvent e;
+    e.request_id = id;
+    e.num_new_output_tokens = emitted;
+    return e;
+  };
+  std::vector<engine::StepRecord> steps(4);
+  steps[0].seqs = {seq(1, 20, 0, 0), seq(2, 30, 0, 0)};  // prefills: step 0 of each
+  steps[0].events = {event(1, 1), event(2, 1)};
+  steps[1].seqs = {seq(1, 1, 20, 0), seq(2, 4, 30, 3)};
+  steps[1].events = {event(1, 1), event(2, 1)};
+  steps[2].seqs = {seq(1, 4, 21, 3)};
+  steps[2].events = {event(1, 3)};
+  steps[3].seqs = {seq(1, 4, 24, 3)};
+  steps[3].events = {event(1, 4)};
+  const SpecCalibration c = calibrate_ngram(spec, stats, steps, perf::Profile{});
+  ASSERT_EQ(c.by_decode_step.size(), kDecodeStepBuckets.size());
+  ASSERT_EQ(c.speculative.by_decode_step.size(), kDecodeStepBuckets.size());
+  EXPECT_EQ(c.by_decode_step[0].first_step, 1);
+  EXPECT_EQ(c.by_decode_step[0].num_decode_steps, 2);
+  EXPECT_EQ(c.by_decode_step[0].num_drafting_steps, 1);
+  EXPECT_EQ(c.by_decode_step[0].num_drafted, 3);
+  EXPECT_EQ(c.by_decode_step[0].num_accepted, 0);
+  EXPECT_EQ(c.by_decode_step[1].first_step, 2);  // steps 2 and 3
+  EXPECT_EQ(c.by_decode_step[1].num_decode_steps, 2);
+  EXPECT_EQ(c.by_decode_step[1].num_drafted, 6);
+  EXPECT_EQ(c.by_decode_step[1].num_accepted, 5);
+  EXPECT_DOUBLE_EQ(c.speculative.by_decode_step[0].proposal_rate, 0.5);
+  EXPECT_NEAR(c.speculative.by_decode_step[0].acceptance_rate, 0.0, 1e-12);
+  EXPECT_DOUBLE_EQ(c.speculative.by_decode_step[1].proposal_rate, 1.0);
+  EXPECT_NEAR(accepted_share(c.speculative.by_decode_step[1].acceptance_rate, 3), 5.0 / 6.0, 1e-9);
+  EXPECT_EQ(c.speculative.by_decode_step[2].first_step, 4);
+  EXPECT_DOUBLE_EQ(c.speculative.by_decode_step[2].proposal_rate, c.speculative.proposal_rate);
+  EXPECT_DOUBLE_EQ(c.speculative.by_decode_step[2].acceptance_rate, c.speculative.acceptance_rate);
+  const nlohmann::ordered_json j = to_json(c);
+  EXPECT_EQ(j["by_decode_step"].size(), kDecodeStepBuckets.size());
+  EXPECT_EQ(j["calibrated_from"]["by_decode_step"][1]["num_accepted"], 5);
+}
+
 }  // namespace
 }  // namespace tidal::validate
