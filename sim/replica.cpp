@@ -19,7 +19,14 @@ Replica::Replica(int32_t index, int32_t pool, const PoolSpec& spec, int64_t long
       speculative_spec_(spec.speculative),
       speculative_(spec.speculative.enabled()),
       acceptance_(spec.speculative.acceptance_rate, seed),
-      proposal_(spec.speculative.proposal_rate, traces::derive_seed(seed, 1)) {}
+      proposal_(spec.speculative.proposal_rate, traces::derive_seed(seed, 1)),
+      accepting_seed_(traces::derive_seed(seed, 2)) {}
+
+bool Replica::accepts_drafts(int64_t request_id) const {
+  if (speculative_spec_.accepting_share >= 1.0) return true;
+  traces::Rng rng(traces::derive_seed(accepting_seed_, static_cast<uint64_t>(request_id)));
+  return rng.uniform01() < speculative_spec_.accepting_share;
+}
 
 void Replica::release() {
   released_scheduler_stats_ = scheduler_->stats();
@@ -41,7 +48,8 @@ std::span<const sched::SeqOutput> Replica::step_outputs() {
   if (!speculative_) return {};
   const sched::StepPlan& plan = *plan_;
   outputs_.resize(plan.seqs.size());
-  const bool by_step = !speculative_spec_.by_decode_step.empty();
+  const bool by_step =
+      !speculative_spec_.by_decode_step.empty() || speculative_spec_.accepting_share < 1.0;
   for (size_t i = 0; i < plan.seqs.size(); ++i) {
     const sched::ScheduledSeq& seq = plan.seqs[i];
     if (!seq.samples) {
@@ -61,9 +69,10 @@ std::span<const sched::SeqOutput> Replica::step_outputs() {
     // for step n + 1.
     int32_t& num_sampling_steps = decode_steps_[seq.request_id];
     const int32_t n = num_sampling_steps++;
+    const double acceptance_rate =
+        accepts_drafts(seq.request_id) ? speculative_spec_.acceptance_rate_at(std::max(n, 1)) : 0.0;
     outputs_[i].num_accepted_tokens =
-        1 + acceptance_.sample_accepted(seq.num_spec_tokens,
-                                        speculative_spec_.acceptance_rate_at(std::max(n, 1)));
+        1 + acceptance_.sample_accepted(seq.num_spec_tokens, acceptance_rate);
     const double proposal_rate = speculative_spec_.proposal_rate_at(n + 1);
     if (proposal_rate < 1.0) {
       scheduler_->set_spec_tokens(seq.request_id, proposal_.proposes(proposal_rate)

@@ -88,6 +88,11 @@ struct SpeculativeSpec {
   // Rates by decode step (first_step 1, 2, ... increasing), replacing proposal_rate and
   // acceptance_rate where present; empty: those two at every step.
   std::vector<SpecStepRates> by_decode_step;
+  // Share of requests whose drafts can be accepted at all (each request drawn once, seeded by
+  // its id); the others' drafts are all rejected. The acceptance rates are the accepting
+  // requests'. Prompt lookup accepts much on requests whose output repeats and nothing on
+  // others.
+  double accepting_share = 1.0;
 
   bool enabled() const { return method != "none" && num_speculative_tokens > 0; }
   // The proposal and acceptance rates at a sequence's decode step n >= 1.

@@ -83,6 +83,9 @@ ojson pool_json(const PoolSpec& p) {
                                  {"draft_seconds_per_context_token",
                                   p.speculative.draft_seconds_per_context_token}}
                          : ojson(nullptr);
+  if (p.speculative.enabled() && p.speculative.accepting_share < 1.0) {
+    j["speculative"]["accepting_share"] = p.speculative.accepting_share;
+  }
   if (p.speculative.enabled() && !p.speculative.by_decode_step.empty()) {
     ojson buckets = ojson::array();
     for (const SpecStepRates& b : p.speculative.by_decode_step) {

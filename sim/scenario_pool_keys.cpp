@@ -97,12 +97,16 @@ SpeculativeSpec read_speculative(JsonObject& pool_obj) {
       obj.non_negative("draft_seconds_per_seq", obj.number("draft_seconds_per_seq", 0.0));
   spec.draft_seconds_per_context_token = obj.non_negative(
       "draft_seconds_per_context_token", obj.number("draft_seconds_per_context_token", 0.0));
+  spec.accepting_share = obj.number("accepting_share", 1.0);
+  if (!(spec.accepting_share > 0.0 && spec.accepting_share <= 1.0)) {
+    obj.fail("accepting_share", fmt::format("must be in (0, 1], got {}", spec.accepting_share));
+  }
   if (const nlohmann::json* v = obj.child("by_decode_step"); v != nullptr && !v->is_null()) {
     spec.by_decode_step = read_step_rates(*v, obj.path_of("by_decode_step"), obj.file());
   }
   obj.finish({"method", "num_speculative_tokens", "acceptance_rate", "draft_cost_ratio",
               "proposal_rate", "draft_seconds_per_seq", "draft_seconds_per_context_token",
-              "by_decode_step"});
+              "by_decode_step", "accepting_share"});
   return spec;
 }
 

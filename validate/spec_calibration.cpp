@@ -1,6 +1,8 @@
 #include "validate/spec_calibration.h"
 
 #include <algorithm>
+#include <functional>
+#include <numeric>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -30,9 +32,18 @@ double acceptance_for_accepted_share(double share, int32_t k) {
 
 namespace {
 
-std::vector<DecodeStepCounts> count_by_decode_step(std::span<const engine::StepRecord> steps) {
-  std::vector<DecodeStepCounts> counts(kDecodeStepBuckets.size());
-  for (size_t b = 0; b < counts.size(); ++b) counts[b].first_step = kDecodeStepBuckets[b];
+// The engine's drafting by decode-step bucket and by request.
+struct EngineDrafting {
+  std::vector<DecodeStepCounts> buckets;  // [kDecodeStepBuckets.size()]
+  // By request id: the bucket of each decode step that verified drafts, and the drafts accepted.
+  std::unordered_map<int64_t, std::vector<uint8_t>> verifications;
+  std::unordered_map<int64_t, int64_t> accepted;
+};
+
+EngineDrafting count_drafting(std::span<const engine::StepRecord> steps) {
+  EngineDrafting d;
+  d.buckets.resize(kDecodeStepBuckets.size());
+  for (size_t b = 0; b < d.buckets.size(); ++b) d.buckets[b].first_step = kDecodeStepBuckets[b];
   std::unordered_map<int64_t, int32_t> num_sampling_steps;  // by request id
   for (const engine::StepRecord& step : steps) {
     const bool has_events = step.events.size() == step.seqs.size();
@@ -43,18 +54,50 @@ std::vector<DecodeStepCounts> count_by_decode_step(std::span<const engine::StepR
       if (n < 1 || seq.num_context_tokens == 0 || seq.num_new_tokens - seq.num_spec_tokens != 1) {
         continue;
       }
-      const auto bucket = static_cast<size_t>(
+      const auto bucket = static_cast<uint8_t>(
           std::upper_bound(kDecodeStepBuckets.begin(), kDecodeStepBuckets.end(), n) -
           kDecodeStepBuckets.begin() - 1);
-      DecodeStepCounts& c = counts[bucket];
+      DecodeStepCounts& c = d.buckets[bucket];
       ++c.num_decode_steps;
       if (seq.num_spec_tokens == 0) continue;
       ++c.num_drafting_steps;
       c.num_drafted += seq.num_spec_tokens;
-      if (has_events) c.num_accepted += std::max(step.events[i].num_new_output_tokens - 1, 0);
+      if (!has_events) continue;
+      const int64_t accepted = std::max(step.events[i].num_new_output_tokens - 1, 0);
+      c.num_accepted += accepted;
+      d.verifications[seq.request_id].push_back(bucket);
+      d.accepted[seq.request_id] += accepted;
     }
   }
-  return counts;
+  return d;
+}
+
+// The per-token rate of each bucket for requests that accept drafts when only `share` of the
+// requests do: the bucket's accepted share (else `overall_share`) divided by `share`, capped at 1.
+std::vector<double> accepting_rates(const std::vector<DecodeStepCounts>& buckets,
+                                    double overall_share, double share, int32_t k) {
+  std::vector<double> rates;
+  for (const DecodeStepCounts& b : buckets) {
+    const double bucket_share =
+        b.num_drafted > 0 ? static_cast<double>(b.num_accepted) / static_cast<double>(b.num_drafted)
+                          : overall_share;
+    rates.push_back(acceptance_for_accepted_share(std::min(1.0, bucket_share / share), k));
+  }
+  return rates;
+}
+
+// Expected share of drafting requests with no draft accepted when `share` of all requests accept
+// at accepting_rates(share): a request's first draft is rejected at each of its verifications.
+double expected_without_acceptance(const EngineDrafting& d, double overall_share, double share,
+                                   int32_t k) {
+  const std::vector<double> rates = accepting_rates(d.buckets, overall_share, share, k);
+  double total = 0.0;
+  for (const auto& [id, buckets] : d.verifications) {
+    double none = 1.0;
+    for (const uint8_t b : buckets) none *= 1.0 - rates[b];
+    total += (1.0 - share) + share * none;
+  }
+  return total / static_cast<double>(d.verifications.size());
 }
 
 }  // namespace
@@ -92,21 +135,52 @@ SpecCalibration calibrate_ngram(const engine::SpecConfig& spec, const engine::Sp
     c.speculative.draft_seconds_per_seq = profile.draft->seconds_per_seq;
     c.speculative.draft_seconds_per_context_token = profile.draft->seconds_per_context_token;
   }
-  c.by_decode_step = count_by_decode_step(steps);
-  for (const DecodeStepCounts& counts : c.by_decode_step) {
-    sim::SpecStepRates rates;
-    rates.first_step = counts.first_step;
-    rates.proposal_rate = counts.num_decode_steps > 0
-                              ? static_cast<double>(counts.num_drafting_steps) /
-                                    static_cast<double>(counts.num_decode_steps)
-                              : c.speculative.proposal_rate;
-    rates.acceptance_rate =
-        counts.num_drafted > 0
-            ? acceptance_for_accepted_share(static_cast<double>(counts.num_accepted) /
-                                                static_cast<double>(counts.num_drafted),
-                                            k)
-            : c.speculative.acceptance_rate;
-    c.speculative.by_decode_step.push_back(rates);
+  const EngineDrafting drafting = count_drafting(steps);
+  c.by_decode_step = drafting.buckets;
+  std::vector<int64_t> accepted;  // [num drafting requests] accepted drafts, most first
+  for (const auto& [id, count] : drafting.accepted) accepted.push_back(count);
+  std::sort(accepted.begin(), accepted.end(), std::greater<>());
+  c.num_drafting_requests = static_cast<int64_t>(accepted.size());
+  const double overall_share = c.engine_acceptance_rate;
+  double share = 1.0;
+  if (!accepted.empty()) {
+    const auto num_without = std::count(accepted.begin(), accepted.end(), int64_t{0});
+    c.drafting_requests_without_acceptance =
+        static_cast<double>(num_without) / static_cast<double>(accepted.size());
+    const int64_t total = std::accumulate(accepted.begin(), accepted.end(), int64_t{0});
+    const size_t top = (accepted.size() + 9) / 10;
+    const int64_t top_total = std::accumulate(accepted.begin(), accepted.begin() + top, int64_t{0});
+    if (total > 0) {
+      c.accepted_share_of_top_tenth = static_cast<double>(top_total) / static_cast<double>(total);
+      // More requests without any acceptance than drafts accepted alike by all would leave:
+      // the share of accepting requests that leaves as many (bisection; the expectation falls
+      // as the share grows).
+      const double observed = c.drafting_requests_without_acceptance;
+      if (expected_without_acceptance(drafting, overall_share, 1.0, k) < observed) {
+        double lo = 1e-3;
+        double hi = 1.0;
+        for (int i = 0; i < 50; ++i) {
+          const double mid = 0.5 * (lo + hi);
+          (expected_without_acceptance(drafting, overall_share, mid, k) > observed ? lo : hi) = mid;
+        }
+        share = 0.5 * (lo + hi);
+      }
+    }
+  }
+  c.speculative.accepting_share = share;
+  c.speculative.acceptance_rate =
+      acceptance_for_accepted_share(std::min(1.0, overall_share / share), k);
+  const std::vector<double> rates = accepting_rates(drafting.buckets, overall_share, share, k);
+  for (size_t b = 0; b < drafting.buckets.size(); ++b) {
+    const DecodeStepCounts& counts = drafting.buckets[b];
+    sim::SpecStepRates bucket;
+    bucket.first_step = counts.first_step;
+    bucket.proposal_rate = counts.num_decode_steps > 0
+                               ? static_cast<double>(counts.num_drafting_steps) /
+                                     static_cast<double>(counts.num_decode_steps)
+                               : c.speculative.proposal_rate;
+    bucket.acceptance_rate = rates[b];
+    c.speculative.by_decode_step.push_back(bucket);
   }
   return c;
 }
@@ -134,6 +208,7 @@ nlohmann::ordered_json to_json(const SpecCalibration& c) {
           {"proposal_rate", s.proposal_rate},
           {"draft_seconds_per_seq", s.draft_seconds_per_seq},
           {"draft_seconds_per_context_token", s.draft_seconds_per_context_token},
+          {"accepting_share", s.accepting_share},
           {"by_decode_step", buckets},
           {"calibrated_from",
            {{"engine_acceptance_rate", c.engine_acceptance_rate},
@@ -142,7 +217,10 @@ nlohmann::ordered_json to_json(const SpecCalibration& c) {
             {"profile_draft_k",
              c.profile_draft ? nlohmann::ordered_json(c.profile_draft->num_speculative_tokens)
                              : nullptr},
-            {"by_decode_step", counts}}}};
+            {"by_decode_step", counts},
+            {"num_drafting_requests", c.num_drafting_requests},
+            {"drafting_requests_without_acceptance", c.drafting_requests_without_acceptance},
+            {"accepted_share_of_top_tenth", c.accepted_share_of_top_tenth}}}};
 }
 
 std::string calibration_note(const SpecCalibration& c) {

@@ -49,6 +49,13 @@ struct SpecCalibration {
   std::optional<perf::DraftCost> profile_draft;  // absent: the profile measured no drafting
   // [kDecodeStepBuckets.size()] the engine's counts behind speculative.by_decode_step.
   std::vector<DecodeStepCounts> by_decode_step;
+  // How unevenly the engine's requests shared the accepted drafts (the simulator draws every
+  // request's drafts at the same rates, so it spreads them evenly): of the requests that
+  // verified drafts, the share with none accepted, and the share of all accepted drafts that
+  // went to the tenth of them with the most.
+  int64_t num_drafting_requests = 0;
+  double drafting_requests_without_acceptance = 0.0;
+  double accepted_share_of_top_tenth = 0.0;
 };
 
 // The calibration of an n-gram case (spec.method == ngram, k >= 1): alpha from the engine's
@@ -71,7 +78,8 @@ SpecCalibration calibrate_ngram(const engine::SpecConfig& spec, const engine::Sp
 // "proposal_rate", "acceptance_rate"}], "calibrated_from": {"engine_acceptance_rate",
 // "engine_tokens_per_verification", "engine_drafting_share", "profile_draft_k",
 // "by_decode_step": [{"first_step", "num_decode_steps", "num_drafting_steps", "num_drafted",
-// "num_accepted"}]}}.
+// "num_accepted"}], "num_drafting_requests", "drafting_requests_without_acceptance",
+// "accepted_share_of_top_tenth"}}.
 nlohmann::ordered_json to_json(const SpecCalibration& c);
 
 // One line for `notes`: what the simulator's speculation was calibrated from.

@@ -194,6 +194,31 @@ TEST(FleetSpec, BadRatesByDecodeStepAreErrors) {
       std::string::npos);
 }
 
+// With half the requests accepting at rate 1 and the others never, TPOT lies between all
+// accepting and none; the share is echoed and must be in (0, 1].
+TEST(FleetSpec, AcceptingShareSplitsRequestsIntoAcceptingAndNot) {
+  const auto run_with = [](double acceptance_rate, double accepting_share) {
+    Scenario scenario =
+        load_scenario_file(std::string(TIDAL_SOURCE_DIR) + "/examples/fleet/spec-eagle.json");
+    SpeculativeSpec& spec = scenario.pools.at(0).speculative;
+    spec.acceptance_rate = acceptance_rate;
+    spec.accepting_share = accepting_share;
+    return run_fleet_scenario(std::move(scenario));
+  };
+  const FleetRun all = run_with(1.0, 1.0);
+  const FleetRun half = run_with(1.0, 0.5);
+  const FleetRun none = run_with(0.0, 1.0);
+  EXPECT_LT(all.metrics.tpot.mean, half.metrics.tpot.mean);
+  EXPECT_LT(half.metrics.tpot.mean, none.metrics.tpot.mean);
+  ASSERT_TRUE(half.metrics.fleet.spec_acceptance_rate.has_value());
+  // The non-accepting requests verify drafts at every step, the accepting ones at few: the
+  // drafts' accepted share falls well below the requests' half.
+  EXPECT_GT(*half.metrics.fleet.spec_acceptance_rate, 0.0);
+  EXPECT_LT(*half.metrics.fleet.spec_acceptance_rate, 0.5);
+  EXPECT_EQ(speculative_error({{"method", "ngram"}, {"accepting_share", 0}}),
+            "scenario.json: fleet.pools[0].speculative.accepting_share: must be in (0, 1], got 0");
+}
+
 TEST(FleetSpec, RatesByDecodeStepAreEchoed) {
   nlohmann::json pool = testing::h100_pool(1);
   pool["speculative"] = {

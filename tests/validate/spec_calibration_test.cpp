@@ -132,9 +132,52 @@ TEST(SpecCalibration, RatesByDecodeStepFromTheEngineSteps) {
   EXPECT_EQ(c.speculative.by_decode_step[2].first_step, 4);
   EXPECT_DOUBLE_EQ(c.speculative.by_decode_step[2].proposal_rate, c.speculative.proposal_rate);
   EXPECT_DOUBLE_EQ(c.speculative.by_decode_step[2].acceptance_rate, c.speculative.acceptance_rate);
+  // Request 1 verified drafts twice (5 accepted), request 2 once (none): the top tenth (one
+  // request) holds every accepted draft.
+  EXPECT_EQ(c.num_drafting_requests, 2);
+  EXPECT_DOUBLE_EQ(c.drafting_requests_without_acceptance, 0.5);
+  EXPECT_DOUBLE_EQ(c.accepted_share_of_top_tenth, 1.0);
   const nlohmann::ordered_json j = to_json(c);
   EXPECT_EQ(j["by_decode_step"].size(), kDecodeStepBuckets.size());
+  EXPECT_EQ(j["calibrated_from"]["num_drafting_requests"], 2);
   EXPECT_EQ(j["calibrated_from"]["by_decode_step"][1]["num_accepted"], 5);
+}
+
+// Ten requests verify 3 drafts at each of their decode steps 1..4: five accept all three every
+// time, five never accept. Drafts accepted alike by all (half of them) would leave almost no
+// request without an acceptance, so the calibration makes half the requests accepting, at rate 1.
+TEST(SpecCalibration, UnevenAcceptanceMakesAShareOfRequestsAccepting) {
+  engine::SpecConfig spec;
+  spec.method = engine::SpecMethod::ngram;
+  spec.num_spec_tokens = 3;
+  engine::SpecStats stats;
+  stats.num_verifications = 40;
+  stats.num_draft_tokens = 120;
+  stats.num_accepted_tokens = 60;
+  std::vector<engine::StepRecord> steps(5);
+  for (int64_t id = 0; id < 10; ++id) {
+    for (size_t t = 0; t < steps.size(); ++t) {
+      sched::ScheduledSeq seq;
+      seq.request_id = id;
+      seq.samples = true;
+      seq.num_context_tokens = t == 0 ? 0 : 20 + 4 * static_cast<int64_t>(t);
+      seq.num_spec_tokens = t == 0 ? 0 : 3;
+      seq.num_new_tokens = t == 0 ? 20 : 4;
+      sched::RequestEvent event;
+      event.request_id = id;
+      event.num_new_output_tokens = t == 0 || id >= 5 ? 1 : 4;
+      steps[t].seqs.push_back(seq);
+      steps[t].events.push_back(event);
+    }
+  }
+  const SpecCalibration c = calibrate_ngram(spec, stats, steps, perf::Profile{});
+  EXPECT_EQ(c.num_drafting_requests, 10);
+  EXPECT_DOUBLE_EQ(c.drafting_requests_without_acceptance, 0.5);
+  EXPECT_DOUBLE_EQ(c.accepted_share_of_top_tenth, 12.0 / 60.0);
+  EXPECT_NEAR(c.speculative.accepting_share, 0.5, 1e-3);
+  EXPECT_NEAR(c.speculative.acceptance_rate, 1.0, 1e-3);
+  EXPECT_NEAR(c.speculative.by_decode_step[1].acceptance_rate, 1.0, 1e-3);
+  EXPECT_NEAR(to_json(c)["accepting_share"].get<double>(), 0.5, 1e-3);
 }
 
 }  // namespace

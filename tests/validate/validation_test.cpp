@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -128,8 +129,13 @@ TEST(Validation, NgramSpeculationIsCalibratedFromTheEngine) {
   const double engine_rate = j["engine"]["spec_acceptance_rate"].get<double>();
   EXPECT_GT(engine_rate, 0.0);  // greedy decoding of random weights repeats itself
   EXPECT_DOUBLE_EQ(s["calibrated_from"]["engine_acceptance_rate"].get<double>(), engine_rate);
+  // The rate of the accepting share of the requests (all of them when acceptance is even).
+  const double accepting_share = s["accepting_share"].get<double>();
+  EXPECT_GT(accepting_share, 0.0);
+  EXPECT_LE(accepting_share, 1.0);
   EXPECT_DOUBLE_EQ(s["acceptance_rate"].get<double>(),
-                   acceptance_for_accepted_share(engine_rate, 3));
+                   acceptance_for_accepted_share(std::min(1.0, engine_rate / accepting_share), 3));
+  EXPECT_EQ(s["by_decode_step"].size(), kDecodeStepBuckets.size());
   EXPECT_DOUBLE_EQ(s["draft_cost_ratio"].get<double>(), 0.0);
   EXPECT_DOUBLE_EQ(s["draft_seconds_per_seq"].get<double>(), profile.draft->seconds_per_seq);
   EXPECT_DOUBLE_EQ(s["draft_seconds_per_context_token"].get<double>(),
