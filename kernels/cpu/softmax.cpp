@@ -21,6 +21,18 @@ void softmax(float* x, int64_t num_rows, int64_t num_cols) {
   }
 }
 
+void softmax_in_double(const float* x, int64_t num_rows, int64_t num_cols, float* out) {
+  for (int64_t r = 0; r < num_rows; ++r) {
+    const float* row = x + r * num_cols;
+    const double max_value = *std::max_element(row, row + num_cols);
+    double sum = 0.0;
+    for (int64_t i = 0; i < num_cols; ++i) sum += std::exp(row[i] - max_value);
+    for (int64_t i = 0; i < num_cols; ++i) {
+      out[r * num_cols + i] = static_cast<float>(std::exp(row[i] - max_value) / sum);
+    }
+  }
+}
+
 }  // namespace reference
 
 namespace cpu {

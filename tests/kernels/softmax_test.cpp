@@ -1,4 +1,5 @@
 // Softmax: optimized vs reference within 1e-6 relative; rows sum to one; large logits are safe.
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -25,6 +26,29 @@ TEST(Softmax, OptimizedMatchesReference) {
       const double sum =
           std::accumulate(actual.begin() + r * cols, actual.begin() + (r + 1) * cols, 0.0);
       EXPECT_NEAR(sum, 1.0, 1e-5);
+    }
+  }
+}
+
+// The fp32 reference's running sum over a long row drifts; the double one stays within one
+// rounding of the exact value, and both sum to one.
+TEST(Softmax, InDoubleIsTheRoundedExactValue) {
+  std::mt19937_64 rng(43);
+  const int64_t rows = 3, cols = 50000;
+  const std::vector<float> logits = testing::random_values(rng, rows * cols, 8.0f);
+  std::vector<float> exact(logits.size());
+  reference::softmax_in_double(logits.data(), rows, cols, exact.data());
+  std::vector<float> running = logits;
+  reference::softmax(running.data(), rows, cols);
+  EXPECT_LT(testing::relative_error(running, exact), 1e-3);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = logits.data() + r * cols;
+    const double max_value = *std::max_element(row, row + cols);
+    double sum = 0.0;
+    for (int64_t i = 0; i < cols; ++i) sum += std::exp(static_cast<double>(row[i]) - max_value);
+    for (int64_t i = 0; i < cols; i += 997) {
+      const double value = std::exp(static_cast<double>(row[i]) - max_value) / sum;
+      EXPECT_NEAR(exact[r * cols + i], value, value * 1e-7);
     }
   }
 }

@@ -14,6 +14,24 @@ double accepted_share(double alpha, int32_t k) {
   return sum / k;
 }
 
+// A scheduled sequence of request `id` and what its step emitted.
+sched::ScheduledSeq scheduled(int64_t id, int64_t new_tokens, int64_t context, int32_t spec_tokens,
+                              bool samples = true) {
+  sched::ScheduledSeq s;
+  s.request_id = id;
+  s.num_new_tokens = new_tokens;
+  s.num_context_tokens = context;
+  s.num_spec_tokens = spec_tokens;
+  s.samples = samples;
+  return s;
+}
+sched::RequestEvent emitted(int64_t id, int32_t num_tokens) {
+  sched::RequestEvent e;
+  e.request_id = id;
+  e.num_new_output_tokens = num_tokens;
+  return e;
+}
+
 TEST(SpecCalibration, AcceptanceReproducesTheAcceptedShare) {
   EXPECT_NEAR(acceptance_for_accepted_share(0.0, 3), 0.0, 1e-12);
   EXPECT_NEAR(acceptance_for_accepted_share(1.0, 3), 1.0, 1e-12);
@@ -40,16 +58,8 @@ TEST(SpecCalibration, NgramFromEngineStatsAndProfile) {
   // One step: a prefill chunk (not decoding), a decode verifying 3 drafts, three plain decodes
   // and a chunk whose step does not sample: 1 of 4 decoding steps drafted.
   engine::StepRecord step;
-  auto seq = [](int64_t new_tokens, int64_t context, int32_t spec_tokens, bool samples) {
-    sched::ScheduledSeq s;
-    s.num_new_tokens = new_tokens;
-    s.num_context_tokens = context;
-    s.num_spec_tokens = spec_tokens;
-    s.samples = samples;
-    return s;
-  };
-  step.seqs = {seq(32, 0, 0, true), seq(4, 40, 3, true), seq(1, 40, 0, true),
-               seq(1, 50, 0, true), seq(1, 60, 0, true), seq(8, 16, 0, false)};
+  step.seqs = {scheduled(0, 32, 0, 0), scheduled(0, 4, 40, 3), scheduled(0, 1, 40, 0),
+               scheduled(0, 1, 50, 0), scheduled(0, 1, 60, 0), scheduled(0, 8, 16, 0, false)};
   const std::vector<engine::StepRecord> steps{step};
   const SpecCalibration c = calibrate_ngram(spec, stats, steps, profile);
   EXPECT_DOUBLE_EQ(c.engine_drafting_share, 0.25);
@@ -89,30 +99,15 @@ TEST(SpecCalibration, RatesByDecodeStepFromTheEngineSteps) {
   stats.num_verifications = 3;
   stats.num_draft_tokens = 9;
   stats.num_accepted_tokens = 5;
-  const auto seq = [](int64_t id, int64_t new_tokens, int64_t context, int32_t spec_tokens) {
-    sched::ScheduledSeq s;
-    s.request_id = id;
-    s.num_new_tokens = new_tokens;
-    s.num_context_tokens = context;
-    s.num_spec_tokens = spec_tokens;
-    s.samples = true;
-    return s;
-  };
-  const auto event = [](int64_t id, int32_t emitted) {
-    sched::RequestEvent e;
-    e.request_id = id;
-    e.num_new_output_tokens = emitted;
-    return e;
-  };
   std::vector<engine::StepRecord> steps(4);
-  steps[0].seqs = {seq(1, 20, 0, 0), seq(2, 30, 0, 0)};  // prefills: step 0 of each
-  steps[0].events = {event(1, 1), event(2, 1)};
-  steps[1].seqs = {seq(1, 1, 20, 0), seq(2, 4, 30, 3)};
-  steps[1].events = {event(1, 1), event(2, 1)};
-  steps[2].seqs = {seq(1, 4, 21, 3)};
-  steps[2].events = {event(1, 3)};
-  steps[3].seqs = {seq(1, 4, 24, 3)};
-  steps[3].events = {event(1, 4)};
+  steps[0].seqs = {scheduled(1, 20, 0, 0), scheduled(2, 30, 0, 0)};  // prefills: step 0 of each
+  steps[0].events = {emitted(1, 1), emitted(2, 1)};
+  steps[1].seqs = {scheduled(1, 1, 20, 0), scheduled(2, 4, 30, 3)};
+  steps[1].events = {emitted(1, 1), emitted(2, 1)};
+  steps[2].seqs = {scheduled(1, 4, 21, 3)};
+  steps[2].events = {emitted(1, 3)};
+  steps[3].seqs = {scheduled(1, 4, 24, 3)};
+  steps[3].events = {emitted(1, 4)};
   const SpecCalibration c = calibrate_ngram(spec, stats, steps, perf::Profile{});
   ASSERT_EQ(c.by_decode_step.size(), kDecodeStepBuckets.size());
   ASSERT_EQ(c.speculative.by_decode_step.size(), kDecodeStepBuckets.size());
@@ -157,15 +152,10 @@ TEST(SpecCalibration, UnevenAcceptanceMakesAShareOfRequestsAccepting) {
   std::vector<engine::StepRecord> steps(5);
   for (int64_t id = 0; id < 10; ++id) {
     for (size_t t = 0; t < steps.size(); ++t) {
-      sched::ScheduledSeq seq;
-      seq.request_id = id;
-      seq.samples = true;
-      seq.num_context_tokens = t == 0 ? 0 : 20 + 4 * static_cast<int64_t>(t);
-      seq.num_spec_tokens = t == 0 ? 0 : 3;
-      seq.num_new_tokens = t == 0 ? 20 : 4;
-      sched::RequestEvent event;
-      event.request_id = id;
-      event.num_new_output_tokens = t == 0 || id >= 5 ? 1 : 4;
+      const bool prefill = t == 0;
+      const sched::ScheduledSeq seq = scheduled(
+          id, prefill ? 20 : 4, prefill ? 0 : 20 + 4 * static_cast<int64_t>(t), prefill ? 0 : 3);
+      const sched::RequestEvent event = emitted(id, prefill || id >= 5 ? 1 : 4);
       steps[t].seqs.push_back(seq);
       steps[t].events.push_back(event);
     }
