@@ -48,7 +48,8 @@ std::span<const sched::SeqOutput> Replica::step_outputs() {
   if (!speculative_) return {};
   const sched::StepPlan& plan = *plan_;
   outputs_.resize(plan.seqs.size());
-  const bool by_step =
+  // Rates by decode step or an accepting share need each sequence's step count and request.
+  const bool per_request =
       !speculative_spec_.by_decode_step.empty() || speculative_spec_.accepting_share < 1.0;
   for (size_t i = 0; i < plan.seqs.size(); ++i) {
     const sched::ScheduledSeq& seq = plan.seqs[i];
@@ -56,7 +57,7 @@ std::span<const sched::SeqOutput> Replica::step_outputs() {
       outputs_[i].num_accepted_tokens = 0;
       continue;
     }
-    if (!by_step) {
+    if (!per_request) {
       outputs_[i].num_accepted_tokens = 1 + acceptance_.sample_accepted(seq.num_spec_tokens);
       // The drafter's proposal for this sequence's next step, made from the tokens it now has.
       if (!proposal_.always_proposes()) {
