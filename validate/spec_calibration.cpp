@@ -106,17 +106,12 @@ SpecCalibration calibrate_ngram(const engine::SpecConfig& spec, const engine::Sp
                                 std::span<const engine::StepRecord> steps,
                                 const perf::Profile& profile) {
   SpecCalibration c;
+  const EngineDrafting drafting = count_drafting(steps);
   int64_t num_decoding = 0;
   int64_t num_drafting = 0;
-  for (const engine::StepRecord& step : steps) {
-    for (const sched::ScheduledSeq& seq : step.seqs) {
-      if (!seq.samples || seq.num_context_tokens == 0 ||
-          seq.num_new_tokens - seq.num_spec_tokens != 1) {
-        continue;
-      }
-      ++num_decoding;
-      if (seq.num_spec_tokens > 0) ++num_drafting;
-    }
+  for (const DecodeStepCounts& b : drafting.buckets) {
+    num_decoding += b.num_decode_steps;
+    num_drafting += b.num_drafting_steps;
   }
   if (num_decoding > 0) {
     c.engine_drafting_share = static_cast<double>(num_drafting) / static_cast<double>(num_decoding);
@@ -127,7 +122,6 @@ SpecCalibration calibrate_ngram(const engine::SpecConfig& spec, const engine::Sp
   c.profile_draft = profile.draft;
   c.speculative.method = "ngram";
   c.speculative.num_speculative_tokens = k;
-  c.speculative.acceptance_rate = acceptance_for_accepted_share(c.engine_acceptance_rate, k);
   c.speculative.proposal_rate = num_decoding > 0 ? c.engine_drafting_share : 1.0;
   // The lookup is host work per sequence, not a share of the target step.
   c.speculative.draft_cost_ratio = 0.0;
@@ -135,7 +129,6 @@ SpecCalibration calibrate_ngram(const engine::SpecConfig& spec, const engine::Sp
     c.speculative.draft_seconds_per_seq = profile.draft->seconds_per_seq;
     c.speculative.draft_seconds_per_context_token = profile.draft->seconds_per_context_token;
   }
-  const EngineDrafting drafting = count_drafting(steps);
   c.by_decode_step = drafting.buckets;
   std::vector<int64_t> accepted;  // [num drafting requests] accepted drafts, most first
   for (const auto& [id, count] : drafting.accepted) accepted.push_back(count);
@@ -225,13 +218,22 @@ nlohmann::ordered_json to_json(const SpecCalibration& c) {
 
 std::string calibration_note(const SpecCalibration& c) {
   const sim::SpeculativeSpec& s = c.speculative;
+  std::string first_steps;
+  for (const int32_t step : kDecodeStepBuckets) {
+    first_steps += fmt::format("{}{}", first_steps.empty() ? "" : ", ", step);
+  }
   std::string note = fmt::format(
-      "simulator speculation (calibrated inputs): ngram, k {}; acceptance_rate {:.4f}, the "
-      "per-token rate at which the simulator's model accepts the engine run's measured share "
-      "of drafted tokens ({:.4f}; {:.3f} tokens per verifying sequence); proposal_rate {:.4f}, "
-      "the share of the engine's decoding steps that carried drafts; ",
-      s.num_speculative_tokens, s.acceptance_rate, c.engine_acceptance_rate,
-      c.engine_tokens_per_verification, s.proposal_rate);
+      "simulator speculation (calibrated inputs): ngram, k {}; accepting_share {:.4f} of the "
+      "requests (of the engine's {} drafting requests, {:.1f}% had no draft accepted and the "
+      "tenth with the most had {:.1f}% of the accepted drafts), acceptance_rate {:.4f}, the "
+      "per-token rate at which those accept the engine run's measured share of drafted tokens "
+      "({:.4f}; {:.3f} tokens per verifying sequence) over the accepting share; proposal_rate "
+      "{:.4f}, the share of the engine's decoding steps that carried drafts; both rates again "
+      "by decode step from steps {}; ",
+      s.num_speculative_tokens, s.accepting_share, c.num_drafting_requests,
+      100.0 * c.drafting_requests_without_acceptance, 100.0 * c.accepted_share_of_top_tenth,
+      s.acceptance_rate, c.engine_acceptance_rate, c.engine_tokens_per_verification,
+      s.proposal_rate, first_steps);
   if (c.profile_draft) {
     note += fmt::format(
         "host drafting {:.3f} us + {:.4f} us per context token for every sequence already "

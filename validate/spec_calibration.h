@@ -58,23 +58,28 @@ struct SpecCalibration {
   double accepted_share_of_top_tenth = 0.0;
 };
 
-// The calibration of an n-gram case (spec.method == ngram, k >= 1): alpha from the engine's
-// acceptance (acceptance_for_accepted_share), proposal_rate = engine_drafting_share (1 when the
-// engine had no decoding step), draft_cost_ratio 0 and the host drafting cost per sequence
-// (draft_seconds_per_seq, draft_seconds_per_context_token) = the profile's measured n-gram
-// lookup, or 0 when the profile has no drafting figure.
-// engine_drafting_share is counted over `steps` (the engine run's). speculative.by_decode_step
-// has one bucket per kDecodeStepBuckets entry: the share of the bucket's decode steps that
-// carried drafts and the per-token rate that accepts the bucket's accepted share, where the
-// bucket has such steps (else the overall figures). A sequence's decode step n counts its
-// sampling steps before this one (0 = the end of its prefill), as the simulator counts them;
-// the drafts accepted are what `events` says the step emitted, less the target's own token.
+// The calibration of an n-gram case (spec.method == ngram, k >= 1), from the engine run's `steps`
+// (a sequence's decode step n counts its sampling steps before this one, 0 = the end of its
+// prefill, as the simulator counts them; the drafts accepted are what `events` says the step
+// emitted, less the target's own token):
+// - accepting_share: 1 when drafts accepted alike by every request would leave at least as many
+//   drafting requests without any acceptance as the engine had; else the share of accepting
+//   requests whose expectation matches the engine's count (bisection);
+// - acceptance_rate: the per-token rate that accepts the engine's accepted share divided by
+//   accepting_share (acceptance_for_accepted_share); proposal_rate = engine_drafting_share, the
+//   share of decode steps that carried drafts (1 when there was none);
+// - by_decode_step: one bucket per kDecodeStepBuckets entry, the same two rates over the bucket's
+//   decode steps (the overall ones where it has none);
+// - draft_cost_ratio 0, and the host drafting cost per sequence (draft_seconds_per_seq,
+//   draft_seconds_per_context_token) = the profile's measured n-gram lookup, or 0 when the
+//   profile has no drafting figure.
 SpecCalibration calibrate_ngram(const engine::SpecConfig& spec, const engine::SpecStats& stats,
                                 std::span<const engine::StepRecord> steps,
                                 const perf::Profile& profile);
 
 // {"method", "num_speculative_tokens", "acceptance_rate", "draft_cost_ratio", "proposal_rate",
-// "draft_seconds_per_seq", "draft_seconds_per_context_token", "by_decode_step": [{"first_step",
+// "draft_seconds_per_seq", "draft_seconds_per_context_token", "accepting_share",
+// "by_decode_step": [{"first_step",
 // "proposal_rate", "acceptance_rate"}], "calibrated_from": {"engine_acceptance_rate",
 // "engine_tokens_per_verification", "engine_drafting_share", "profile_draft_k",
 // "by_decode_step": [{"first_step", "num_decode_steps", "num_drafting_steps", "num_drafted",

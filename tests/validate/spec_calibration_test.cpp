@@ -168,6 +168,9 @@ TEST(SpecCalibration, UnevenAcceptanceMakesAShareOfRequestsAccepting) {
   EXPECT_NEAR(c.speculative.acceptance_rate, 1.0, 1e-3);
   EXPECT_NEAR(c.speculative.by_decode_step[1].acceptance_rate, 1.0, 1e-3);
   EXPECT_NEAR(to_json(c)["accepting_share"].get<double>(), 0.5, 1e-3);
+  const std::string note = calibration_note(c);
+  EXPECT_NE(note.find("accepting_share 0.5000 of the requests"), std::string::npos) << note;
+  EXPECT_NE(note.find("by decode step from steps 1, 2, 4, 8, 16, 32, 64"), std::string::npos);
 }
 
 }  // namespace
