@@ -48,28 +48,17 @@ std::span<const sched::SeqOutput> Replica::step_outputs() {
   if (!speculative_) return {};
   const sched::StepPlan& plan = *plan_;
   outputs_.resize(plan.seqs.size());
-  // Rates by decode step or an accepting share need each sequence's step count and request.
-  const bool per_request =
-      !speculative_spec_.by_decode_step.empty() || speculative_spec_.accepting_share < 1.0;
+  // Only rates by decode step need each sequence's count of sampling steps.
+  const bool by_step = !speculative_spec_.by_decode_step.empty();
   for (size_t i = 0; i < plan.seqs.size(); ++i) {
     const sched::ScheduledSeq& seq = plan.seqs[i];
     if (!seq.samples) {
       outputs_[i].num_accepted_tokens = 0;
       continue;
     }
-    if (!per_request) {
-      outputs_[i].num_accepted_tokens = 1 + acceptance_.sample_accepted(seq.num_spec_tokens);
-      // The drafter's proposal for this sequence's next step, made from the tokens it now has.
-      if (!proposal_.always_proposes()) {
-        scheduler_->set_spec_tokens(
-            seq.request_id, proposal_.proposes() ? speculative_spec_.num_speculative_tokens : 0);
-      }
-      continue;
-    }
     // This step is the sequence's decode step n (0: the end of its prefill); the proposal is
-    // for step n + 1.
-    int32_t& num_sampling_steps = decode_steps_[seq.request_id];
-    const int32_t n = num_sampling_steps++;
+    // for step n + 1, made from the tokens it now has.
+    const int32_t n = by_step ? decode_steps_[seq.request_id]++ : 1;
     const double acceptance_rate =
         accepts_drafts(seq.request_id) ? speculative_spec_.acceptance_rate_at(std::max(n, 1)) : 0.0;
     outputs_[i].num_accepted_tokens =

@@ -104,8 +104,8 @@ class Replica {
   bool speculative_;
   AcceptanceModel acceptance_;
   ProposalModel proposal_;
-  // Sampling steps so far per request id, with speculative.by_decode_step or accepting_share < 1
-  // only (lookups only: the iteration order never shows).
+  // Sampling steps so far per request id, with speculative.by_decode_step only (lookups only:
+  // the iteration order never shows).
   std::unordered_map<int64_t, int32_t> decode_steps_;
   uint64_t accepting_seed_;  // accepts_drafts(id) draws from derive_seed(accepting_seed_, id)
   // Whether the request is one whose drafts can be accepted (speculative.accepting_share).
