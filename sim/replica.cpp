@@ -19,7 +19,7 @@ Replica::Replica(int32_t index, int32_t pool, const PoolSpec& spec, int64_t long
       speculative_spec_(spec.speculative),
       speculative_(spec.speculative.enabled()),
       acceptance_(spec.speculative.acceptance_rate, seed),
-      proposal_(spec.speculative.proposal_rate, traces::derive_seed(seed, 1)),
+      proposal_(traces::derive_seed(seed, 1)),
       accepting_seed_(traces::derive_seed(seed, 2)) {}
 
 bool Replica::accepts_drafts(int64_t request_id) const {
@@ -63,7 +63,11 @@ std::span<const sched::SeqOutput> Replica::step_outputs() {
         accepts_drafts(seq.request_id) ? speculative_spec_.acceptance_rate_at(std::max(n, 1)) : 0.0;
     outputs_[i].num_accepted_tokens =
         1 + acceptance_.sample_accepted(seq.num_spec_tokens, acceptance_rate);
-    const double proposal_rate = speculative_spec_.proposal_rate_at(n + 1);
+    // The next step verifies at the context this one leaves: its known tokens and the drafts
+    // accepted (the token sampled now is that step's new one).
+    const int64_t next_context = seq.num_context_tokens + seq.num_new_tokens - seq.num_spec_tokens +
+                                 outputs_[i].num_accepted_tokens - 1;
+    const double proposal_rate = speculative_spec_.proposal_rate_at(n + 1, next_context);
     if (proposal_rate < 1.0) {
       scheduler_->set_spec_tokens(seq.request_id, proposal_.proposes(proposal_rate)
                                                       ? speculative_spec_.num_speculative_tokens

@@ -69,8 +69,16 @@ struct PerfSpec {
 // the prefill) until the next bucket's first_step.
 struct SpecStepRates {
   int32_t first_step = 1;
-  double proposal_rate = 1.0;
+  // Absent: the proposal rate is proposal_by_context's, else the flat proposal_rate.
+  std::optional<double> proposal_rate;
   double acceptance_rate = 0.0;
+};
+
+// The drafter's proposal rate for drafts verified at a context (tokens already in the sequence's
+// KV cache) of first_context_tokens or more, until the next bucket's.
+struct SpecContextRate {
+  int64_t first_context_tokens = 0;
+  double proposal_rate = 1.0;
 };
 
 // Speculative decoding in a pool's replicas (docs/scenario.md, "Speculative decoding").
@@ -88,6 +96,10 @@ struct SpeculativeSpec {
   // Rates by decode step (first_step 1, 2, ... increasing), replacing proposal_rate and
   // acceptance_rate where present; empty: those two at every step.
   std::vector<SpecStepRates> by_decode_step;
+  // Proposal rates by the context the drafts are verified at (first_context_tokens 0, ...
+  // increasing), replacing proposal_rate (by_decode_step then gives acceptance rates only).
+  // Prompt lookup finds an earlier occurrence of a sequence's suffix more often in a longer one.
+  std::vector<SpecContextRate> proposal_by_context;
   // Share of requests whose drafts can be accepted at all (each request drawn once, seeded by
   // its id); the others' drafts are all rejected. The acceptance rates are the accepting
   // requests'. Prompt lookup accepts much on requests whose output repeats and nothing on
@@ -95,11 +107,17 @@ struct SpeculativeSpec {
   double accepting_share = 1.0;
 
   bool enabled() const { return method != "none" && num_speculative_tokens > 0; }
-  // The proposal and acceptance rates at a sequence's decode step n >= 1.
-  double proposal_rate_at(int32_t decode_step) const {
+  // The proposal rate for a sequence's decode step n >= 1, verified at `context_tokens`.
+  double proposal_rate_at(int32_t decode_step, int64_t context_tokens) const {
+    const SpecContextRate* by_context = nullptr;
+    for (const SpecContextRate& bucket : proposal_by_context) {
+      if (bucket.first_context_tokens <= context_tokens) by_context = &bucket;
+    }
+    if (by_context != nullptr) return by_context->proposal_rate;
     const SpecStepRates* bucket = bucket_at(decode_step);
-    return bucket != nullptr ? bucket->proposal_rate : proposal_rate;
+    return bucket != nullptr && bucket->proposal_rate ? *bucket->proposal_rate : proposal_rate;
   }
+  // The acceptance rate at a sequence's decode step n >= 1.
   double acceptance_rate_at(int32_t decode_step) const {
     const SpecStepRates* bucket = bucket_at(decode_step);
     return bucket != nullptr ? bucket->acceptance_rate : acceptance_rate;
@@ -217,6 +235,8 @@ Scenario load_scenario_text(const std::string& text, const std::string& file,
 
 // The complete resolved scenario, every key present, for summary.json.
 nlohmann::ordered_json scenario_to_json(const Scenario& scenario);
+// A pool's `speculative` object as scenario_to_json echoes it (null when not enabled).
+nlohmann::ordered_json speculative_to_json(const SpeculativeSpec& spec);
 
 // The seed a workload's generator gets: mix of the scenario seed and the workload index.
 uint64_t workload_seed(uint64_t scenario_seed, size_t workload_index);

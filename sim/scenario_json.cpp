@@ -73,32 +73,43 @@ ojson pool_json(const PoolSpec& p) {
                                        : ojson{{"kind", p.perf.kind}};
   for (const auto& [key, value] : p.fleet_keys.items()) j[key] = ojson::parse(value.dump());
   if (!p.region.empty()) j["region"] = p.region;
-  j["speculative"] = p.speculative.enabled()
-                         ? ojson{{"method", p.speculative.method},
-                                 {"num_speculative_tokens", p.speculative.num_speculative_tokens},
-                                 {"acceptance_rate", p.speculative.acceptance_rate},
-                                 {"draft_cost_ratio", p.speculative.draft_cost_ratio},
-                                 {"proposal_rate", p.speculative.proposal_rate},
-                                 {"draft_seconds_per_seq", p.speculative.draft_seconds_per_seq},
-                                 {"draft_seconds_per_context_token",
-                                  p.speculative.draft_seconds_per_context_token}}
-                         : ojson(nullptr);
-  if (p.speculative.enabled() && p.speculative.accepting_share < 1.0) {
-    j["speculative"]["accepting_share"] = p.speculative.accepting_share;
-  }
-  if (p.speculative.enabled() && !p.speculative.by_decode_step.empty()) {
-    ojson buckets = ojson::array();
-    for (const SpecStepRates& b : p.speculative.by_decode_step) {
-      buckets.push_back({{"first_step", b.first_step},
-                         {"proposal_rate", b.proposal_rate},
-                         {"acceptance_rate", b.acceptance_rate}});
-    }
-    j["speculative"]["by_decode_step"] = std::move(buckets);
-  }
+  j["speculative"] = speculative_to_json(p.speculative);
   return j;
 }
 
 }  // namespace
+
+ojson speculative_to_json(const SpeculativeSpec& s) {
+  if (!s.enabled()) return nullptr;
+  ojson j{{"method", s.method},
+          {"num_speculative_tokens", s.num_speculative_tokens},
+          {"acceptance_rate", s.acceptance_rate},
+          {"draft_cost_ratio", s.draft_cost_ratio}};
+  // With rates by context the flat rate is not an input (and may not be given with them).
+  if (s.proposal_by_context.empty()) j["proposal_rate"] = s.proposal_rate;
+  j["draft_seconds_per_seq"] = s.draft_seconds_per_seq;
+  j["draft_seconds_per_context_token"] = s.draft_seconds_per_context_token;
+  if (s.accepting_share < 1.0) j["accepting_share"] = s.accepting_share;
+  if (!s.by_decode_step.empty()) {
+    ojson buckets = ojson::array();
+    for (const SpecStepRates& b : s.by_decode_step) {
+      ojson bucket{{"first_step", b.first_step}};
+      if (b.proposal_rate) bucket["proposal_rate"] = *b.proposal_rate;
+      bucket["acceptance_rate"] = b.acceptance_rate;
+      buckets.push_back(std::move(bucket));
+    }
+    j["by_decode_step"] = std::move(buckets);
+  }
+  if (!s.proposal_by_context.empty()) {
+    ojson buckets = ojson::array();
+    for (const SpecContextRate& b : s.proposal_by_context) {
+      buckets.push_back(
+          {{"first_context_tokens", b.first_context_tokens}, {"proposal_rate", b.proposal_rate}});
+    }
+    j["proposal_by_context"] = std::move(buckets);
+  }
+  return j;
+}
 
 nlohmann::ordered_json scenario_to_json(const Scenario& s) {
   ojson j;

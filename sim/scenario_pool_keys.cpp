@@ -22,8 +22,17 @@ constexpr std::array<SpecDefaults, 3> kSpecDefaults{{
     {"eagle", 0.8, 0.05},  // EAGLE on Vicuna-7B: 3.61 tokens/step -> alpha ~0.8 at k = 4-5
 }};
 
+// A rate in [0, 1] under `key` of `obj`, which must have it.
+double required_rate(JsonObject& obj, std::string_view key) {
+  if (!obj.has(key)) obj.fail(key, "missing (required)");
+  const double value = obj.number(key, 0.0);
+  if (!(value >= 0.0 && value <= 1.0))
+    obj.fail(key, fmt::format("must be in [0, 1], got {}", value));
+  return value;
+}
+
 // `by_decode_step`: a non-empty array of {first_step, proposal_rate, acceptance_rate}, the first
-// at step 1, first_step strictly increasing, both rates in [0, 1].
+// at step 1, first_step strictly increasing, both rates in [0, 1]; proposal_rate optional.
 std::vector<SpecStepRates> read_step_rates(const nlohmann::json& value, const std::string& path,
                                            const std::string& file) {
   if (!value.is_array() || value.empty()) {
@@ -33,18 +42,7 @@ std::vector<SpecStepRates> read_step_rates(const nlohmann::json& value, const st
   std::vector<SpecStepRates> buckets;
   for (size_t i = 0; i < value.size(); ++i) {
     JsonObject obj(value[i], fmt::format("{}[{}]", path, i), file);
-    const auto required = [&obj](std::string_view key) {
-      if (!obj.has(key)) obj.fail(key, "missing (required)");
-    };
-    const auto rate = [&](std::string_view key) {
-      required(key);
-      const double value = obj.number(key, 0.0);
-      if (!(value >= 0.0 && value <= 1.0)) {
-        obj.fail(key, fmt::format("must be in [0, 1], got {}", value));
-      }
-      return value;
-    };
-    required("first_step");
+    if (!obj.has("first_step")) obj.fail("first_step", "missing (required)");
     const int64_t first_step = obj.at_least("first_step", obj.integer("first_step", 1), 1);
     if (i == 0 && first_step != 1) obj.fail("first_step", "the first bucket must start at step 1");
     if (i > 0 && first_step <= buckets.back().first_step) {
@@ -57,9 +55,37 @@ std::vector<SpecStepRates> read_step_rates(const nlohmann::json& value, const st
     }
     SpecStepRates bucket;
     bucket.first_step = static_cast<int32_t>(first_step);
-    bucket.proposal_rate = rate("proposal_rate");
-    bucket.acceptance_rate = rate("acceptance_rate");
+    if (obj.has("proposal_rate")) bucket.proposal_rate = required_rate(obj, "proposal_rate");
+    bucket.acceptance_rate = required_rate(obj, "acceptance_rate");
     obj.finish({"first_step", "proposal_rate", "acceptance_rate"});
+    buckets.push_back(bucket);
+  }
+  return buckets;
+}
+
+// `proposal_by_context`: a non-empty array of {first_context_tokens, proposal_rate}, the first at
+// 0, first_context_tokens strictly increasing, the rate in [0, 1].
+std::vector<SpecContextRate> read_context_rates(const nlohmann::json& value,
+                                                const std::string& path, const std::string& file) {
+  if (!value.is_array() || value.empty()) {
+    throw_at(file, path, "must be a non-empty array of {first_context_tokens, proposal_rate}");
+  }
+  std::vector<SpecContextRate> buckets;
+  for (size_t i = 0; i < value.size(); ++i) {
+    JsonObject obj(value[i], fmt::format("{}[{}]", path, i), file);
+    if (!obj.has("first_context_tokens")) obj.fail("first_context_tokens", "missing (required)");
+    SpecContextRate bucket;
+    bucket.first_context_tokens =
+        obj.at_least("first_context_tokens", obj.integer("first_context_tokens", 0), 0);
+    if (i == 0 && bucket.first_context_tokens != 0) {
+      obj.fail("first_context_tokens", "the first bucket must start at 0");
+    }
+    if (i > 0 && bucket.first_context_tokens <= buckets.back().first_context_tokens) {
+      obj.fail("first_context_tokens", fmt::format("must be greater than the previous bucket's {}",
+                                                   buckets.back().first_context_tokens));
+    }
+    bucket.proposal_rate = required_rate(obj, "proposal_rate");
+    obj.finish({"first_context_tokens", "proposal_rate"});
     buckets.push_back(bucket);
   }
   return buckets;
@@ -104,9 +130,23 @@ SpeculativeSpec read_speculative(JsonObject& pool_obj) {
   if (const nlohmann::json* v = obj.child("by_decode_step"); v != nullptr && !v->is_null()) {
     spec.by_decode_step = read_step_rates(*v, obj.path_of("by_decode_step"), obj.file());
   }
+  if (const nlohmann::json* v = obj.child("proposal_by_context"); v != nullptr && !v->is_null()) {
+    spec.proposal_by_context =
+        read_context_rates(*v, obj.path_of("proposal_by_context"), obj.file());
+    // One source of proposal rates: the others would be silently ignored.
+    if (obj.has("proposal_rate")) {
+      obj.fail("proposal_rate", "not with proposal_by_context (the proposal rates are by context)");
+    }
+    for (size_t i = 0; i < spec.by_decode_step.size(); ++i) {
+      if (spec.by_decode_step[i].proposal_rate) {
+        throw_at(obj.file(), fmt::format("{}[{}].proposal_rate", obj.path_of("by_decode_step"), i),
+                 "not with proposal_by_context (the proposal rates are by context)");
+      }
+    }
+  }
   obj.finish({"method", "num_speculative_tokens", "acceptance_rate", "draft_cost_ratio",
               "proposal_rate", "draft_seconds_per_seq", "draft_seconds_per_context_token",
-              "by_decode_step", "accepting_share"});
+              "by_decode_step", "proposal_by_context", "accepting_share"});
   return spec;
 }
 

@@ -2,10 +2,10 @@
 
 namespace tidal::sim {
 
-ProposalModel::ProposalModel(double proposal_rate, uint64_t seed)
-    : proposal_rate_(proposal_rate), rng_(seed) {}
+ProposalModel::ProposalModel(uint64_t seed) : rng_(seed) {}
 
 bool ProposalModel::proposes(double proposal_rate) {
+  if (proposal_rate >= 1.0) return true;
   return rng_.uniform01() < proposal_rate;
 }
 

@@ -35,6 +35,7 @@ namespace {
 // The engine's drafting by decode-step bucket and by request.
 struct EngineDrafting {
   std::vector<DecodeStepCounts> buckets;  // [kDecodeStepBuckets.size()]
+  std::vector<ContextCounts> by_context;  // [kContextBuckets.size()]
   // By request id: the bucket of each decode step that verified drafts, and the drafts accepted.
   std::unordered_map<int64_t, std::vector<uint8_t>> verifications;
   std::unordered_map<int64_t, int64_t> accepted;
@@ -44,6 +45,10 @@ EngineDrafting count_drafting(std::span<const engine::StepRecord> steps) {
   EngineDrafting d;
   d.buckets.resize(kDecodeStepBuckets.size());
   for (size_t b = 0; b < d.buckets.size(); ++b) d.buckets[b].first_step = kDecodeStepBuckets[b];
+  d.by_context.resize(kContextBuckets.size());
+  for (size_t b = 0; b < d.by_context.size(); ++b) {
+    d.by_context[b].first_context_tokens = kContextBuckets[b];
+  }
   std::unordered_map<int64_t, int32_t> num_sampling_steps;  // by request id
   for (const engine::StepRecord& step : steps) {
     const bool has_events = step.events.size() == step.seqs.size();
@@ -58,8 +63,13 @@ EngineDrafting count_drafting(std::span<const engine::StepRecord> steps) {
           std::upper_bound(kDecodeStepBuckets.begin(), kDecodeStepBuckets.end(), n) -
           kDecodeStepBuckets.begin() - 1);
       DecodeStepCounts& c = d.buckets[bucket];
+      ContextCounts& by_context = d.by_context[static_cast<size_t>(
+          std::upper_bound(kContextBuckets.begin(), kContextBuckets.end(), seq.num_context_tokens) -
+          kContextBuckets.begin() - 1)];
       ++c.num_decode_steps;
+      ++by_context.num_decode_steps;
       if (seq.num_spec_tokens == 0) continue;
+      ++by_context.num_drafting_steps;
       ++c.num_drafting_steps;
       c.num_drafted += seq.num_spec_tokens;
       if (!has_events) continue;
@@ -70,6 +80,29 @@ EngineDrafting count_drafting(std::span<const engine::StepRecord> steps) {
     }
   }
   return d;
+}
+
+// kContextBuckets' counts with each sparse bucket (fewer than kMinContextBucketSteps decode
+// steps) merged into the one before it, and a sparse first bucket into the ones after it until
+// it is not (keeping its first context, 0).
+std::vector<ContextCounts> merge_sparse(const std::vector<ContextCounts>& buckets) {
+  const auto add = [](ContextCounts& into, const ContextCounts& from) {
+    into.num_decode_steps += from.num_decode_steps;
+    into.num_drafting_steps += from.num_drafting_steps;
+  };
+  std::vector<ContextCounts> merged;
+  for (const ContextCounts& b : buckets) {
+    if (merged.empty() || b.num_decode_steps >= kMinContextBucketSteps) {
+      merged.push_back(b);
+    } else {
+      add(merged.back(), b);
+    }
+  }
+  while (merged.size() > 1 && merged[0].num_decode_steps < kMinContextBucketSteps) {
+    add(merged[0], merged[1]);
+    merged.erase(merged.begin() + 1);
+  }
+  return merged;
 }
 
 // The per-token rate of each bucket for requests that accept drafts when only `share` of the
@@ -122,7 +155,14 @@ SpecCalibration calibrate_ngram(const engine::SpecConfig& spec, const engine::Sp
   c.profile_draft = profile.draft;
   c.speculative.method = "ngram";
   c.speculative.num_speculative_tokens = k;
-  c.speculative.proposal_rate = num_decoding > 0 ? c.engine_drafting_share : 1.0;
+  if (num_decoding > 0) {
+    c.proposal_by_context = merge_sparse(drafting.by_context);
+    for (const ContextCounts& counts : c.proposal_by_context) {
+      c.speculative.proposal_by_context.push_back(
+          {counts.first_context_tokens, static_cast<double>(counts.num_drafting_steps) /
+                                            static_cast<double>(counts.num_decode_steps)});
+    }
+  }
   // The lookup is host work per sequence, not a share of the target step.
   c.speculative.draft_cost_ratio = 0.0;
   if (profile.draft) {
@@ -166,54 +206,39 @@ SpecCalibration calibrate_ngram(const engine::SpecConfig& spec, const engine::Sp
   const std::vector<double> rates = accepting_rates(drafting.buckets, overall_share, share, k);
   for (size_t b = 0; b < drafting.buckets.size(); ++b) {
     const DecodeStepCounts& counts = drafting.buckets[b];
-    sim::SpecStepRates bucket;
-    bucket.first_step = counts.first_step;
-    bucket.proposal_rate = counts.num_decode_steps > 0
-                               ? static_cast<double>(counts.num_drafting_steps) /
-                                     static_cast<double>(counts.num_decode_steps)
-                               : c.speculative.proposal_rate;
-    bucket.acceptance_rate = rates[b];
-    c.speculative.by_decode_step.push_back(bucket);
+    c.speculative.by_decode_step.push_back({counts.first_step, std::nullopt, rates[b]});
   }
   return c;
 }
 
 nlohmann::ordered_json to_json(const SpecCalibration& c) {
-  const sim::SpeculativeSpec& s = c.speculative;
-  nlohmann::ordered_json buckets = nlohmann::ordered_json::array();
-  for (const sim::SpecStepRates& b : s.by_decode_step) {
-    buckets.push_back({{"first_step", b.first_step},
-                       {"proposal_rate", b.proposal_rate},
-                       {"acceptance_rate", b.acceptance_rate}});
-  }
-  nlohmann::ordered_json counts = nlohmann::ordered_json::array();
+  nlohmann::ordered_json by_step = nlohmann::ordered_json::array();
   for (const DecodeStepCounts& b : c.by_decode_step) {
-    counts.push_back({{"first_step", b.first_step},
-                      {"num_decode_steps", b.num_decode_steps},
-                      {"num_drafting_steps", b.num_drafting_steps},
-                      {"num_drafted", b.num_drafted},
-                      {"num_accepted", b.num_accepted}});
+    by_step.push_back({{"first_step", b.first_step},
+                       {"num_decode_steps", b.num_decode_steps},
+                       {"num_drafting_steps", b.num_drafting_steps},
+                       {"num_drafted", b.num_drafted},
+                       {"num_accepted", b.num_accepted}});
   }
-  return {{"method", s.method},
-          {"num_speculative_tokens", s.num_speculative_tokens},
-          {"acceptance_rate", s.acceptance_rate},
-          {"draft_cost_ratio", s.draft_cost_ratio},
-          {"proposal_rate", s.proposal_rate},
-          {"draft_seconds_per_seq", s.draft_seconds_per_seq},
-          {"draft_seconds_per_context_token", s.draft_seconds_per_context_token},
-          {"accepting_share", s.accepting_share},
-          {"by_decode_step", buckets},
-          {"calibrated_from",
-           {{"engine_acceptance_rate", c.engine_acceptance_rate},
-            {"engine_tokens_per_verification", c.engine_tokens_per_verification},
-            {"engine_drafting_share", c.engine_drafting_share},
-            {"profile_draft_k",
-             c.profile_draft ? nlohmann::ordered_json(c.profile_draft->num_speculative_tokens)
-                             : nullptr},
-            {"by_decode_step", counts},
-            {"num_drafting_requests", c.num_drafting_requests},
-            {"drafting_requests_without_acceptance", c.drafting_requests_without_acceptance},
-            {"accepted_share_of_top_tenth", c.accepted_share_of_top_tenth}}}};
+  nlohmann::ordered_json by_context = nlohmann::ordered_json::array();
+  for (const ContextCounts& b : c.proposal_by_context) {
+    by_context.push_back({{"first_context_tokens", b.first_context_tokens},
+                          {"num_decode_steps", b.num_decode_steps},
+                          {"num_drafting_steps", b.num_drafting_steps}});
+  }
+  nlohmann::ordered_json j = sim::speculative_to_json(c.speculative);
+  j["calibrated_from"] = {
+      {"engine_acceptance_rate", c.engine_acceptance_rate},
+      {"engine_tokens_per_verification", c.engine_tokens_per_verification},
+      {"engine_drafting_share", c.engine_drafting_share},
+      {"profile_draft_k",
+       c.profile_draft ? nlohmann::ordered_json(c.profile_draft->num_speculative_tokens) : nullptr},
+      {"by_decode_step", by_step},
+      {"proposal_by_context", by_context},
+      {"num_drafting_requests", c.num_drafting_requests},
+      {"drafting_requests_without_acceptance", c.drafting_requests_without_acceptance},
+      {"accepted_share_of_top_tenth", c.accepted_share_of_top_tenth}};
+  return j;
 }
 
 std::string calibration_note(const SpecCalibration& c) {
@@ -222,18 +247,23 @@ std::string calibration_note(const SpecCalibration& c) {
   for (const int32_t step : kDecodeStepBuckets) {
     first_steps += fmt::format("{}{}", first_steps.empty() ? "" : ", ", step);
   }
+  std::string by_context;
+  for (const sim::SpecContextRate& b : s.proposal_by_context) {
+    by_context += fmt::format("{}{}+: {:.3f}", by_context.empty() ? "" : ", ",
+                              b.first_context_tokens, b.proposal_rate);
+  }
   std::string note = fmt::format(
       "simulator speculation (calibrated inputs): ngram, k {}; accepting_share {:.4f} of the "
       "requests (of the engine's {} drafting requests, {:.1f}% had no draft accepted and the "
       "tenth with the most had {:.1f}% of the accepted drafts), acceptance_rate {:.4f}, the "
       "per-token rate at which those accept the engine run's measured share of drafted tokens "
-      "({:.4f}; {:.3f} tokens per verifying sequence) over the accepting share; proposal_rate "
-      "{:.4f}, the share of the engine's decoding steps that carried drafts; both rates again "
-      "by decode step from steps {}; ",
+      "({:.4f}; {:.3f} tokens per verifying sequence) over the accepting share, again by decode "
+      "step from steps {}; proposal rates by the context verified at ({}), the share of the "
+      "engine's decoding steps that carried drafts ({:.4f} over all); ",
       s.num_speculative_tokens, s.accepting_share, c.num_drafting_requests,
       100.0 * c.drafting_requests_without_acceptance, 100.0 * c.accepted_share_of_top_tenth,
-      s.acceptance_rate, c.engine_acceptance_rate, c.engine_tokens_per_verification,
-      s.proposal_rate, first_steps);
+      s.acceptance_rate, c.engine_acceptance_rate, c.engine_tokens_per_verification, first_steps,
+      by_context.empty() ? "none: no decode step, so always" : by_context, c.engine_drafting_share);
   if (c.profile_draft) {
     note += fmt::format(
         "host drafting {:.3f} us + {:.4f} us per context token for every sequence already "

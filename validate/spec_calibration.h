@@ -38,17 +38,34 @@ struct DecodeStepCounts {
 // more of a sequence's suffix earlier in it as the sequence grows).
 inline constexpr std::array<int32_t, 7> kDecodeStepBuckets{1, 2, 4, 8, 16, 32, 64};
 
+// What the engine run did at the decode steps verified at the contexts of one bucket of
+// SpeculativeSpec::proposal_by_context.
+struct ContextCounts {
+  int64_t first_context_tokens = 0;
+  int64_t num_decode_steps = 0;    // (sequence, step) pairs decoding one known token (+ drafts)
+  int64_t num_drafting_steps = 0;  // of which carried drafts
+};
+
+// First contexts of the calibrated proposal buckets (prompt lookup finds the suffix more often
+// in a longer sequence); a bucket with fewer than kMinContextBucketSteps decode steps is merged
+// into the one before it (the first into the one after it).
+inline constexpr std::array<int64_t, 10> kContextBuckets{0,   16,  32,   64,   128,
+                                                         256, 512, 1024, 2048, 4096};
+inline constexpr int64_t kMinContextBucketSteps = 50;
+
 struct SpecCalibration {
   sim::SpeculativeSpec speculative;             // method "ngram", k, alpha, drafting cost
   double engine_acceptance_rate = 0.0;          // accepted / drafted tokens in the engine run
   double engine_tokens_per_verification = 0.0;  // accepted drafts + 1 per verifying sequence
   // Of the engine's decoding steps of a sequence (one known token + its drafts), the share that
   // carried drafts: the n-gram drafter proposes nothing when the sequence's suffix has no
-  // earlier occurrence. The simulator's proposal_rate.
+  // earlier occurrence (by context: speculative.proposal_by_context).
   double engine_drafting_share = 0.0;
   std::optional<perf::DraftCost> profile_draft;  // absent: the profile measured no drafting
   // [kDecodeStepBuckets.size()] the engine's counts behind speculative.by_decode_step.
   std::vector<DecodeStepCounts> by_decode_step;
+  // [speculative.proposal_by_context.size()] the merged buckets' counts behind it.
+  std::vector<ContextCounts> proposal_by_context;
   // How unevenly the engine's requests shared the accepted drafts (the simulator draws every
   // request's drafts at the same rates, so it spreads them evenly): of the requests that
   // verified drafts, the share with none accepted, and the share of all accepted drafts that
@@ -66,10 +83,12 @@ struct SpecCalibration {
 //   drafting requests without any acceptance as the engine had; else the share of accepting
 //   requests whose expectation matches the engine's count (bisection);
 // - acceptance_rate: the per-token rate that accepts the engine's accepted share divided by
-//   accepting_share (acceptance_for_accepted_share); proposal_rate = engine_drafting_share, the
-//   share of decode steps that carried drafts (1 when there was none);
-// - by_decode_step: one bucket per kDecodeStepBuckets entry, the same two rates over the bucket's
-//   decode steps (the overall ones where it has none);
+//   accepting_share (acceptance_for_accepted_share);
+// - by_decode_step: one bucket per kDecodeStepBuckets entry, the acceptance rate over the
+//   bucket's decode steps (the overall one where it has none);
+// - proposal_by_context: the share of decode steps that carried drafts by the context they were
+//   verified at (kContextBuckets, sparse buckets merged); without any decode step, none, and
+//   proposal_rate 1. engine_drafting_share is that share over all decode steps;
 // - draft_cost_ratio 0, and the host drafting cost per sequence (draft_seconds_per_seq,
 //   draft_seconds_per_context_token) = the profile's measured n-gram lookup, or 0 when the
 //   profile has no drafting figure.
@@ -77,14 +96,13 @@ SpecCalibration calibrate_ngram(const engine::SpecConfig& spec, const engine::Sp
                                 std::span<const engine::StepRecord> steps,
                                 const perf::Profile& profile);
 
-// {"method", "num_speculative_tokens", "acceptance_rate", "draft_cost_ratio", "proposal_rate",
-// "draft_seconds_per_seq", "draft_seconds_per_context_token", "accepting_share",
-// "by_decode_step": [{"first_step",
-// "proposal_rate", "acceptance_rate"}], "calibrated_from": {"engine_acceptance_rate",
-// "engine_tokens_per_verification", "engine_drafting_share", "profile_draft_k",
-// "by_decode_step": [{"first_step", "num_decode_steps", "num_drafting_steps", "num_drafted",
-// "num_accepted"}], "num_drafting_requests", "drafting_requests_without_acceptance",
-// "accepted_share_of_top_tenth"}}.
+// The simulator's speculative object as a scenario gives it (sim::speculative_to_json) and
+// "calibrated_from": {"engine_acceptance_rate", "engine_tokens_per_verification",
+// "engine_drafting_share", "profile_draft_k", "by_decode_step": [{"first_step",
+// "num_decode_steps", "num_drafting_steps", "num_drafted", "num_accepted"}],
+// "proposal_by_context": [{"first_context_tokens", "num_decode_steps", "num_drafting_steps"}],
+// "num_drafting_requests", "drafting_requests_without_acceptance",
+// "accepted_share_of_top_tenth"}.
 nlohmann::ordered_json to_json(const SpecCalibration& c);
 
 // One line for `notes`: what the simulator's speculation was calibrated from.

@@ -44,20 +44,18 @@ TEST(FleetSpec, AcceptanceIsATruncatedGeometric) {
 }
 
 TEST(FleetSpec, ProposalModelDrawsItsRateAndDrawsNothingAtOne) {
-  ProposalModel always(1.0, 3);
-  EXPECT_TRUE(always.always_proposes());
-  ProposalModel never(0.0, 3);
-  EXPECT_FALSE(never.always_proposes());
-  ProposalModel quarter(0.25, 42);
+  ProposalModel at_one(3), fresh(3);
+  for (int i = 0; i < 10; ++i) EXPECT_TRUE(at_one.proposes(1.0));
+  // Nothing drawn at 1: the stream continues where a fresh one starts.
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(at_one.proposes(0.4), fresh.proposes(0.4));
+  ProposalModel model(42);
   int num_proposals = 0;
   constexpr int kDraws = 100000;
   for (int i = 0; i < kDraws; ++i) {
-    EXPECT_FALSE(never.proposes());
-    num_proposals += quarter.proposes() ? 1 : 0;
+    EXPECT_FALSE(model.proposes(0.0));
+    num_proposals += model.proposes(0.25) ? 1 : 0;
   }
   EXPECT_NEAR(static_cast<double>(num_proposals) / kDraws, 0.25, 0.005);
-  ProposalModel a(0.4, 9), b(0.4, 9);
-  for (int i = 0; i < 100; ++i) EXPECT_EQ(a.proposes(), b.proposes());
 }
 
 TEST(FleetSpec, ProposalRateZeroIsPlainDecodingAndPartialRatesLieBetween) {
@@ -122,6 +120,43 @@ TEST(FleetSpec, RatesByDecodeStepApplyFromTheirFirstStep) {
   EXPECT_GT(rejected_later.metrics.tpot.mean, never.metrics.tpot.mean);
 }
 
+// examples/fleet/spec-eagle.json (prompts of 512 tokens, 256 output tokens) with proposal rates
+// by the context the drafts are verified at.
+FleetRun run_eagle_by_context(std::vector<SpecContextRate> buckets) {
+  Scenario scenario =
+      load_scenario_file(std::string(TIDAL_SOURCE_DIR) + "/examples/fleet/spec-eagle.json");
+  scenario.pools.at(0).speculative.proposal_by_context = std::move(buckets);
+  return run_fleet_scenario(std::move(scenario));
+}
+
+// One bucket from 0 draws exactly what the flat rate draws; a bucket past every context never
+// applies; proposing from context 640 on (half-way through every request's output) lands between
+// never and always, and replaces the rates of by_decode_step.
+TEST(FleetSpec, ProposalRatesByContextApplyFromTheirFirstContext) {
+  const FleetRun flat_half = run_eagle_proposing(0.5);
+  const FleetRun one_bucket = run_eagle_by_context({{0, 0.5}});
+  EXPECT_EQ(one_bucket.metrics.num_finished, flat_half.metrics.num_finished);
+  EXPECT_DOUBLE_EQ(one_bucket.metrics.tpot.mean, flat_half.metrics.tpot.mean);
+  EXPECT_DOUBLE_EQ(one_bucket.metrics.e2e.p99, flat_half.metrics.e2e.p99);
+
+  const FleetRun never = run_eagle_proposing(0.0);
+  const FleetRun always = run_eagle_proposing(1.0);
+  EXPECT_DOUBLE_EQ(run_eagle_by_context({{0, 0.0}, {1000000, 1.0}}).metrics.tpot.mean,
+                   never.metrics.tpot.mean);
+  const FleetRun from_640 = run_eagle_by_context({{0, 0.0}, {640, 1.0}});
+  EXPECT_LT(from_640.metrics.tpot.mean, never.metrics.tpot.mean);
+  EXPECT_GT(from_640.metrics.tpot.mean, always.metrics.tpot.mean);
+
+  SpeculativeSpec spec;
+  spec.proposal_rate = 0.9;
+  spec.by_decode_step = {{1, std::nullopt, 0.5}, {4, std::nullopt, 0.7}};
+  EXPECT_DOUBLE_EQ(spec.proposal_rate_at(5, 700), 0.9);  // no rates by context: the flat one
+  spec.proposal_by_context = {{0, 0.1}, {640, 0.6}};
+  EXPECT_DOUBLE_EQ(spec.proposal_rate_at(5, 639), 0.1);
+  EXPECT_DOUBLE_EQ(spec.proposal_rate_at(1, 640), 0.6);
+  EXPECT_DOUBLE_EQ(spec.acceptance_rate_at(5), 0.7);
+}
+
 // Host drafting (an n-gram lookup per running sequence) lengthens every step that carries a
 // sequence with context, drafting or not: with nothing proposed, each decode step at batch 1 is
 // the plain one plus the lookup.
@@ -181,8 +216,8 @@ TEST(FleetSpec, BadRatesByDecodeStepAreErrors) {
                           {{"first_step", 1}, {"proposal_rate", 0.5}, {"acceptance_rate", 0.5}}}),
             "scenario.json: fleet.pools[0].speculative.by_decode_step[1].first_step: must be "
             "greater than the previous bucket's 1");
-  EXPECT_EQ(with_buckets({{{"first_step", 1}, {"acceptance_rate", 0.5}}}),
-            "scenario.json: fleet.pools[0].speculative.by_decode_step[0].proposal_rate: missing "
+  EXPECT_EQ(with_buckets({{{"first_step", 1}, {"proposal_rate", 0.5}}}),
+            "scenario.json: fleet.pools[0].speculative.by_decode_step[0].acceptance_rate: missing "
             "(required)");
   EXPECT_EQ(with_buckets({{{"first_step", 1}, {"proposal_rate", 0.5}, {"acceptance_rate", 2}}}),
             "scenario.json: fleet.pools[0].speculative.by_decode_step[0].acceptance_rate: must be "
@@ -192,6 +227,41 @@ TEST(FleetSpec, BadRatesByDecodeStepAreErrors) {
           {{{"first_step", 1}, {"proposal_rate", 0.5}, {"acceptance_rate", 0.5}, {"rate", 1}}})
           .find("by_decode_step[0].rate"),
       std::string::npos);
+}
+
+TEST(FleetSpec, BadProposalRatesByContextAreErrors) {
+  const auto with_buckets = [](const nlohmann::json& buckets) {
+    return speculative_error({{"method", "ngram"}, {"proposal_by_context", buckets}});
+  };
+  EXPECT_EQ(with_buckets(nlohmann::json::object()),
+            "scenario.json: fleet.pools[0].speculative.proposal_by_context: must be a non-empty "
+            "array of {first_context_tokens, proposal_rate}");
+  EXPECT_EQ(with_buckets({{{"first_context_tokens", 16}, {"proposal_rate", 0.5}}}),
+            "scenario.json: fleet.pools[0].speculative.proposal_by_context[0]."
+            "first_context_tokens: the first bucket must start at 0");
+  EXPECT_EQ(with_buckets({{{"first_context_tokens", 0}, {"proposal_rate", 0.5}},
+                          {{"first_context_tokens", 0}, {"proposal_rate", 0.5}}}),
+            "scenario.json: fleet.pools[0].speculative.proposal_by_context[1]."
+            "first_context_tokens: must be greater than the previous bucket's 0");
+  EXPECT_EQ(with_buckets({{{"first_context_tokens", 0}}}),
+            "scenario.json: fleet.pools[0].speculative.proposal_by_context[0].proposal_rate: "
+            "missing (required)");
+  EXPECT_EQ(with_buckets({{{"first_context_tokens", 0}, {"proposal_rate", -0.5}}}),
+            "scenario.json: fleet.pools[0].speculative.proposal_by_context[0].proposal_rate: must "
+            "be in [0, 1], got -0.5");
+  const nlohmann::json one = {{{"first_context_tokens", 0}, {"proposal_rate", 0.5}}};
+  EXPECT_EQ(speculative_error(
+                {{"method", "ngram"}, {"proposal_rate", 0.5}, {"proposal_by_context", one}}),
+            "scenario.json: fleet.pools[0].speculative.proposal_rate: not with "
+            "proposal_by_context (the proposal rates are by context)");
+  EXPECT_EQ(
+      speculative_error({{"method", "ngram"},
+                         {"by_decode_step",
+                          {{{"first_step", 1}, {"acceptance_rate", 0.5}},
+                           {{"first_step", 2}, {"proposal_rate", 0.5}, {"acceptance_rate", 0.5}}}},
+                         {"proposal_by_context", one}}),
+      "scenario.json: fleet.pools[0].speculative.by_decode_step[1].proposal_rate: not with "
+      "proposal_by_context (the proposal rates are by context)");
 }
 
 // With half the requests accepting at rate 1 and the others never, TPOT lies between all
@@ -231,13 +301,39 @@ TEST(FleetSpec, RatesByDecodeStepAreEchoed) {
       {"fleet", {{"pools", {pool}}}}};
   const Scenario scenario = testing::scenario_from(j);
   const SpeculativeSpec& spec = scenario.pools.at(0).speculative;
-  EXPECT_DOUBLE_EQ(spec.proposal_rate_at(7), 0.25);
+  EXPECT_DOUBLE_EQ(spec.proposal_rate_at(7, 0), 0.25);
   EXPECT_DOUBLE_EQ(spec.acceptance_rate_at(8), 0.9);
   const nlohmann::ordered_json echoed =
       scenario_to_json(scenario)["fleet"]["pools"][0]["speculative"]["by_decode_step"];
   ASSERT_EQ(echoed.size(), 2u);
   EXPECT_EQ(echoed[1]["first_step"], 8);
   EXPECT_DOUBLE_EQ(echoed[1]["proposal_rate"].get<double>(), 0.75);
+}
+
+// Rates by context are echoed without the flat proposal rate (not allowed beside them), and the
+// echo reads back to the same rates.
+TEST(FleetSpec, ProposalRatesByContextAreEchoedAndReadBack) {
+  nlohmann::json pool = testing::h100_pool(1);
+  pool["speculative"] = {{"method", "ngram"},
+                         {"by_decode_step", {{{"first_step", 1}, {"acceptance_rate", 0.5}}}},
+                         {"proposal_by_context",
+                          {{{"first_context_tokens", 0}, {"proposal_rate", 0.125}},
+                           {{"first_context_tokens", 128}, {"proposal_rate", 0.25}}}}};
+  const auto scenario_with = [](const nlohmann::json& pool) {
+    return testing::scenario_from(
+        {{"workloads", {{{"generator", {{"kind", "poisson"}, {"rate", 1}, {"duration_s", 1}}}}}},
+         {"fleet", {{"pools", {pool}}}}});
+  };
+  const nlohmann::ordered_json echoed =
+      scenario_to_json(scenario_with(pool))["fleet"]["pools"][0]["speculative"];
+  EXPECT_FALSE(echoed.contains("proposal_rate"));
+  EXPECT_FALSE(echoed["by_decode_step"][0].contains("proposal_rate"));
+  ASSERT_EQ(echoed["proposal_by_context"].size(), 2u);
+  EXPECT_EQ(echoed["proposal_by_context"][1]["first_context_tokens"], 128);
+  pool["speculative"] = nlohmann::json::parse(echoed.dump());
+  const SpeculativeSpec again = scenario_with(pool).pools.at(0).speculative;
+  EXPECT_DOUBLE_EQ(again.proposal_rate_at(1, 127), 0.125);
+  EXPECT_DOUBLE_EQ(again.proposal_rate_at(1, 128), 0.25);
 }
 
 }  // namespace

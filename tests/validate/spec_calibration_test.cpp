@@ -63,7 +63,10 @@ TEST(SpecCalibration, NgramFromEngineStatsAndProfile) {
   const std::vector<engine::StepRecord> steps{step};
   const SpecCalibration c = calibrate_ngram(spec, stats, steps, profile);
   EXPECT_DOUBLE_EQ(c.engine_drafting_share, 0.25);
-  EXPECT_DOUBLE_EQ(c.speculative.proposal_rate, 0.25);  // the simulator drafts at that share
+  // The simulator drafts at that share: four decode steps, too few for more than one bucket.
+  ASSERT_EQ(c.speculative.proposal_by_context.size(), 1u);
+  EXPECT_EQ(c.speculative.proposal_by_context[0].first_context_tokens, 0);
+  EXPECT_DOUBLE_EQ(c.speculative.proposal_by_context[0].proposal_rate, 0.25);
   EXPECT_EQ(c.speculative.method, "ngram");
   EXPECT_EQ(c.speculative.num_speculative_tokens, 3);
   EXPECT_TRUE(c.speculative.enabled());
@@ -78,7 +81,9 @@ TEST(SpecCalibration, NgramFromEngineStatsAndProfile) {
   EXPECT_DOUBLE_EQ(j["calibrated_from"]["engine_acceptance_rate"].get<double>(), 0.3);
   EXPECT_EQ(j["calibrated_from"]["profile_draft_k"], 4);
   EXPECT_DOUBLE_EQ(j["calibrated_from"]["engine_drafting_share"].get<double>(), 0.25);
-  EXPECT_DOUBLE_EQ(j["proposal_rate"].get<double>(), 0.25);
+  EXPECT_FALSE(j.contains("proposal_rate"));  // not an input beside rates by context
+  EXPECT_DOUBLE_EQ(j["proposal_by_context"][0]["proposal_rate"].get<double>(), 0.25);
+  EXPECT_EQ(j["calibrated_from"]["proposal_by_context"][0]["num_decode_steps"], 4);
   EXPECT_NE(calibration_note(c).find("calibrated"), std::string::npos);
 
   profile.draft.reset();
@@ -86,6 +91,45 @@ TEST(SpecCalibration, NgramFromEngineStatsAndProfile) {
   EXPECT_DOUBLE_EQ(without.speculative.draft_seconds_per_seq, 0.0);
   EXPECT_DOUBLE_EQ(without.speculative.draft_seconds_per_context_token, 0.0);
   EXPECT_TRUE(to_json(without)["calibrated_from"]["profile_draft_k"].is_null());
+  // No decode step: no rates by context, and the drafter proposes at every step.
+  EXPECT_TRUE(without.speculative.proposal_by_context.empty());
+  EXPECT_DOUBLE_EQ(without.speculative.proposal_rate_at(1, 100), 1.0);
+}
+
+// 120 requests, each a prefill and one decode step verified at its own context: 60 at contexts
+// 64..123 (every other one drafting), 10 at 188..197 (all drafting), 50 at 326..375 (none). The
+// 10 are too few for a bucket of their own and join the one before; the empty buckets below 64
+// make the first bucket sparse, so it takes in the next one and keeps its start at 0.
+TEST(SpecCalibration, ProposalRatesByContextFromTheEngineSteps) {
+  engine::SpecConfig spec;
+  spec.method = engine::SpecMethod::ngram;
+  spec.num_spec_tokens = 3;
+  engine::SpecStats stats;
+  std::vector<engine::StepRecord> steps(2);
+  for (int64_t id = 0; id < 120; ++id) {
+    const int64_t context = id < 60 ? 64 + id : (id < 70 ? 128 + id : 256 + id);
+    const bool drafts = id < 60 ? id % 2 == 0 : id < 70;
+    steps[0].seqs.push_back(scheduled(id, context, 0, 0));
+    steps[0].events.push_back(emitted(id, 1));
+    steps[1].seqs.push_back(scheduled(id, drafts ? 4 : 1, context, drafts ? 3 : 0));
+    steps[1].events.push_back(emitted(id, 1));
+  }
+  const SpecCalibration c = calibrate_ngram(spec, stats, steps, perf::Profile{});
+  ASSERT_EQ(c.proposal_by_context.size(), 2u);
+  EXPECT_EQ(c.proposal_by_context[0].first_context_tokens, 0);
+  EXPECT_EQ(c.proposal_by_context[0].num_decode_steps, 70);
+  EXPECT_EQ(c.proposal_by_context[0].num_drafting_steps, 40);
+  EXPECT_EQ(c.proposal_by_context[1].first_context_tokens, 256);
+  EXPECT_EQ(c.proposal_by_context[1].num_decode_steps, 50);
+  EXPECT_EQ(c.proposal_by_context[1].num_drafting_steps, 0);
+  const sim::SpeculativeSpec& s = c.speculative;
+  ASSERT_EQ(s.proposal_by_context.size(), 2u);
+  EXPECT_DOUBLE_EQ(s.proposal_rate_at(1, 0), 40.0 / 70.0);
+  EXPECT_DOUBLE_EQ(s.proposal_rate_at(1, 255), 40.0 / 70.0);
+  EXPECT_DOUBLE_EQ(s.proposal_rate_at(1, 256), 0.0);
+  EXPECT_DOUBLE_EQ(c.engine_drafting_share, 40.0 / 120.0);
+  EXPECT_NE(calibration_note(c).find("(0+: 0.571, 256+: 0.000)"), std::string::npos)
+      << calibration_note(c);
 }
 
 // Buckets by decode step: request 1 decodes plainly at step 1 and verifies 3 drafts at steps 2
@@ -120,12 +164,11 @@ TEST(SpecCalibration, RatesByDecodeStepFromTheEngineSteps) {
   EXPECT_EQ(c.by_decode_step[1].num_decode_steps, 2);
   EXPECT_EQ(c.by_decode_step[1].num_drafted, 6);
   EXPECT_EQ(c.by_decode_step[1].num_accepted, 5);
-  EXPECT_DOUBLE_EQ(c.speculative.by_decode_step[0].proposal_rate, 0.5);
+  // The buckets give acceptance rates only: the proposal rates are by context.
+  EXPECT_FALSE(c.speculative.by_decode_step[0].proposal_rate.has_value());
   EXPECT_NEAR(c.speculative.by_decode_step[0].acceptance_rate, 0.0, 1e-12);
-  EXPECT_DOUBLE_EQ(c.speculative.by_decode_step[1].proposal_rate, 1.0);
   EXPECT_NEAR(accepted_share(c.speculative.by_decode_step[1].acceptance_rate, 3), 5.0 / 6.0, 1e-9);
   EXPECT_EQ(c.speculative.by_decode_step[2].first_step, 4);
-  EXPECT_DOUBLE_EQ(c.speculative.by_decode_step[2].proposal_rate, c.speculative.proposal_rate);
   EXPECT_DOUBLE_EQ(c.speculative.by_decode_step[2].acceptance_rate, c.speculative.acceptance_rate);
   // Request 1 verified drafts twice (5 accepted), request 2 once (none): the top tenth (one
   // request) holds every accepted draft.

@@ -130,7 +130,7 @@ TEST(Validation, NgramSpeculationIsCalibratedFromTheEngine) {
   EXPECT_GT(engine_rate, 0.0);  // greedy decoding of random weights repeats itself
   EXPECT_DOUBLE_EQ(s["calibrated_from"]["engine_acceptance_rate"].get<double>(), engine_rate);
   // The rate of the accepting share of the requests (all of them when acceptance is even).
-  const double accepting_share = s["accepting_share"].get<double>();
+  const double accepting_share = s.value("accepting_share", 1.0);  // absent: 1
   EXPECT_GT(accepting_share, 0.0);
   EXPECT_LE(accepting_share, 1.0);
   EXPECT_DOUBLE_EQ(s["acceptance_rate"].get<double>(),
@@ -140,8 +140,17 @@ TEST(Validation, NgramSpeculationIsCalibratedFromTheEngine) {
   EXPECT_DOUBLE_EQ(s["draft_seconds_per_seq"].get<double>(), profile.draft->seconds_per_seq);
   EXPECT_DOUBLE_EQ(s["draft_seconds_per_context_token"].get<double>(),
                    profile.draft->seconds_per_context_token);
-  EXPECT_DOUBLE_EQ(s["proposal_rate"].get<double>(),
-                   s["calibrated_from"]["engine_drafting_share"].get<double>());
+  // Proposal rates by context, from as many decode steps as the engine ran.
+  ASSERT_FALSE(s["proposal_by_context"].empty());
+  EXPECT_EQ(s["proposal_by_context"][0]["first_context_tokens"], 0);
+  int64_t num_decode_steps = 0;
+  for (const auto& b : s["calibrated_from"]["by_decode_step"]) {
+    num_decode_steps += b["num_decode_steps"].get<int64_t>();
+  }
+  for (const auto& b : s["calibrated_from"]["proposal_by_context"]) {
+    num_decode_steps -= b["num_decode_steps"].get<int64_t>();
+  }
+  EXPECT_EQ(num_decode_steps, 0);
   // The simulator did speculate: it scheduled drafts and accepted some.
   ASSERT_FALSE(j["sim"]["spec_acceptance_rate"].is_null());
   EXPECT_GT(j["sim"]["spec_acceptance_rate"].get<double>(), 0.0);
