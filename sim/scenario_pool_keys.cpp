@@ -26,8 +26,9 @@ constexpr std::array<SpecDefaults, 3> kSpecDefaults{{
 double required_rate(JsonObject& obj, std::string_view key) {
   if (!obj.has(key)) obj.fail(key, "missing (required)");
   const double value = obj.number(key, 0.0);
-  if (!(value >= 0.0 && value <= 1.0))
+  if (!(value >= 0.0 && value <= 1.0)) {
     obj.fail(key, fmt::format("must be in [0, 1], got {}", value));
+  }
   return value;
 }
 

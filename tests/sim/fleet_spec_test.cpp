@@ -2,6 +2,7 @@
 // TPOT at batch 1.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,12 +19,18 @@ using testing::FleetRun;
 using testing::run_fleet_example;
 using testing::run_fleet_scenario;
 
-// examples/fleet/spec-eagle.json with the drafter proposing at `proposal_rate` of the steps.
-FleetRun run_eagle_proposing(double proposal_rate) {
+// examples/fleet/spec-eagle.json (prompts of 512 tokens, 256 output tokens) with its pool's
+// speculative spec changed by `change`.
+FleetRun run_eagle_with(const std::function<void(SpeculativeSpec&)>& change) {
   Scenario scenario =
       load_scenario_file(std::string(TIDAL_SOURCE_DIR) + "/examples/fleet/spec-eagle.json");
-  scenario.pools.at(0).speculative.proposal_rate = proposal_rate;
+  change(scenario.pools.at(0).speculative);
   return run_fleet_scenario(std::move(scenario));
+}
+
+// The same with the drafter proposing at `proposal_rate` of the steps.
+FleetRun run_eagle_proposing(double proposal_rate) {
+  return run_eagle_with([&](SpeculativeSpec& spec) { spec.proposal_rate = proposal_rate; });
 }
 
 TEST(FleetSpec, AcceptanceIsATruncatedGeometric) {
@@ -89,12 +96,9 @@ TEST(FleetSpec, HighAcceptanceCutsTpotAtBatchOneAndZeroAcceptanceCostsMore) {
   EXPECT_EQ(*rejected.metrics.fleet.spec_acceptance_rate, 0.0);
 }
 
-// examples/fleet/spec-eagle.json with rates by decode step.
-FleetRun run_eagle_by_decode_step(std::vector<SpecStepRates> buckets) {
-  Scenario scenario =
-      load_scenario_file(std::string(TIDAL_SOURCE_DIR) + "/examples/fleet/spec-eagle.json");
-  scenario.pools.at(0).speculative.by_decode_step = std::move(buckets);
-  return run_fleet_scenario(std::move(scenario));
+// The same with rates by decode step.
+FleetRun run_eagle_by_decode_step(const std::vector<SpecStepRates>& buckets) {
+  return run_eagle_with([&](SpeculativeSpec& spec) { spec.by_decode_step = buckets; });
 }
 
 // One bucket from step 1 draws exactly what the flat rates draw; a bucket that starts past every
@@ -120,13 +124,9 @@ TEST(FleetSpec, RatesByDecodeStepApplyFromTheirFirstStep) {
   EXPECT_GT(rejected_later.metrics.tpot.mean, never.metrics.tpot.mean);
 }
 
-// examples/fleet/spec-eagle.json (prompts of 512 tokens, 256 output tokens) with proposal rates
-// by the context the drafts are verified at.
-FleetRun run_eagle_by_context(std::vector<SpecContextRate> buckets) {
-  Scenario scenario =
-      load_scenario_file(std::string(TIDAL_SOURCE_DIR) + "/examples/fleet/spec-eagle.json");
-  scenario.pools.at(0).speculative.proposal_by_context = std::move(buckets);
-  return run_fleet_scenario(std::move(scenario));
+// The same with proposal rates by the context the drafts are verified at.
+FleetRun run_eagle_by_context(const std::vector<SpecContextRate>& buckets) {
+  return run_eagle_with([&](SpeculativeSpec& spec) { spec.proposal_by_context = buckets; });
 }
 
 // One bucket from 0 draws exactly what the flat rate draws; a bucket past every context never
@@ -162,13 +162,11 @@ TEST(FleetSpec, ProposalRatesByContextApplyFromTheirFirstContext) {
 // the plain one plus the lookup.
 TEST(FleetSpec, HostDraftingLengthensEveryDecodeStep) {
   const FleetRun never = run_eagle_proposing(0.0);
-  Scenario scenario =
-      load_scenario_file(std::string(TIDAL_SOURCE_DIR) + "/examples/fleet/spec-eagle.json");
-  SpeculativeSpec& spec = scenario.pools.at(0).speculative;
-  spec.proposal_rate = 0.0;
-  spec.draft_seconds_per_seq = 1e-3;
-  spec.draft_seconds_per_context_token = 1e-6;
-  const FleetRun looked_up = run_fleet_scenario(std::move(scenario));
+  const FleetRun looked_up = run_eagle_with([](SpeculativeSpec& spec) {
+    spec.proposal_rate = 0.0;
+    spec.draft_seconds_per_seq = 1e-3;
+    spec.draft_seconds_per_context_token = 1e-6;
+  });
   ASSERT_EQ(looked_up.metrics.num_finished, never.metrics.num_finished);
   // At least 1 ms + context x 1 us more per output token after the first.
   EXPECT_GT(looked_up.metrics.tpot.mean, never.metrics.tpot.mean + 1e-3);
@@ -268,12 +266,10 @@ TEST(FleetSpec, BadProposalRatesByContextAreErrors) {
 // accepting and none; the share is echoed and must be in (0, 1].
 TEST(FleetSpec, AcceptingShareSplitsRequestsIntoAcceptingAndNot) {
   const auto run_with = [](double acceptance_rate, double accepting_share) {
-    Scenario scenario =
-        load_scenario_file(std::string(TIDAL_SOURCE_DIR) + "/examples/fleet/spec-eagle.json");
-    SpeculativeSpec& spec = scenario.pools.at(0).speculative;
-    spec.acceptance_rate = acceptance_rate;
-    spec.accepting_share = accepting_share;
-    return run_fleet_scenario(std::move(scenario));
+    return run_eagle_with([&](SpeculativeSpec& spec) {
+      spec.acceptance_rate = acceptance_rate;
+      spec.accepting_share = accepting_share;
+    });
   };
   const FleetRun all = run_with(1.0, 1.0);
   const FleetRun half = run_with(1.0, 0.5);
