@@ -15,9 +15,10 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// One matrix.json with a single case whose request-mean errors are `ttft`, `tpot` and `e2e`.
+// One matrix.json with a single case whose request-mean errors are `ttft`, `tpot` and `e2e`, and
+// whose model predicted `step_predicted_s` in all for 2 s of measured steps.
 Json round_with(double ttft, double tpot, double e2e, double step_median, bool means_held,
-                const Json& noise_ttft) {
+                const Json& noise_ttft, double step_predicted_s = 2.0) {
   const Json row = {{"case", "poisson"},
                     {"folder", "poisson"},
                     {"load", 0.5},
@@ -33,6 +34,8 @@ Json round_with(double ttft, double tpot, double e2e, double step_median, bool m
                     {"e2e_p99_error_pct", 1.0},
                     {"noise_ttft_mean_pct", noise_ttft},
                     {"noise_e2e_mean_pct", 1.0},
+                    {"step_measured_total_s", 2.0},
+                    {"step_predicted_total_s", step_predicted_s},
                     {"targets",
                      {{"step_median", step_median < 3.0},
                       {"step_p90", true},
@@ -81,6 +84,41 @@ TEST(MatrixRounds, ColumnsAreSummarizedAndTargetsJudgedOnTheMeans) {
       << md;
   EXPECT_NE(md.find("Round 2: step median < 3% on 0 of 1 (misses: poisson);"), std::string::npos)
       << md;
+}
+
+// Three rounds whose step totals were predicted -2%, 0% and +1%, with TPOT errors on
+// -1 + 3 x that and TTFT and E2E errors of 4, 5, 6: the lines through the rounds, and the table
+// of request means at matched step totals.
+TEST(MatrixRounds, RequestMeansAtMatchedStepTotals) {
+  const std::vector<Json> rounds{round_with(4.0, -7.0, 4.0, 1.0, true, 1.0, 1.96),
+                                 round_with(5.0, -1.0, 5.0, 1.0, true, 1.0, 2.0),
+                                 round_with(6.0, 2.0, 6.0, 1.0, false, 1.0, 2.02)};
+  const Json j = rounds_json(rounds);
+  const Json& c = j["cases"][0];
+  EXPECT_NEAR(c["step_total_error_pct"]["mean"].get<double>(), -1.0 / 3.0, 1e-9);
+  EXPECT_NEAR(c["step_total_error_pct"]["min"].get<double>(), -2.0, 1e-9);
+  EXPECT_NEAR(c["step_total_error_pct"]["max"].get<double>(), 1.0, 1e-9);
+  const Json& tpot = c["at_matched_step_totals"]["tpot_mean_error_pct"];
+  EXPECT_NEAR(tpot["at_matched_pct"].get<double>(), -1.0, 1e-9);
+  EXPECT_NEAR(tpot["per_step_total_pct"].get<double>(), 3.0, 1e-9);
+  // TTFT 4, 5, 6 at step totals -2, 0, 1: mean x -1/3, mean y 5, sxx 14/3, sxy 3: slope 9/14.
+  const Json& ttft = c["at_matched_step_totals"]["ttft_mean_error_pct"];
+  EXPECT_NEAR(ttft["per_step_total_pct"].get<double>(), 9.0 / 14.0, 1e-9);
+  EXPECT_NEAR(ttft["at_matched_pct"].get<double>(), 5.0 + 9.0 / 14.0 / 3.0, 1e-9);
+
+  const std::string md = rounds_markdown(j, rounds);
+  EXPECT_NE(md.find("| poisson | -0.3 (-2.0..+1.0) | +5.2 | -1.0 | +5.2 | 3.00 |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("TTFT/TPOT/E2E means within 5% at matched step totals on 0 of 1 (misses: "
+                    "poisson)"),
+            std::string::npos)
+      << md;
+  // Two rounds: no line.
+  const Json two = rounds_json({rounds[0], rounds[1]});
+  EXPECT_TRUE(two["cases"][0]["at_matched_step_totals"].is_null());
+  EXPECT_NE(rounds_markdown(two, {rounds[0], rounds[1]}).find("| n/a | n/a | n/a | n/a |"),
+            std::string::npos);
 }
 
 TEST(MatrixRounds, AColumnMissingInARoundIsNull) {
