@@ -25,6 +25,21 @@ sched::ScheduledSeq scheduled(int64_t id, int64_t new_tokens, int64_t context, i
   s.samples = samples;
   return s;
 }
+// The engine's n-gram speculation at k = 3.
+engine::SpecConfig ngram_k3() {
+  engine::SpecConfig spec;
+  spec.method = engine::SpecMethod::ngram;
+  spec.num_spec_tokens = 3;
+  return spec;
+}
+// Engine counters of `num_verifications` verifications of 3 drafts with `num_accepted` accepted.
+engine::SpecStats stats_of(int64_t num_verifications, int64_t num_accepted) {
+  engine::SpecStats stats;
+  stats.num_verifications = num_verifications;
+  stats.num_draft_tokens = 3 * num_verifications;
+  stats.num_accepted_tokens = num_accepted;
+  return stats;
+}
 sched::RequestEvent emitted(int64_t id, int32_t num_tokens) {
   sched::RequestEvent e;
   e.request_id = id;
@@ -46,13 +61,8 @@ TEST(SpecCalibration, AcceptanceReproducesTheAcceptedShare) {
 }
 
 TEST(SpecCalibration, NgramFromEngineStatsAndProfile) {
-  engine::SpecConfig spec;
-  spec.method = engine::SpecMethod::ngram;
-  spec.num_spec_tokens = 3;
-  engine::SpecStats stats;
-  stats.num_verifications = 100;
-  stats.num_draft_tokens = 300;
-  stats.num_accepted_tokens = 90;
+  const engine::SpecConfig spec = ngram_k3();
+  const engine::SpecStats stats = stats_of(100, 90);
   perf::Profile profile;
   profile.draft = perf::DraftCost{"ngram", 4, 2e-7, 3e-9};
   // One step: a prefill chunk (not decoding), a decode verifying 3 drafts, three plain decodes
@@ -101,10 +111,8 @@ TEST(SpecCalibration, NgramFromEngineStatsAndProfile) {
 // 10 are too few for a bucket of their own and join the one before; the empty buckets below 64
 // make the first bucket sparse, so it takes in the next one and keeps its start at 0.
 TEST(SpecCalibration, ProposalRatesByContextFromTheEngineSteps) {
-  engine::SpecConfig spec;
-  spec.method = engine::SpecMethod::ngram;
-  spec.num_spec_tokens = 3;
-  engine::SpecStats stats;
+  const engine::SpecConfig spec = ngram_k3();
+  const engine::SpecStats stats = stats_of(0, 0);
   std::vector<engine::StepRecord> steps(2);
   for (int64_t id = 0; id < 120; ++id) {
     const int64_t context = id < 60 ? 64 + id : (id < 70 ? 128 + id : 256 + id);
@@ -136,13 +144,8 @@ TEST(SpecCalibration, ProposalRatesByContextFromTheEngineSteps) {
 // and 3 (2 and then 3 accepted, as its events say); request 2 verifies 3 drafts at step 1 (none
 // accepted). Buckets without decode steps keep the overall figures.
 TEST(SpecCalibration, RatesByDecodeStepFromTheEngineSteps) {
-  engine::SpecConfig spec;
-  spec.method = engine::SpecMethod::ngram;
-  spec.num_spec_tokens = 3;
-  engine::SpecStats stats;
-  stats.num_verifications = 3;
-  stats.num_draft_tokens = 9;
-  stats.num_accepted_tokens = 5;
+  const engine::SpecConfig spec = ngram_k3();
+  const engine::SpecStats stats = stats_of(3, 5);
   std::vector<engine::StepRecord> steps(4);
   steps[0].seqs = {scheduled(1, 20, 0, 0), scheduled(2, 30, 0, 0)};  // prefills: step 0 of each
   steps[0].events = {emitted(1, 1), emitted(2, 1)};
@@ -185,13 +188,8 @@ TEST(SpecCalibration, RatesByDecodeStepFromTheEngineSteps) {
 // time, five never accept. Drafts accepted alike by all (half of them) would leave almost no
 // request without an acceptance, so the calibration makes half the requests accepting, at rate 1.
 TEST(SpecCalibration, UnevenAcceptanceMakesAShareOfRequestsAccepting) {
-  engine::SpecConfig spec;
-  spec.method = engine::SpecMethod::ngram;
-  spec.num_spec_tokens = 3;
-  engine::SpecStats stats;
-  stats.num_verifications = 40;
-  stats.num_draft_tokens = 120;
-  stats.num_accepted_tokens = 60;
+  const engine::SpecConfig spec = ngram_k3();
+  const engine::SpecStats stats = stats_of(40, 60);
   std::vector<engine::StepRecord> steps(5);
   for (int64_t id = 0; id < 10; ++id) {
     for (size_t t = 0; t < steps.size(); ++t) {
