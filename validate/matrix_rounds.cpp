@@ -109,16 +109,17 @@ std::string cell(const nlohmann::ordered_json& stats) {
 // The table of each case's step-total error and request means at matched step totals, and how
 // many of the cases with a line hold the means target there.
 std::string drift_markdown(const nlohmann::ordered_json& rows) {
-  std::string out =
+  std::string out = fmt::format(
       "\nRequest means at matched step totals: a least-squares line through the rounds of each "
       "error against the round's step-total error (the model's total over the engine's own "
       "steps against their measured total, which moves with the machine's speed between the "
       "profile and the replay); its value at 0 is the simulator's error without that drift, its "
-      "slope how far one % of it carries (n/a: fewer than 3 rounds, or step totals within 0.5 "
+      "slope how far one % of it carries (n/a: fewer than {} rounds, or step totals within {} "
       "points of each other).\n\n"
       "| case | step total | TTFT mean at 0 | TPOT mean at 0 | E2E mean at 0 | TPOT per % of "
       "step total |\n"
-      "|---|---|---|---|---|---|\n";
+      "|---|---|---|---|---|---|\n",
+      kMinDriftRounds, kMinStepTotalSpreadPct);
   int num_lines = 0;
   int num_held = 0;
   std::string misses;
@@ -148,8 +149,9 @@ std::string drift_markdown(const nlohmann::ordered_json& rows) {
       misses += fmt::format("{}{}", misses.empty() ? "" : ", ", r["case"].get<std::string>());
     }
   }
-  out += fmt::format("\nTTFT/TPOT/E2E means within 5% at matched step totals on {} of {}{}\n",
-                     num_held, num_lines, misses.empty() ? "" : " (misses: " + misses + ")");
+  out += fmt::format("\nTTFT/TPOT/E2E means within {}% at matched step totals on {} of {}{}\n",
+                     kMeanTargetPct, num_held, num_lines,
+                     misses.empty() ? "" : " (misses: " + misses + ")");
   return out;
 }
 
