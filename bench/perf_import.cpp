@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "sim/perf/perf.h"
+#include "perf/perf.h"
 #include "traces/input_error.h"
 
 namespace {

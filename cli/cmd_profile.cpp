@@ -1,4 +1,4 @@
-// `tidal profile`: wiring of engine/profile (CPU operator profiles) and sim/perf's Vidur import
+// `tidal profile`: wiring of engine/profile (CPU operator profiles) and perf's Vidur import
 // to the command line.
 #include <algorithm>
 #include <cstdio>
@@ -13,8 +13,8 @@
 #include "engine/profile/profiler.h"
 #include "engine/sched/config.h"
 #include "models/quantize_weights.h"
-#include "sim/perf/profile.h"
-#include "sim/perf/vidur_import.h"
+#include "perf/profile.h"
+#include "perf/vidur_import.h"
 #include "traces/input_error.h"
 
 namespace tidal::cli {

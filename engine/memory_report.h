@@ -2,7 +2,7 @@
 //   weights per rank  == models::weight_bytes_for(config with this rank's heads and MLP width,
 //                        quantization)  (embeddings, norms and head replicated on every rank)
 //   KV bytes per token per rank == num_layers * 2 * (num_kv_heads / tp) * head_dim * dtype bytes
-//                        (the formula sim/perf's plan_memory uses per GPU)
+//                        (the formula perf's plan_memory uses per GPU)
 //   KV arena per rank  == num_blocks * block_size * (KV bytes + int8 scale bytes per token),
 //                        plus < 64 bytes of alignment padding between data and scales.
 #pragma once

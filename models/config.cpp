@@ -116,9 +116,12 @@ int64_t ModelConfig::num_active_parameters() const {
 ModelConfig parse_config(const nlohmann::json& json, const std::string& source) {
   if (!json.is_object()) throw InputError(source + ": must hold a JSON object");
   const nlohmann::json& model_type = required(json, "model_type", source, "model_type");
-  if (model_type != "llama" && model_type != "mixtral") {
+  // Mistral's architecture is Llama's (plus an optional sliding window, refused below).
+  if (model_type != "llama" && model_type != "mistral" && model_type != "mixtral") {
     fail(source, "model_type",
-         "unsupported model type " + shown(model_type) + " (supported: \"llama\", \"mixtral\")");
+         "the engine's forward pass does not run model type " + shown(model_type) +
+             " (it runs \"llama\", \"mistral\" and \"mixtral\" without sliding windows or "
+             "biases); the simulator may still understand it: see `tidal model info`");
   }
   reject_unsupported(json, source);
 

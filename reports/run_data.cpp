@@ -46,9 +46,11 @@ PoolFigures read_pool(const JsonView& scenario_pool, const JsonView& resolved_po
                       const JsonView& cost_pool) {
   using P = PoolFigures;
   PoolFigures p;
-  read_fields(scenario_pool, p, "name", &P::name, "model", &P::model, "gpu", &P::gpu, "tp", &P::tp,
-              "weight_dtype", &P::weight_dtype, "kv_dtype", &P::kv_dtype, "num_replicas",
-              &P::num_replicas);
+  // Names from the resolved figures: the echo holds the model and GPU as given (a config path or
+  // an inline object, too).
+  read_fields(scenario_pool, p, "name", &P::name, "tp", &P::tp, "weight_dtype", &P::weight_dtype,
+              "kv_dtype", &P::kv_dtype, "num_replicas", &P::num_replicas);
+  read_fields(resolved_pool, p, "model", &P::model, "gpu", &P::gpu);
   p.policy = scenario_pool.at("scheduler").string("policy");
   p.num_gpu_blocks = resolved_pool.integer("num_gpu_blocks");
   read_fields(cost_pool, p, "num_gpus", &P::num_gpus, "price_per_gpu_hour", &P::price_per_gpu_hour,

@@ -12,7 +12,7 @@
 #include "engine/kv/block_manager.h"
 #include "engine/sched/scheduler.h"
 #include "sim/fleet/hol_blocking.h"
-#include "sim/perf/step_time_model.h"
+#include "perf/step_time_model.h"
 #include "sim/replica_state.h"
 #include "sim/scenario.h"
 #include "sim/spec_acceptance.h"

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "sim/perf/dtype.h"
+#include "perf/dtype.h"
 #include "traces/output_files.h"
 #include "traces/run_figures.h"
 
@@ -148,10 +148,14 @@ ojson resolved_json(const Scenario& s, const RunResult& result) {
   ojson pools = ojson::array();
   for (const PoolSpec& p : s.pools) {
     pools.push_back(ojson{{"name", p.name},
+                          {"model", p.model},
+                          {"model_source", p.model_spec.source},
+                          {"gpu", p.gpu},
                           {"num_gpus", p.num_gpus()},
                           {"weight_bytes_per_gpu", p.memory.weight_bytes_per_gpu},
                           {"kv_bytes_per_token_per_gpu", p.memory.kv_bytes_per_token_per_gpu},
                           {"activation_reserve_bytes", p.memory.activation_reserve_bytes},
+                          {"sliding_kv_reserve_bytes", p.memory.sliding_kv_reserve_bytes},
                           {"num_gpu_blocks", p.kv.num_gpu_blocks},
                           {"num_cpu_blocks", p.kv.num_cpu_blocks},
                           {"price_per_gpu_hour", p.resolved_price_per_gpu_hour}});

@@ -19,8 +19,8 @@
 #include "sim/fleet/network.h"
 #include "sim/fleet/pricing.h"
 #include "sim/fleet/spot.h"
-#include "sim/perf/memory_plan.h"
-#include "sim/perf/step_time_model.h"
+#include "perf/memory_plan.h"
+#include "perf/step_time_model.h"
 #include "traces/format.h"
 
 namespace tidal::sim {
@@ -136,8 +136,10 @@ struct SpeculativeSpec {
 // One pool of identical replicas. Figures derived from the catalogs are resolved here.
 struct PoolSpec {
   std::string name;             // default "pool<i>"
-  std::string model;            // catalog name (canonical spelling)
-  std::string gpu;              // catalog name (canonical spelling)
+  std::string model;            // the model's name: catalog name, or the config's (hf_config.h)
+  std::string gpu;              // the GPU's name: catalog name, or the inline object's
+  nlohmann::json model_input;   // `model` as written: a name, a config path, an inline object
+  nlohmann::json gpu_input;     // `gpu` as written: a catalog name or an inline object
   perf::Deployment deployment;  // tp, dtypes, gpu_memory_utilization, block_size, token budget
   int32_t num_replicas = 1;
   bool prefix_caching = true;
@@ -154,6 +156,8 @@ struct PoolSpec {
   nlohmann::json fleet_keys;  // autoscaler / cold_start / pricing / spot as written (echoed)
 
   // Resolved at load time.
+  perf::ModelSpec model_spec;  // from the catalog, a Hugging Face config or the inline object
+  perf::GpuSpec gpu_spec;      // from the catalog or the inline object
   perf::MemoryPlan memory;
   kv::BlockManagerConfig kv;  // num_gpu_blocks from memory, num_cpu_blocks from swap space
   double resolved_price_per_gpu_hour = 0.0;               // the market price replicas pay

@@ -6,8 +6,10 @@
 #include <fmt/format.h>
 
 #include "engine/sched/config_json.h"
+#include "perf/model_catalog.h"
+#include "perf/model_resolve.h"
+#include "perf/perf.h"
 #include "sim/json_object.h"
-#include "sim/perf/perf.h"
 #include "sim/scenario_pool_keys.h"
 #include "traces/input_error.h"
 
@@ -23,9 +25,15 @@ int32_t int32_at_least(JsonObject& obj, std::string_view key, int64_t default_va
   return static_cast<int32_t>(v);
 }
 
-perf::DType dtype_at(JsonObject& obj, std::string_view key) {
-  const std::string text = obj.string(key, "bf16");
+perf::DType dtype_at(JsonObject& obj, std::string_view key, perf::DType default_dtype) {
+  const std::string text = obj.string(key, std::string(perf::dtype_name(default_dtype)));
   return perf::parse_dtype(text, obj.file() + ": " + obj.path_of(key));
+}
+
+const nlohmann::json& required_child(JsonObject& obj, std::string_view key) {
+  const nlohmann::json* value = obj.child(key);
+  if (value == nullptr) obj.fail(key, "missing (required)");
+  return *value;
 }
 
 PerfSpec parse_perf(JsonObject& pool, const std::string& base_dir) {
@@ -52,8 +60,8 @@ PerfSpec parse_perf(JsonObject& pool, const std::string& base_dir) {
 // The step-time model of a pool, built once here so a bad profile fails at load time.
 std::shared_ptr<const perf::StepTimeModel> make_step_model(const PoolSpec& pool,
                                                            const std::string& where) {
-  const perf::ModelSpec& model = perf::find_model(pool.model, where + ".model");
-  const perf::GpuSpec& gpu = perf::find_gpu(pool.gpu, where + ".gpu");
+  const perf::ModelSpec& model = pool.model_spec;
+  const perf::GpuSpec& gpu = pool.gpu_spec;
   if (pool.perf.kind == "roofline") {
     return perf::make_roofline_model(model, gpu, pool.deployment);
   }
@@ -68,16 +76,25 @@ PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string
   PoolSpec pool;
   pool.name = obj.string("name", fmt::format("pool{}", index));
 
-  const perf::ModelSpec& model =
-      perf::find_model(obj.required_string("model"), file + ": " + obj.path_of("model"));
-  const perf::GpuSpec& gpu =
-      perf::find_gpu(obj.required_string("gpu"), file + ": " + obj.path_of("gpu"));
+  const nlohmann::json& model_value = required_child(obj, "model");
+  const nlohmann::json& gpu_value = required_child(obj, "gpu");
+  pool.model_spec = perf::resolve_model(model_value, base_dir, file, obj.path_of("model"));
+  pool.gpu_spec = perf::resolve_gpu(gpu_value, file, obj.path_of("gpu"));
+  const perf::ModelSpec& model = pool.model_spec;
+  const perf::GpuSpec& gpu = pool.gpu_spec;
   pool.model = model.name;
   pool.gpu = gpu.name;
+  // Echoed so that it loads from anywhere: catalog spellings canonical, config paths resolved.
+  pool.model_input = !model_value.is_string() ? model_value
+                     : perf::lookup_model(model_value.get<std::string>())
+                         ? nlohmann::json(model.name)
+                         : nlohmann::json(resolve_path(model_value.get<std::string>(), base_dir));
+  pool.gpu_input = gpu_value.is_string() ? nlohmann::json(gpu.name) : gpu_value;
 
   pool.deployment.tp = int32_at_least(obj, "tp", 1, 1);
-  pool.deployment.weight_dtype = dtype_at(obj, "weight_dtype");
-  pool.deployment.kv_dtype = dtype_at(obj, "kv_dtype");
+  // A quantized checkpoint is served in its own format unless the pool says otherwise.
+  pool.deployment.weight_dtype = dtype_at(obj, "weight_dtype", model.quant.dtype);
+  pool.deployment.kv_dtype = dtype_at(obj, "kv_dtype", perf::DType::bf16);
   pool.deployment.gpu_memory_utilization = obj.number("gpu_memory_utilization", 0.9);
   if (!(pool.deployment.gpu_memory_utilization > 0.0 &&
         pool.deployment.gpu_memory_utilization <= 1.0)) {
@@ -111,6 +128,7 @@ PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string
                                  sched_path, pool.scheduler.max_num_batched_tokens));
   }
   pool.deployment.max_num_batched_tokens = pool.scheduler.max_num_batched_tokens;
+  pool.deployment.max_num_seqs = pool.scheduler.max_num_seqs;
   pool.perf = parse_perf(obj, base_dir);
   read_pool_fleet_keys(obj, pool);
   std::vector<std::string_view> known{"name",

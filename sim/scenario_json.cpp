@@ -53,8 +53,9 @@ ojson workload_json(const WorkloadSpec& w) {
 ojson pool_json(const PoolSpec& p) {
   ojson j;
   j["name"] = p.name;
-  j["model"] = p.model;
-  j["gpu"] = p.gpu;
+  // As given, so the echo loads again: a catalog name, a config path, an inline object.
+  j["model"] = ojson::parse(p.model_input.dump());
+  j["gpu"] = ojson::parse(p.gpu_input.dump());
   j["tp"] = p.deployment.tp;
   j["weight_dtype"] = std::string(perf::dtype_name(p.deployment.weight_dtype));
   j["kv_dtype"] = std::string(perf::dtype_name(p.deployment.kv_dtype));

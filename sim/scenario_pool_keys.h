@@ -6,8 +6,8 @@
 #include <string_view>
 
 #include "sim/json_object.h"
-#include "sim/perf/gpu_catalog.h"
-#include "sim/perf/model_catalog.h"
+#include "perf/gpu_catalog.h"
+#include "perf/model_catalog.h"
 #include "sim/scenario.h"
 
 namespace tidal::sim {

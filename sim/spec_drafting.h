@@ -5,7 +5,7 @@
 
 #include <span>
 
-#include "sim/perf/step_time_model.h"
+#include "perf/step_time_model.h"
 #include "sim/scenario.h"
 
 namespace tidal::sim {

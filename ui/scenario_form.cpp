@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 
 #include "engine/sched/config.h"
-#include "sim/perf/dtype.h"
-#include "sim/perf/gpu_catalog.h"
-#include "sim/perf/model_catalog.h"
+#include "perf/dtype.h"
+#include "perf/gpu_catalog.h"
+#include "perf/model_catalog.h"
 #include "sim/router.h"
 #include "traces/format.h"
 #include "traces/generators.h"

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/engine.h"
-#include "sim/perf/step_time_model.h"
+#include "perf/step_time_model.h"
 #include "validate/engine_side.h"
 #include "validate/sim_side.h"
 #include "validate/stats.h"

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/engine.h"
-#include "sim/perf/profile.h"
+#include "perf/profile.h"
 #include "sim/scenario.h"
 
 namespace tidal::validate {

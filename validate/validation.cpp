@@ -10,7 +10,7 @@
 #include "engine/engine.h"
 #include "engine/profile/cpu_target.h"
 #include "models/presets.h"
-#include "sim/perf/profiled_model.h"
+#include "perf/profiled_model.h"
 #include "traces/format.h"
 #include "traces/input_error.h"
 #include "traces/reader.h"

@@ -1,4 +1,4 @@
-// How the CPU engine's model and deployment are described to sim/perf: the ModelSpec of an
+// How the CPU engine's model and deployment are described to perf: the ModelSpec of an
 // engine model config, the perf dtypes of its weight and KV formats, and a device description of
 // the CPU for the only figures a fully measured profile still needs from one (KV swap copies).
 #pragma once
@@ -9,10 +9,10 @@
 #include "kernels/kv_cache.h"
 #include "models/config.h"
 #include "models/quantize_weights.h"
-#include "sim/perf/dtype.h"
-#include "sim/perf/gpu_catalog.h"
-#include "sim/perf/memory_plan.h"
-#include "sim/perf/model_catalog.h"
+#include "perf/dtype.h"
+#include "perf/gpu_catalog.h"
+#include "perf/memory_plan.h"
+#include "perf/model_catalog.h"
 
 namespace tidal::profile {
 

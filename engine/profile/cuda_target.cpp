@@ -138,7 +138,7 @@ perf::Profile run_cuda_profile(const ProfileOptions& options, const ProgressFn& 
       run, config, options, ec.sampling, 1, "profile (cuda)", progress, start, profile, measured);
 
   // The NCCL all-reduce of [tokens, hidden] fp32 over the token sweep's points, indexed as
-  // sim/perf indexes it (tokens x hidden x 2 bytes), as the CPU profile does.
+  // perf indexes it (tokens x hidden x 2 bytes), as the CPU profile does.
   if (ec.tp > 1) {
     const std::vector<double> seconds = engine::measure_nccl_all_reduce(
         ec.tp, config.hidden_size, sweeps.tokens.tokens, options.max_repeats);

@@ -13,8 +13,8 @@
 #include "engine/profile/forwarding_backend.h"
 #include "engine/profile/profiler.h"
 #include "kernels/backend.h"
-#include "sim/perf/gpu_catalog.h"
-#include "sim/perf/profile.h"
+#include "perf/gpu_catalog.h"
+#include "perf/profile.h"
 
 namespace tidal::profile {
 

@@ -8,7 +8,7 @@
 #include <span>
 
 #include "engine/engine_config.h"
-#include "sim/perf/step_time_model.h"
+#include "perf/step_time_model.h"
 
 namespace tidal::profile {
 

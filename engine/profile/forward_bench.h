@@ -21,7 +21,7 @@
 #include "models/communicator.h"
 #include "models/model_weights.h"
 #include "models/paged_forward.h"
-#include "sim/perf/step_time_model.h"
+#include "perf/step_time_model.h"
 
 namespace tidal::engine {
 class SharedMemoryGroup;

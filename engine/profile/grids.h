@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "models/config.h"
-#include "sim/perf/step_time_model.h"
+#include "perf/step_time_model.h"
 
 namespace tidal::profile {
 

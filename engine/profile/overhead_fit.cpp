@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "engine/profile/piecewise_fit.h"
-#include "sim/perf/interpolation.h"
+#include "perf/interpolation.h"
 
 namespace tidal::profile {
 

@@ -9,7 +9,7 @@
 namespace tidal::profile {
 
 // Linear between knots; the first value below the first knot; the last value scaled by
-// x / last knot above it (the rule of sim/perf's interpolation, so the profile reproduces this
+// x / last knot above it (the rule of perf's interpolation, so the profile reproduces this
 // function exactly).
 struct PiecewiseLinear {
   std::vector<double> knots;   // [num_knots] strictly increasing

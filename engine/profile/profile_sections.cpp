@@ -12,7 +12,7 @@
 #include "engine/profile/piecewise_fit.h"
 #include "engine/profile/step_overhead.h"
 #include "kernels/kv_cache.h"
-#include "sim/perf/profiled_model.h"
+#include "perf/profiled_model.h"
 
 namespace tidal::profile {
 

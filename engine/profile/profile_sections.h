@@ -16,9 +16,9 @@
 #include "kernels/sampling.h"
 #include "models/config.h"
 #include "models/model_weights.h"
-#include "sim/perf/gpu_catalog.h"
-#include "sim/perf/model_catalog.h"
-#include "sim/perf/profile.h"
+#include "perf/gpu_catalog.h"
+#include "perf/model_catalog.h"
+#include "perf/profile.h"
 
 namespace tidal::profile {
 

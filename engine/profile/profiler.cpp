@@ -60,7 +60,7 @@ perf::Profile run_profile(const ProfileOptions& options, const ProgressFn& progr
                         start, profile, measured);
 
   // The shared-memory all-reduce as rank 0 saw it inside the forwards of the token sweep,
-  // indexed as sim/perf indexes it: tokens x hidden x 2 bytes.
+  // indexed as perf indexes it: tokens x hidden x 2 bytes.
   if (ec.tp > 1) {
     profile.allreduce.source = perf::TimeSource::measured;
     std::vector<int64_t> bytes;  // [num_points]
@@ -110,7 +110,7 @@ perf::Profile run_profile(const ProfileOptions& options, const ProgressFn& progr
       "a share of the operator time (median over steps with prefill, beyond the decode steps' "
       "time per batch size) and a time per batch size (decode steps' mean winsorized at p99); "
       "all-reduce bytes = tokens x hidden x 2 "
-      "(sim/perf's index; the CPU engine reduces "
+      "(perf's index; the CPU engine reduces "
       "fp32); draft = one n-gram propose() over synthesized prompts (no match: the whole "
       "context scanned), seconds_per_seq + seconds_per_context_token x context fitted by least "
       "squares over the decode grid's contexts.",

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "engine/engine_config.h"
-#include "sim/perf/profile.h"
+#include "perf/profile.h"
 
 namespace tidal::profile {
 

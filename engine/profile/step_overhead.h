@@ -12,7 +12,7 @@
 
 #include "engine/engine_config.h"
 #include "models/model_weights.h"
-#include "sim/perf/step_time_model.h"
+#include "perf/step_time_model.h"
 
 namespace tidal::profile {
 

@@ -22,7 +22,7 @@
 #include "engine/profile/profiler.h"
 #include "kernels/sampling.h"
 #include "models/config.h"
-#include "sim/perf/profile.h"
+#include "perf/profile.h"
 
 namespace tidal::profile {
 

@@ -14,7 +14,7 @@
 #include "kernels/backend.h"
 #include "models/communicator.h"
 #include "models/config.h"
-#include "sim/perf/step_time_model.h"
+#include "perf/step_time_model.h"
 
 namespace tidal::profile {
 

@@ -15,9 +15,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/perf/gpu_catalog.h"
-#include "sim/perf/memory_plan.h"
-#include "sim/perf/model_catalog.h"
+#include "perf/gpu_catalog.h"
+#include "perf/memory_plan.h"
+#include "perf/model_catalog.h"
 
 namespace tidal::fleet {
 

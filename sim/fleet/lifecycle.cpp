@@ -1,6 +1,6 @@
 #include "sim/fleet/lifecycle.h"
 
-#include "sim/perf/json_reader.h"
+#include "perf/json_reader.h"
 
 namespace tidal::fleet {
 

@@ -8,7 +8,7 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/dijkstra_shortest_paths.hpp>
 
-#include "sim/perf/json_reader.h"
+#include "perf/json_reader.h"
 
 namespace tidal::fleet {
 

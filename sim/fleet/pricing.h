@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/fleet/lifecycle.h"
-#include "sim/perf/gpu_catalog.h"
+#include "perf/gpu_catalog.h"
 
 namespace tidal::fleet {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "sim/perf/json_reader.h"
+#include "perf/json_reader.h"
 
 namespace tidal::fleet {
 

@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "sim/perf/json_reader.h"
+#include "perf/json_reader.h"
 
 namespace tidal::fleet {
 

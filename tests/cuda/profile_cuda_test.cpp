@@ -12,7 +12,7 @@
 
 #include "engine/cuda_ranks.h"
 #include "engine/profile/cuda_target.h"
-#include "sim/perf/profile.h"
+#include "perf/profile.h"
 #include "tests/cuda/cuda_test_util.h"
 #include "traces/input_error.h"
 

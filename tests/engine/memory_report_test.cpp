@@ -1,9 +1,9 @@
 // The engine's memory footprint against the catalog formulas: models::weight_bytes_for per
-// rank, and the KV bytes per token that sim/perf's plan_memory charges per GPU.
+// rank, and the KV bytes per token that perf's plan_memory charges per GPU.
 #include <gtest/gtest.h>
 
 #include "engine/engine.h"
-#include "sim/perf/memory_plan.h"
+#include "perf/memory_plan.h"
 #include "tests/engine/engine_test_support.h"
 #include "traces/input_error.h"
 
@@ -63,7 +63,7 @@ TEST(MemoryReport, MatchesTheFormulasForEveryFormatAndDegree) {
             << m.weight_bytes_per_rank << " vs " << m.formula_weight_bytes_per_rank;
         EXPECT_TRUE(m.kv_matches_formula());
         EXPECT_EQ(m.num_gpu_blocks, 10);
-        // sim/perf charges num_layers * 2 * kv heads per GPU * head_dim * dtype bytes.
+        // perf charges num_layers * 2 * kv heads per GPU * head_dim * dtype bytes.
         perf::Deployment deployment;
         deployment.tp = tp;
         deployment.kv_dtype = perf_dtype(kv);

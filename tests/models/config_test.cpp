@@ -103,7 +103,15 @@ TEST(Config, ErrorsNameFileAndKey) {
             "dir/config.json: num_key_value_heads: must divide num_attention_heads (32), got 5");
   json = llama3_8b();
   json["model_type"] = "gpt2";
-  EXPECT_NE(error_of(json).find("dir/config.json: model_type: unsupported model type \"gpt2\""),
+  EXPECT_NE(error_of(json).find(
+                "dir/config.json: model_type: the engine's forward pass does not run model type "
+                "\"gpt2\""),
+            std::string::npos);
+  json = llama3_8b();
+  json["model_type"] = "mistral";  // Llama's architecture without a sliding window
+  EXPECT_EQ(error_of(json), "no error");
+  json["sliding_window"] = 4096;
+  EXPECT_NE(error_of(json).find("sliding_window: sliding-window attention is not supported"),
             std::string::npos);
   json = llama3_8b();
   json["rope_scaling"]["rope_type"] = "yarn";

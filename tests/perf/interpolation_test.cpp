@@ -1,7 +1,7 @@
 // Table interpolation: exact at points, linear between, clamp below, scale above.
 #include <gtest/gtest.h>
 
-#include "sim/perf/interpolation.h"
+#include "perf/interpolation.h"
 
 namespace tidal::perf {
 namespace {

@@ -1,7 +1,7 @@
 // Memory planning: weights, KV per token, KV block counts, and the errors for impossible layouts.
 #include <gtest/gtest.h>
 
-#include "sim/perf/memory_plan.h"
+#include "perf/memory_plan.h"
 #include "traces/input_error.h"
 
 namespace tidal::perf {

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/perf/profile.h"
+#include "perf/profile.h"
 #include "traces/input_error.h"
 
 namespace tidal::perf {

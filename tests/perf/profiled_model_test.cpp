@@ -2,7 +2,7 @@
 // and the compatibility checks against the deployment.
 #include <gtest/gtest.h>
 
-#include "sim/perf/profiled_model.h"
+#include "perf/profiled_model.h"
 #include "traces/input_error.h"
 
 namespace tidal::perf {

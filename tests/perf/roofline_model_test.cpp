@@ -3,8 +3,8 @@
 
 #include <vector>
 
-#include "sim/perf/roofline_costs.h"
-#include "sim/perf/roofline_model.h"
+#include "perf/roofline_costs.h"
+#include "perf/roofline_model.h"
 #include "traces/input_error.h"
 
 namespace tidal::perf {

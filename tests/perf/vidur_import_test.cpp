@@ -5,8 +5,8 @@
 
 #include <filesystem>
 
-#include "sim/perf/profiled_model.h"
-#include "sim/perf/vidur_import.h"
+#include "perf/profiled_model.h"
+#include "perf/vidur_import.h"
 #include "traces/input_error.h"
 
 namespace tidal::perf {

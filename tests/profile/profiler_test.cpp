@@ -13,7 +13,7 @@
 #include "engine/profile/cpu_target.h"
 #include "engine/profile/piecewise_fit.h"
 #include "models/presets.h"
-#include "sim/perf/profiled_model.h"
+#include "perf/profiled_model.h"
 
 namespace tidal::profile {
 namespace {

@@ -8,8 +8,8 @@
 #include <fstream>
 #include <string>
 
-#include "sim/perf/profile.h"
-#include "sim/perf/vidur_import.h"
+#include "perf/profile.h"
+#include "perf/vidur_import.h"
 #include "traces/input_error.h"
 
 namespace tidal::sim {

@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/engine_config.h"
-#include "sim/perf/profile.h"
+#include "perf/profile.h"
 #include "traces/writer.h"
 #include "validate/spec_calibration.h"
 

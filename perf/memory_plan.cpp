@@ -1,0 +1,167 @@
+#include "perf/memory_plan.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "perf/weight_formats.h"
+#include "traces/input_error.h"
+
+namespace tidal::perf {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+// CUDA context, library workspaces and captured graphs: memory outside the weights, the KV cache
+// and the activations that an engine process holds on every GPU.
+constexpr double kRuntimeReserveBytes = 0.5 * kGiB;
+// Embeddings, the LM head, norms and the MoE router stay in bf16 whatever the weight dtype.
+// Activations are bf16.
+constexpr double kActivationBytes = 2.0;
+
+// Peak activation bytes of one forward pass over max_num_batched_tokens tokens: the residual
+// stream in and out, the q/k/v output and the widest MLP's gate/up output plus its activation.
+double activation_bytes(const ModelSpec& m, const Deployment& d) {
+  const double tp = d.tp;
+  const double qkv_width =
+      m.is_mla() ? static_cast<double>(m.num_heads * m.head_dim) / tp +
+                       static_cast<double>(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim)
+                 : static_cast<double>(m.num_heads * m.head_dim) / tp +
+                       2.0 * static_cast<double>(kv_heads_per_gpu(m, d.tp) * m.head_dim);
+  double mlp_width = static_cast<double>(m.intermediate);
+  if (m.is_moe()) {
+    const double moe_width = static_cast<double>(m.num_active_experts * m.moe_intermediate +
+                                                 m.num_shared_experts * m.shared_expert_width());
+    mlp_width = m.num_dense_layers > 0 ? std::max(mlp_width, moe_width) : moe_width;
+  }
+  const double mlp_outputs = (m.gated_mlp ? 3.0 : 2.0) * mlp_width / tp;
+  const double per_token =
+      (2.0 * static_cast<double>(m.hidden) + qkv_width + mlp_outputs) * kActivationBytes;
+  return static_cast<double>(d.max_num_batched_tokens) * per_token;
+}
+
+// Layers whose KV grows with the sequence: the full-attention ones, or every layer when all slide.
+double growing_layers(const ModelSpec& m) {
+  return static_cast<double>(m.num_full_layers() > 0 ? m.num_full_layers() : m.num_layers);
+}
+
+}  // namespace
+
+void check_deployment(const ModelSpec& model, const Deployment& deployment,
+                      const std::string& json_path) {
+  const int64_t tp = deployment.tp;
+  if (tp < 1) throw InputError(fmt::format("{}.tp: must be >= 1 (got {})", json_path, tp));
+  if (model.num_heads % tp != 0) {
+    throw InputError(fmt::format("{}.tp: {} does not divide num_heads {} of {}", json_path, tp,
+                                 model.num_heads, model.name));
+  }
+  if (model.num_kv_heads % tp != 0 && tp % model.num_kv_heads != 0) {
+    throw InputError(
+        fmt::format("{}.tp: {} neither divides nor is a multiple of num_kv_heads {} of {}",
+                    json_path, tp, model.num_kv_heads, model.name));
+  }
+  if (!(deployment.gpu_memory_utilization > 0.0 && deployment.gpu_memory_utilization <= 1.0)) {
+    throw InputError(fmt::format("{}.gpu_memory_utilization: must be in (0, 1] (got {})", json_path,
+                                 deployment.gpu_memory_utilization));
+  }
+  if (deployment.block_size < 1) {
+    throw InputError(
+        fmt::format("{}.block_size: must be >= 1 (got {})", json_path, deployment.block_size));
+  }
+  if (deployment.max_num_batched_tokens < 1) {
+    throw InputError(fmt::format("{}.max_num_batched_tokens: must be >= 1 (got {})", json_path,
+                                 deployment.max_num_batched_tokens));
+  }
+  if (deployment.max_num_seqs < 1) {
+    throw InputError(
+        fmt::format("{}.max_num_seqs: must be >= 1 (got {})", json_path, deployment.max_num_seqs));
+  }
+}
+
+double weight_bytes_per_gpu(const ModelSpec& m, const Deployment& d) {
+  const double tp = d.tp;
+  const double hidden = static_cast<double>(m.hidden);
+  const double layers = static_cast<double>(m.num_layers);
+  const WeightFormats formats = weight_formats(m, d.weight_dtype);
+  double attention = 0.0;
+  if (m.is_mla()) {
+    // vLLM deepseek_v2.py (v0.11): q_a_proj and kv_a_proj_with_mqa are replicated, q_b_proj,
+    // kv_b_proj and o_proj split by heads.
+    const MlaDims& mla = m.mla;
+    const double replicated =
+        hidden * static_cast<double>(mla.q_lora_rank + mla.kv_lora_rank + mla.qk_rope_head_dim);
+    attention = replicated + (m.attention_params_per_layer() - replicated) / tp;
+  } else {
+    // q and o are split by heads; k and v by KV heads (replicated when tp > num_kv_heads).
+    const double q_and_o = 2.0 * hidden * static_cast<double>(m.num_heads * m.head_dim) / tp;
+    const double k_and_v =
+        2.0 * hidden * static_cast<double>(kv_heads_per_gpu(m, d.tp) * m.head_dim);
+    attention = q_and_o + k_and_v;
+  }
+  double bytes = layers * attention * formats.attention.bytes_per_weight;
+  const double dense_layers = static_cast<double>(m.is_moe() ? m.num_dense_layers : m.num_layers);
+  bytes += dense_layers * m.dense_mlp_params() / tp * formats.dense_mlp.bytes_per_weight;
+  if (m.is_moe()) {
+    const double moe_layers = static_cast<double>(m.num_moe_layers());
+    bytes += moe_layers * static_cast<double>(m.num_experts) * m.expert_params() / tp *
+             formats.experts.bytes_per_weight;
+    bytes += moe_layers * static_cast<double>(m.num_shared_experts) * m.shared_expert_params() /
+             tp * formats.shared_experts.bytes_per_weight;
+    bytes += moe_layers * m.router_params() * kUnquantizedWeight.bytes_per_weight;
+  }
+  bytes += m.norm_params() * kUnquantizedWeight.bytes_per_weight;            // replicated
+  bytes += m.embedding_params() / tp * kUnquantizedWeight.bytes_per_weight;  // vocab-parallel
+  return bytes;
+}
+
+double kv_bytes_per_token_per_layer_per_gpu(const ModelSpec& m, const Deployment& d) {
+  const double values = m.is_mla()
+                            ? static_cast<double>(m.kv_values_per_token_per_layer())
+                            : 2.0 * static_cast<double>(kv_heads_per_gpu(m, d.tp) * m.head_dim);
+  return values * dtype_bytes(d.kv_dtype);
+}
+
+double kv_bytes_per_token_per_gpu(const ModelSpec& m, const Deployment& d) {
+  return growing_layers(m) * kv_bytes_per_token_per_layer_per_gpu(m, d);
+}
+
+double sliding_kv_reserve_bytes(const ModelSpec& m, const Deployment& d) {
+  if (m.num_full_layers() == 0 || m.num_sliding_layers() == 0) return 0.0;
+  const int64_t blocks_per_window = (m.sliding_window + d.block_size - 1) / d.block_size + 1;
+  const double tokens_per_seq = static_cast<double>(blocks_per_window * d.block_size);
+  return static_cast<double>(d.max_num_seqs) * tokens_per_seq *
+         static_cast<double>(m.num_sliding_layers()) * kv_bytes_per_token_per_layer_per_gpu(m, d);
+}
+
+int64_t kv_heads_per_gpu(const ModelSpec& model, int32_t tp) {
+  return std::max<int64_t>(1, model.num_kv_heads / std::max<int32_t>(1, tp));
+}
+
+MemoryPlan plan_memory(const ModelSpec& model, const GpuSpec& gpu, const Deployment& deployment,
+                       const std::string& json_path) {
+  check_deployment(model, deployment, json_path);
+  MemoryPlan plan;
+  plan.weight_bytes_per_gpu = weight_bytes_per_gpu(model, deployment);
+  plan.kv_bytes_per_token_per_gpu = kv_bytes_per_token_per_gpu(model, deployment);
+  plan.sliding_kv_reserve_bytes = sliding_kv_reserve_bytes(model, deployment);
+  plan.activation_reserve_bytes = kRuntimeReserveBytes + activation_bytes(model, deployment);
+  const double usable = gpu.memory_bytes * deployment.gpu_memory_utilization;
+  plan.kv_cache_bytes_per_gpu = usable - plan.weight_bytes_per_gpu - plan.activation_reserve_bytes;
+  const double block_bytes = plan.kv_bytes_per_token_per_gpu * deployment.block_size;
+  const double num_blocks =
+      std::floor((plan.kv_cache_bytes_per_gpu - plan.sliding_kv_reserve_bytes) / block_bytes);
+  if (num_blocks < 1.0) {
+    throw InputError(fmt::format(
+        "{}: {} does not fit on {} at tp={} ({} weights): weights {:.1f} GiB + activation reserve "
+        "{:.1f} GiB + sliding-window KV reserve {:.1f} GiB per GPU leave no room for one KV block "
+        "in {:.1f} GiB usable ({:.0f} GiB x gpu_memory_utilization {:.2f})",
+        json_path, model.name, gpu.name, deployment.tp, dtype_name(deployment.weight_dtype),
+        plan.weight_bytes_per_gpu / kGiB, plan.activation_reserve_bytes / kGiB,
+        plan.sliding_kv_reserve_bytes / kGiB, usable / kGiB, gpu.memory_bytes / kGiB,
+        deployment.gpu_memory_utilization));
+  }
+  plan.num_kv_blocks = static_cast<int64_t>(num_blocks);
+  return plan;
+}
+
+}  // namespace tidal::perf

@@ -1,0 +1,75 @@
+// How a model is laid out in GPU memory: weights, KV cache, activation reserve.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "perf/dtype.h"
+#include "perf/gpu_catalog.h"
+#include "perf/model_catalog.h"
+
+namespace tidal::perf {
+
+// One replica's parallelism and numeric formats.
+struct Deployment {
+  int32_t tp = 1;  // tensor-parallel degree: GPUs per replica
+  DType weight_dtype = DType::bf16;
+  DType kv_dtype = DType::bf16;
+  double gpu_memory_utilization = 0.9;    // share of device memory the engine may use
+  int32_t block_size = 16;                // KV block size in tokens
+  int64_t max_num_batched_tokens = 8192;  // peak tokens in one forward pass (activation reserve)
+  int64_t max_num_seqs = 256;             // sequences at once (sliding-window KV reserve)
+};
+
+// Per GPU of the replica. The engine reports the same figures.
+//   usable   = memory_bytes * gpu_memory_utilization
+//   kv_bytes = usable - weight_bytes_per_gpu - activation_reserve_bytes
+//   num_kv_blocks = floor((kv_bytes - sliding_kv_reserve_bytes) /
+//                         (block_size * kv_bytes_per_token_per_gpu))
+// A sliding-window layer keeps at most `sliding_window` tokens of each sequence, so its KV does
+// not grow with the sequence: it is reserved per sequence slot (max_num_seqs sequences, each its
+// window rounded up to whole blocks plus the block being filled), and the blocks the scheduler
+// allocates per token carry only the layers that attend to every token. A model whose every layer
+// slides has no such layers; its blocks then carry every layer (an over-estimate for sequences
+// longer than the window, stated in docs/perf.md).
+struct MemoryPlan {
+  double weight_bytes_per_gpu = 0;
+  double kv_bytes_per_token_per_gpu = 0;  // per block token: the growing layers, this GPU's share
+  double sliding_kv_reserve_bytes = 0;    // sliding layers' windows for max_num_seqs sequences
+  double activation_reserve_bytes = 0;    // runtime context + peak activations
+  double kv_cache_bytes_per_gpu = 0;      // the budget the KV blocks and the reserve are cut from
+  int64_t num_kv_blocks = 0;
+};
+
+// KV heads one GPU holds: num_kv_heads / tp, or 1 when tp is a multiple of num_kv_heads (heads
+// are replicated, as vLLM does).
+int64_t kv_heads_per_gpu(const ModelSpec& model, int32_t tp);
+
+// Weight bytes one GPU holds: TP-split projections and experts in their served formats
+// (weight_formats.h), replicated norms, routers and MLA down-projections, vocab-parallel
+// embeddings.
+double weight_bytes_per_gpu(const ModelSpec& model, const Deployment& deployment);
+
+// KV bytes per token one GPU keeps in one layer: GQA 2 * kv_heads_per_gpu * head_dim values;
+// MLA's latent (kv_lora_rank + qk_rope_head_dim values) whole on every rank, as vLLM and SGLang
+// keep it.
+double kv_bytes_per_token_per_layer_per_gpu(const ModelSpec& model, const Deployment& deployment);
+
+// Bytes per block token (MemoryPlan::kv_bytes_per_token_per_gpu) and the sliding layers' reserve.
+double kv_bytes_per_token_per_gpu(const ModelSpec& model, const Deployment& deployment);
+double sliding_kv_reserve_bytes(const ModelSpec& model, const Deployment& deployment);
+
+// Checks tp against the model's heads and the other deployment fields; InputErrors as below.
+void check_deployment(const ModelSpec& model, const Deployment& deployment,
+                      const std::string& json_path);
+
+// Checks the deployment against the model and GPU and plans memory. `json_path` names the
+// deployment object in the user's input (e.g. "scenario.json: fleet.pools[0]"); errors are
+// InputErrors such as
+//   "<json_path>.tp: 3 does not divide num_heads 32 of llama-3-8b"
+//   "<json_path>.tp: 3 neither divides nor is a multiple of num_kv_heads 8 of llama-3-8b"
+//   "<json_path>: llama-2-70b does not fit on RTX-4090 at tp=1: weights 128.5 GiB + ..."
+MemoryPlan plan_memory(const ModelSpec& model, const GpuSpec& gpu, const Deployment& deployment,
+                       const std::string& json_path);
+
+}  // namespace tidal::perf

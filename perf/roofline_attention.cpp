@@ -1,0 +1,104 @@
+#include "perf/roofline_attention.h"
+
+#include <algorithm>
+
+namespace tidal::perf {
+namespace {
+
+constexpr double kActivationBytes = 2.0;  // bf16 q, k, v and outputs
+
+bool is_decode(const SeqWork& seq) {
+  return seq.num_new_tokens == 1 && seq.num_context_tokens > 0;
+}
+
+// Cached tokens a chunk reads: all of them, or the last `window`.
+double cached_read(double p, int64_t window) {
+  return window > 0 ? std::min(p, static_cast<double>(window)) : p;
+}
+
+OpWork gqa_work(const AttentionShape& s, double c, double p) {
+  const double q_width = s.num_heads * s.head_dim;
+  const double kv_width = 2.0 * s.num_kv_heads * s.head_dim;
+  // QK^T and PV: 2 FLOPs per multiply-add each, over head_dim, per query-key pair and head.
+  return {4.0 * q_width * attended_pairs(c, p, s.window),
+          2.0 * c * q_width * kActivationBytes +
+              (cached_read(p, s.window) + 2.0 * c) * kv_width * s.kv_bytes};
+}
+
+// Multi-head latent attention as vLLM runs it (vllm/v1/attention/backends/mla/common.py, v0.11,
+// and SGLang's flashinfer/flashmla backends alike): decode absorbs kv_b_proj into the query and
+// the output, so it attends over the latent cache directly ("data-movement friendly"); prefill
+// expands the cached latents into per-head keys and values and runs ordinary attention ("compute
+// friendly").
+OpWork mla_decode_work(const AttentionShape& s, double p) {
+  const MlaDims& m = s.mla_dims;
+  const double h = s.num_heads;
+  const double latent = static_cast<double>(m.kv_lora_rank + m.qk_rope_head_dim);
+  const double lora = static_cast<double>(m.kv_lora_rank);
+  const double keys = cached_read(p, s.window) + 1.0;
+  const double absorb = 2.0 * h * static_cast<double>(m.qk_nope_head_dim) * lora +
+                        2.0 * h * lora * static_cast<double>(m.v_head_dim);
+  const double attend = 2.0 * h * latent * keys + 2.0 * h * lora * keys;
+  const double q_and_out =
+      h * static_cast<double>(m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim);
+  return {absorb + attend, q_and_out * kActivationBytes + (keys + 1.0) * latent * s.kv_bytes};
+}
+
+OpWork mla_prefill_work(const AttentionShape& s, double c, double p) {
+  const MlaDims& m = s.mla_dims;
+  const double h = s.num_heads;
+  const double latent = static_cast<double>(m.kv_lora_rank + m.qk_rope_head_dim);
+  const double qk = static_cast<double>(m.qk_nope_head_dim + m.qk_rope_head_dim);
+  const double v = static_cast<double>(m.v_head_dim);
+  const double tokens = cached_read(p, s.window) + c;  // latents expanded this step
+  const double expand_flops = 2.0 * tokens * static_cast<double>(m.kv_lora_rank) * h *
+                              static_cast<double>(m.qk_nope_head_dim + m.v_head_dim);
+  // Latents read and written, expanded keys and values written and read back.
+  const double expand_bytes =
+      (tokens + c) * latent * s.kv_bytes + 2.0 * tokens * h * (qk + v) * kActivationBytes;
+  const double pairs = attended_pairs(c, p, s.window);
+  return {expand_flops + 2.0 * h * pairs * (qk + v),
+          expand_bytes + c * h * (qk + v) * kActivationBytes};
+}
+
+double kv_b_weight_bytes(const AttentionShape& s) {
+  const MlaDims& m = s.mla_dims;
+  return static_cast<double>(m.kv_lora_rank) * s.num_heads *
+         static_cast<double>(m.qk_nope_head_dim + m.v_head_dim) * s.kv_b_weight_bytes;
+}
+
+}  // namespace
+
+double attended_pairs(double c, double p, int64_t window) {
+  if (window <= 0) return c * (p + (c + 1.0) / 2.0);
+  const double w = static_cast<double>(window);
+  // Queries 1..k0 see p + i keys (below the window), the rest see w.
+  const double k0 = std::clamp(w - p, 0.0, c);
+  return k0 * p + k0 * (k0 + 1.0) / 2.0 + (c - k0) * w;
+}
+
+AttentionWork attention_work(const AttentionShape& shape, std::span<const SeqWork> batch) {
+  AttentionWork work;
+  bool any_prefill = false;
+  bool any_decode = false;
+  for (const SeqWork& seq : batch) {
+    if (seq.num_new_tokens <= 0) continue;
+    const double c = static_cast<double>(seq.num_new_tokens);
+    const double p = static_cast<double>(seq.num_context_tokens);
+    const bool decode = is_decode(seq);
+    (decode ? any_decode : any_prefill) = true;
+    if (!shape.mla) {
+      (decode ? work.decode : work.prefill) += gqa_work(shape, c, p);
+    } else if (decode) {
+      work.decode += mla_decode_work(shape, p);
+    } else {
+      work.prefill += mla_prefill_work(shape, c, p);
+    }
+  }
+  // MLA streams kv_b_proj once per step for each kind of work it does.
+  if (shape.mla && any_prefill) work.prefill.bytes += kv_b_weight_bytes(shape);
+  if (shape.mla && any_decode) work.decode.bytes += kv_b_weight_bytes(shape);
+  return work;
+}
+
+}  // namespace tidal::perf

@@ -1,0 +1,74 @@
+// FLOPs and bytes per operator for one deployment, turned into seconds by the roofline rule
+// time = max(flops / (peak * compute_eff), bytes / (bandwidth * memory_eff)).
+#pragma once
+
+#include <array>
+#include <span>
+
+#include "perf/gpu_catalog.h"
+#include "perf/memory_plan.h"
+#include "perf/model_catalog.h"
+#include "perf/op_work.h"
+#include "perf/roofline_attention.h"
+#include "perf/roofline_model.h"
+#include "perf/step_costs.h"
+#include "perf/weight_formats.h"
+
+namespace tidal::perf {
+
+// The GEMMs one layer runs for an op class (MLA's query and latent projections are three, an MoE
+// layer's routed and shared experts two), each at the tensor rate of its weights' format.
+struct LayerGemms {
+  struct Gemm {
+    OpWork work;
+    double peak_flops = 0.0;
+  };
+  std::array<Gemm, 3> gemms{};
+  int num_gemms = 0;
+
+  void add(const OpWork& work, double peak_flops) { gemms[num_gemms++] = {work, peak_flops}; }
+};
+
+class RooflineCosts final : public StepCosts {
+ public:
+  // Checks the deployment (tp against heads) and the options; InputError on bad values.
+  RooflineCosts(const ModelSpec& model, const GpuSpec& gpu, const Deployment& deployment,
+                const RooflineOptions& options);
+
+  double token_seconds(OpClass op, int64_t num_tokens) const override;
+  double seq_seconds(OpClass op, int64_t count) const override;
+  AttentionSeconds attention_seconds(std::span<const SeqWork> batch) const override;
+  double swap_seconds(int64_t num_blocks) const override;
+
+  // One layer's work of a token op class (emb/final norm included once in `norm` and
+  // `embedding` as per-step work; a class of several GEMMs summed). Exposed for tests and docs.
+  OpWork layer_work(OpClass op, int64_t num_tokens) const;
+  // The GEMMs behind layer_work of a GEMM class (qkv_proj, o_proj, mlp_up_gate, mlp_down,
+  // moe_router, moe_experts); none for the others.
+  LayerGemms layer_gemms(OpClass op, int64_t num_tokens) const;
+  // One ring all-reduce of `bytes` bytes across the TP group (0 when tp == 1).
+  double allreduce_seconds(double bytes) const;
+  // The tensor FLOP/s the weight dtype computes at on this GPU.
+  double gemm_peak_flops() const { return gemm_peak_flops_; }
+
+ private:
+  double gemm_seconds(const OpWork& work, double peak_flops) const;
+  double gemms_seconds(const LayerGemms& gemms) const;
+  double elementwise_seconds(double bytes, double num_kernels) const;
+  double attention_layer_seconds(const OpWork& work) const;
+
+  ModelSpec model_;
+  GpuSpec gpu_;
+  Deployment deployment_;
+  RooflineOptions options_;
+  WeightFormats formats_;
+  double gemm_peak_flops_ = 0.0;      // the served weight dtype's tensor rate
+  double kv_bytes_ = 0.0;             // per KV element
+  double heads_per_gpu_ = 0.0;        // query heads
+  double kv_heads_per_gpu_ = 0.0;     // key/value heads
+  double kv_bytes_per_token_ = 0.0;   // per block token, this GPU (memory_plan.h)
+  AttentionShape full_attention_;     // layers attending to every token
+  AttentionShape sliding_attention_;  // layers attending to the last sliding_window tokens
+};
+
+}  // namespace tidal::perf

@@ -1,0 +1,687 @@
+// The Hugging Face config reader against the real configs in shared/models/hf-configs: every one
+// understood or refused by its model_type, parameter counts against published figures, exact KV
+// shapes and quantization; one clear error per bad inline config; resolve_model's four forms.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "perf/hf_config.h"
+#include "perf/hf_quant.h"
+#include "perf/model_catalog.h"
+#include "perf/model_resolve.h"
+#include "traces/input_error.h"
+
+namespace tidal::perf {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const fs::path& shared_configs() {
+  static const fs::path dir = fs::path(TIDAL_SHARED_DIR) / "models" / "hf-configs";
+  return dir;
+}
+
+#define SKIP_WITHOUT_SHARED_CONFIGS()                                                  \
+  if (!fs::is_directory(shared_configs())) {                                           \
+    GTEST_SKIP() << "no shared Hugging Face configs at " << shared_configs().string(); \
+  }
+
+ModelSpec shared(const std::string& stem) {
+  return load_hf_config(shared_configs() / (stem + "_config.json"));
+}
+
+bool is_quant_file(const std::string& name) {
+  return name.size() > 21 && name.ends_with("_hf_quant_config.json");
+}
+
+std::string error_of(const json& config) {
+  try {
+    parse_hf_config(config, "scenario.json: fleet.pools[0].model");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+const std::string kWhere = "scenario.json: fleet.pools[0].model: ";
+
+json llama_config() {
+  return {{"model_type", "llama"},    {"hidden_size", 4096},
+          {"num_hidden_layers", 32},  {"num_attention_heads", 32},
+          {"num_key_value_heads", 8}, {"intermediate_size", 14336},
+          {"vocab_size", 128256},     {"max_position_embeddings", 8192}};
+}
+
+json mixtral_config() {
+  json c = llama_config();
+  c["model_type"] = "mixtral";
+  c["num_local_experts"] = 8;
+  c["num_experts_per_tok"] = 2;
+  c["sliding_window"] = nullptr;
+  return c;
+}
+
+// --- every shared config --------------------------------------------------------------------
+
+TEST(HfConfig, EverySharedConfigIsUnderstoodOrRefusedByItsModelType) {
+  SKIP_WITHOUT_SHARED_CONFIGS();
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(shared_configs())) {
+    const std::string name = entry.path().filename().string();
+    if (name.ends_with("_config.json") && !is_quant_file(name)) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  std::set<std::string> understood_types, refused_types;
+  int understood = 0, refused = 0;
+  for (const fs::path& file : files) {
+    const std::string type = read_hf_json_file(file).at("model_type").get<std::string>();
+    SCOPED_TRACE(file.filename().string());
+    try {
+      const ModelSpec m = load_hf_config(file);
+      ++understood;
+      understood_types.insert(type);
+      std::cout << fmt::format("understood {:<52} {:<13} {:8.1f}B total {:7.1f}B active {}\n",
+                               m.name, type, m.total_params() / 1e9, m.active_params() / 1e9,
+                               m.quant.method.empty() ? "" : m.quant.method);
+    } catch (const InputError& e) {
+      ++refused;
+      refused_types.insert(type);
+      const std::string message = e.what();
+      EXPECT_NE(message.find("\"" + type + "\""), std::string::npos) << message;
+      EXPECT_NE(message.find(file.string()), std::string::npos) << message;
+      std::cout << fmt::format("refused    {:<52} {}\n", file.filename().string(), type);
+    }
+  }
+  std::cout << fmt::format("{} configs: {} understood ({} model types), {} refused ({} types)\n",
+                           files.size(), understood, understood_types.size(), refused,
+                           refused_types.size());
+  EXPECT_EQ(understood + refused, static_cast<int>(files.size()));
+  for (const char* type : {"llama", "qwen3", "qwen3_moe", "mixtral", "deepseek_v3", "kimi_k2",
+                           "deepseek_v32", "gpt_oss", "llama4"}) {
+    EXPECT_TRUE(understood_types.contains(type)) << type;
+  }
+  EXPECT_TRUE(refused_types.contains("gemma4"));
+}
+
+// --- published parameter counts -------------------------------------------------------------
+
+// Published figures are rounded: a check allows max(1%, half a unit of the figure's last digit).
+void expect_published(const std::string& what, double ours, double published_billions,
+                      double last_digit_billions) {
+  const double published = published_billions * 1e9;
+  const double tolerance = std::max(0.01, 0.5 * last_digit_billions / published_billions);
+  const double error = (ours - published) / published;
+  std::cout << fmt::format(
+      "{:<40} ours {:9.2f}B  published {:7.2f}B  error {:+6.2f}%  (tolerance "
+      "{:.2f}%)\n",
+      what, ours / 1e9, published_billions, 100 * error, 100 * tolerance);
+  EXPECT_LE(std::fabs(error), tolerance) << what;
+}
+
+TEST(HfConfigPublished, ParameterCountsMatchPublishedFigures) {
+  SKIP_WITHOUT_SHARED_CONFIGS();
+  // Hugging Face model cards' safetensors parameter counts (meta-llama/Llama-3.1-8B, -70B, -405B).
+  expect_published("Llama-3.1-8B total", shared("meta-llama--Meta-Llama-3.1-8B").total_params(),
+                   8.03, 0.01);
+  expect_published("Llama-3.1-70B total", shared("meta-llama--Meta-Llama-3.1-70B").total_params(),
+                   70.6, 0.1);
+  expect_published("Llama-3.1-405B total", shared("meta-llama--Meta-Llama-3.1-405B").total_params(),
+                   405.9, 0.1);
+  // Qwen/Qwen3-32B model card: "Number of Parameters: 32.8B".
+  expect_published("Qwen3-32B total", shared("Qwen--Qwen3-32B").total_params(), 32.8, 0.1);
+  // Qwen/Qwen3-235B-A22B model card: "235B in total and 22B activated" (Qwen counts the input
+  // embedding as active: active_params()).
+  const ModelSpec qwen_moe = shared("Qwen--Qwen3-235B-A22B");
+  expect_published("Qwen3-235B-A22B total", qwen_moe.total_params(), 235, 1);
+  expect_published("Qwen3-235B-A22B active", qwen_moe.active_params(), 22, 1);
+  // OpenAI gpt-oss model card (2025-08): 20.9B / 3.6B and 116.8B / 5.1B; its active figures leave
+  // the input embedding out.
+  const ModelSpec oss20 = shared("openai--gpt-oss-20b");
+  const ModelSpec oss120 = shared("openai--gpt-oss-120b");
+  expect_published("gpt-oss-20b total", oss20.total_params(), 20.9, 0.1);
+  expect_published("gpt-oss-20b active (no input embedding)",
+                   oss20.active_params_without_embedding(), 3.6, 0.1);
+  expect_published("gpt-oss-120b total", oss120.total_params(), 116.8, 0.1);
+  expect_published("gpt-oss-120b active (no input embedding)",
+                   oss120.active_params_without_embedding(), 5.1, 0.1);
+  // DeepSeek-V3 Technical Report (arXiv:2412.19437), abstract: 671B total, 37B activated, the MTP
+  // module not included. 37B fits the count without the input embedding (36.7B, -0.9%); with it
+  // the count is 37.6B (+1.6%, outside the rounding of "37").
+  const ModelSpec deepseek = shared("deepseek-ai--DeepSeek-V3");
+  expect_published("DeepSeek-V3 total", deepseek.total_params(), 671, 1);
+  expect_published("DeepSeek-V3 active (no input embedding)",
+                   deepseek.active_params_without_embedding(), 37, 1);
+  // Mistral AI, "Mixtral of experts" (2023-12-11): 46.7B total, 12.9B used per token.
+  const ModelSpec mixtral = shared("mistralai--Mixtral-8x7B-v0.1");
+  expect_published("Mixtral-8x7B total", mixtral.total_params(), 46.7, 0.1);
+  expect_published("Mixtral-8x7B active", mixtral.active_params(), 12.9, 0.1);
+  // moonshotai/Kimi-K2-Instruct model card: 1T total ("1T" read as 1.0T), 32B activated; like
+  // DeepSeek's, the active figure fits the count without the input embedding.
+  const ModelSpec kimi = shared("moonshotai--Kimi-K2-Instruct");
+  expect_published("Kimi-K2 total", kimi.total_params(), 1000, 100);
+  expect_published("Kimi-K2 active (no input embedding)", kimi.active_params_without_embedding(),
+                   32, 1);
+  // Meta Llama 4 model card: Maverick 400B total, 17B active; Scout 17B active (its 109B total
+  // includes the vision encoder, which tidal does not count).
+  const ModelSpec maverick = shared("meta-llama--Llama-4-Maverick-17B-128E-Instruct");
+  expect_published("Llama-4-Maverick total", maverick.total_params(), 400, 1);
+  expect_published("Llama-4-Maverick active", maverick.active_params(), 17, 1);
+  expect_published("Llama-4-Scout active",
+                   shared("meta-llama--Llama-4-Scout-17B-16E-Instruct").active_params(), 17, 1);
+}
+
+// --- shapes read from the real configs ------------------------------------------------------
+
+TEST(HfConfigShapes, DeepSeekV3IsMlaWith576CachedValuesPerLayer) {
+  SKIP_WITHOUT_SHARED_CONFIGS();
+  const ModelSpec m = shared("deepseek-ai--DeepSeek-V3");
+  EXPECT_EQ(m.name, "deepseek-ai/DeepSeek-V3");
+  EXPECT_EQ(m.architecture, "deepseek_v3");
+  EXPECT_TRUE(m.is_mla());
+  EXPECT_EQ(m.kv_values_per_token_per_layer(), 576);  // kv_lora_rank 512 + qk_rope_head_dim 64
+  EXPECT_EQ(m.num_layers * m.kv_values_per_token_per_layer() * 2, 70272);  // bytes/token, bf16
+  EXPECT_EQ(m.num_heads, 128);
+  EXPECT_EQ(m.num_kv_heads, 128);
+  EXPECT_EQ(m.head_dim, 192);
+  EXPECT_EQ(m.mla.q_lora_rank, 1536);
+  EXPECT_EQ(m.mla.kv_lora_rank, 512);
+  EXPECT_EQ(m.mla.qk_nope_head_dim, 128);
+  EXPECT_EQ(m.mla.qk_rope_head_dim, 64);
+  EXPECT_EQ(m.mla.v_head_dim, 128);
+  EXPECT_EQ(m.num_dense_layers, 3);
+  EXPECT_EQ(m.num_moe_layers(), 58);
+  EXPECT_EQ(m.num_experts, 256);
+  EXPECT_EQ(m.num_active_experts, 8);
+  EXPECT_EQ(m.num_shared_experts, 1);
+  EXPECT_EQ(m.moe_intermediate, 2048);
+  EXPECT_EQ(m.intermediate, 18432);
+  EXPECT_EQ(m.max_position, 163840);
+  EXPECT_TRUE(m.layer_attention.empty());
+  EXPECT_NE(m.notes.find("multi-token-prediction"), std::string::npos) << m.notes;
+  EXPECT_EQ(m.quant.method, "fp8");
+  EXPECT_EQ(m.quant.dtype, DType::fp8);
+  EXPECT_DOUBLE_EQ(m.quant.scale_bytes_per_weight, 4.0 / (128 * 128));
+  EXPECT_TRUE(m.quant.attention && m.quant.dense_mlp && m.quant.experts && m.quant.shared_experts);
+}
+
+TEST(HfConfigShapes, GptOss120bAlternatesSlidingAndFullLayers) {
+  SKIP_WITHOUT_SHARED_CONFIGS();
+  const ModelSpec m = shared("openai--gpt-oss-120b");
+  EXPECT_EQ(m.num_layers, 36);
+  EXPECT_EQ(m.num_sliding_layers(), 18);
+  EXPECT_EQ(m.num_full_layers(), 18);
+  EXPECT_EQ(m.sliding_window, 128);
+  EXPECT_EQ(m.layer_attention.at(0), LayerAttention::sliding);
+  EXPECT_EQ(m.layer_attention.at(1), LayerAttention::full);
+  EXPECT_EQ(m.kv_values_per_token_per_layer(), 2 * 8 * 64);
+  EXPECT_EQ(m.num_experts, 128);
+  EXPECT_EQ(m.num_active_experts, 4);
+  EXPECT_EQ(m.moe_intermediate, 2880);
+  EXPECT_TRUE(m.attention_bias);
+  EXPECT_EQ(m.quant.method, "mxfp4");
+  EXPECT_EQ(m.quant.dtype, DType::fp4);
+  EXPECT_DOUBLE_EQ(m.quant.scale_bytes_per_weight, 1.0 / 32);
+  EXPECT_FALSE(m.quant.attention);  // model.layers.*.self_attn
+  EXPECT_TRUE(m.quant.experts);
+  EXPECT_EQ(m.quant.not_converted.size(), 4u);
+}
+
+TEST(HfConfigShapes, Llama31KeepsItsLongContext) {
+  SKIP_WITHOUT_SHARED_CONFIGS();
+  const ModelSpec m = shared("meta-llama--Meta-Llama-3.1-8B");
+  EXPECT_EQ(m.max_position, 131072);
+  EXPECT_EQ(m.num_kv_heads, 8);
+  EXPECT_EQ(m.head_dim, 128);  // hidden_size / num_attention_heads: no head_dim in the file
+  EXPECT_TRUE(m.layer_attention.empty());
+  EXPECT_EQ(m.quant.method, "");
+}
+
+TEST(HfConfigShapes, Llama4InterleavesExpertsAndChunksTheRopeLayers) {
+  SKIP_WITHOUT_SHARED_CONFIGS();
+  const ModelSpec scout = shared("meta-llama--Llama-4-Scout-17B-16E-Instruct");
+  EXPECT_EQ(scout.architecture, "llama4");
+  EXPECT_EQ(scout.num_moe_layers(), 48);  // interleave_moe_layer_step 1
+  EXPECT_EQ(scout.num_experts, 16);
+  EXPECT_EQ(scout.num_active_experts, 1);
+  EXPECT_EQ(scout.num_shared_experts, 1);
+  EXPECT_EQ(scout.moe_intermediate, 8192);
+  EXPECT_EQ(scout.num_sliding_layers(), 36);  // every 4th layer is NoPE and global
+  EXPECT_EQ(scout.num_full_layers(), 12);
+  EXPECT_EQ(scout.sliding_window, 8192);  // attention_chunk_size
+  EXPECT_EQ(scout.layer_attention.at(2), LayerAttention::sliding);
+  EXPECT_EQ(scout.layer_attention.at(3), LayerAttention::full);
+  EXPECT_NE(scout.notes.find("chunked local attention"), std::string::npos) << scout.notes;
+  const ModelSpec maverick = shared("meta-llama--Llama-4-Maverick-17B-128E-Instruct");
+  EXPECT_EQ(maverick.num_moe_layers(), 24);  // interleave_moe_layer_step 2: layers 1, 3, ...
+  EXPECT_EQ(maverick.num_dense_layers, 24);
+  EXPECT_EQ(maverick.intermediate, 16384);  // intermediate_size_mlp
+  EXPECT_EQ(maverick.num_experts, 128);
+  EXPECT_EQ(maverick.layer_attention, scout.layer_attention);
+}
+
+TEST(HfConfigShapes, VisionLanguageWrappersReadTheirTextModel) {
+  SKIP_WITHOUT_SHARED_CONFIGS();
+  const ModelSpec text = shared("Qwen--Qwen3-30B-A3B");
+  const ModelSpec vl = shared("Qwen--Qwen3-VL-30B-A3B-Instruct");
+  EXPECT_EQ(vl.architecture, "qwen3_vl_moe");
+  for (const ModelSpec* m : {&text, &vl}) {
+    EXPECT_EQ(m->num_layers, 48);
+    EXPECT_EQ(m->num_experts, 128);
+    EXPECT_EQ(m->num_active_experts, 8);
+    EXPECT_EQ(m->moe_intermediate, 768);
+    EXPECT_TRUE(m->qk_norm);
+  }
+  EXPECT_EQ(vl.max_position, 262144);
+  EXPECT_NE(vl.notes.find("vision encoder"), std::string::npos);
+  EXPECT_TRUE(shared("Qwen--Qwen3-VL-2B-Instruct").tied_embeddings);
+  const ModelSpec kimi25 = shared("moonshotai--Kimi-K2.5");  // text_config of model_type kimi_k2
+  EXPECT_TRUE(kimi25.is_mla());
+  EXPECT_EQ(kimi25.num_experts, 384);
+  EXPECT_EQ(kimi25.num_dense_layers, 1);
+}
+
+// --- quantization -------------------------------------------------------------------------
+
+TEST(HfConfigQuant, ReadsEachPublishedScheme) {
+  SKIP_WITHOUT_SHARED_CONFIGS();
+  // ModelOpt NVFP4 from hf_quant_config.json beside the config: attention listed as excluded.
+  const ModelSpec nvfp4 = shared("nvidia--DeepSeek-V3.1-NVFP4");
+  EXPECT_EQ(nvfp4.quant.method, "nvfp4");
+  EXPECT_EQ(nvfp4.quant.dtype, DType::fp4);
+  EXPECT_DOUBLE_EQ(nvfp4.quant.scale_bytes_per_weight, 1.0 / 16);
+  EXPECT_FALSE(nvfp4.quant.attention);
+  EXPECT_TRUE(nvfp4.quant.dense_mlp && nvfp4.quant.experts && nvfp4.quant.shared_experts);
+  EXPECT_EQ(nvfp4.quant.not_converted.size(), 246u);
+  // ModelOpt FP8 per tensor from hf_quant_config.json; the KV-cache scheme is noted.
+  const ModelSpec fp8 = shared("nvidia--Llama-3.1-70B-Instruct-FP8");
+  EXPECT_EQ(fp8.quant.method, "fp8");
+  EXPECT_EQ(fp8.quant.scale_bytes_per_weight, 0.0);
+  EXPECT_TRUE(fp8.quant.attention && fp8.quant.dense_mlp);
+  EXPECT_NE(fp8.notes.find("KV-cache quantization"), std::string::npos);
+  // ModelOpt in config.json without a quant_method.
+  EXPECT_EQ(shared("Qwen--Qwen3-32B-FP8-Static-PerTensor").quant.dtype, DType::fp8);
+  // compressed-tensors int4 experts: attention, shared experts and dense MLPs ignored.
+  const ModelSpec int4 = shared("moonshotai--Kimi-K2.5");
+  EXPECT_EQ(int4.quant.method, "int4");
+  EXPECT_EQ(int4.quant.dtype, DType::int4);
+  EXPECT_DOUBLE_EQ(int4.quant.scale_bytes_per_weight, 2.0 / 32);
+  EXPECT_FALSE(int4.quant.attention);
+  EXPECT_FALSE(int4.quant.shared_experts);
+  EXPECT_FALSE(int4.quant.dense_mlp);
+  EXPECT_TRUE(int4.quant.experts);
+  // A whole dense layer excluded ("language_model.model.layers.0*", first_k_dense_replace 1).
+  const ModelSpec kimi26 = shared("nvidia--Kimi-K2.6-NVFP4");
+  EXPECT_FALSE(kimi26.quant.dense_mlp);
+  EXPECT_FALSE(kimi26.quant.attention);
+  EXPECT_TRUE(kimi26.quant.experts);
+  // Norms, routers and the sparse-attention indexer listed: attention stays FP8.
+  const ModelSpec glm = shared("zai-org--GLM-5-FP8");
+  EXPECT_TRUE(glm.quant.attention && glm.quant.dense_mlp && glm.quant.experts);
+  EXPECT_TRUE(shared("Qwen--Qwen3-235B-A22B-FP8").quant.attention);
+}
+
+TEST(HfConfigQuant, ClassifiesModulePatternsByWhatTheyName) {
+  auto part = [](const std::string& p) { return classify_module_pattern(p, 61).part; };
+  EXPECT_EQ(part("model.layers.*.self_attn"), ModulePart::attention);
+  EXPECT_EQ(part("re:.*self_attn.*"), ModulePart::attention);
+  EXPECT_EQ(part("model.layers.3.self_attn.kv_a_layernorm"), ModulePart::none);
+  EXPECT_EQ(part("model.layers.3.self_attn.indexer*"), ModulePart::none);
+  EXPECT_EQ(part("model.layers.3.mlp.gate"), ModulePart::none);
+  EXPECT_EQ(part("gate"), ModulePart::none);
+  EXPECT_EQ(part("lm_head"), ModulePart::none);
+  EXPECT_EQ(part("model.embed_tokens"), ModulePart::none);
+  EXPECT_EQ(part("model.layers.61*"), ModulePart::none);  // the MTP layer
+  EXPECT_EQ(part("re:.*shared_experts.*"), ModulePart::shared_experts);
+  EXPECT_EQ(part("model.layers.9.mlp.experts.3.down_proj"), ModulePart::experts);
+  EXPECT_EQ(part(R"(re:.*mlp\.(gate|up|gate_up|down)_proj.*)"), ModulePart::dense_mlp);
+  EXPECT_EQ(part("model.layers.4.mlp*"), ModulePart::mlp_block);
+  const ModuleTarget whole = classify_module_pattern("model.layers.1.*", 61);
+  EXPECT_EQ(whole.part, ModulePart::whole_layer);
+  EXPECT_EQ(whole.layer, 1);
+  EXPECT_EQ(part("something.else"), ModulePart::unknown);
+}
+
+TEST(HfConfigQuant, GroupQuantizedFormatsCountTheirScales) {
+  json c = llama_config();
+  c["quantization_config"] = {
+      {"quant_method", "awq"}, {"bits", 4}, {"group_size", 128}, {"zero_point", true}};
+  ModelSpec awq = parse_hf_config(c, "t");
+  EXPECT_EQ(awq.quant.dtype, DType::int4);
+  EXPECT_DOUBLE_EQ(awq.quant.scale_bytes_per_weight, 2.5 / 128);  // fp16 scale, 4-bit zero
+  c["quantization_config"] = {{"quant_method", "gptq"}, {"bits", 8}, {"group_size", 128}};
+  EXPECT_DOUBLE_EQ(parse_hf_config(c, "t").quant.scale_bytes_per_weight, 3.0 / 128);
+  c["quantization_config"] = {{"quant_method", "compressed-tensors"},
+                              {"config_groups",
+                               {{"group_0",
+                                 {{"targets", {"Linear"}},
+                                  {"weights",
+                                   {{"num_bits", 4},
+                                    {"type", "int"},
+                                    {"strategy", "group"},
+                                    {"group_size", 32},
+                                    {"symmetric", true}}}}}}},
+                              {"ignore", {"lm_head", "re:.*self_attn.*"}}};
+  const ModelSpec ct = parse_hf_config(c, "t");
+  EXPECT_EQ(ct.quant.method, "int4");
+  EXPECT_DOUBLE_EQ(ct.quant.scale_bytes_per_weight, 2.0 / 32);
+  EXPECT_FALSE(ct.quant.attention);
+  EXPECT_TRUE(ct.quant.dense_mlp);
+  c["quantization_config"] = {
+      {"quant_method", "fp8"},
+      {"weight_block_size", {128, 128}},
+      {"modules_to_not_convert", {"model.layers.0.mlp", "model.layers.1.mlp"}}};
+  c["num_hidden_layers"] = 2;
+  EXPECT_FALSE(parse_hf_config(c, "t").quant.dense_mlp);  // every dense layer listed
+  c["num_hidden_layers"] = 3;
+  const ModelSpec partial = parse_hf_config(c, "t");
+  EXPECT_TRUE(partial.quant.dense_mlp);
+  EXPECT_NE(partial.notes.find("2 of 3 layers keep their dense MLP"), std::string::npos);
+}
+
+// --- one clear error per bad config ---------------------------------------------------------
+
+TEST(HfConfigErrors, NameTheKeyAndTheConfig) {
+  json c = llama_config();
+  c.erase("hidden_size");
+  EXPECT_EQ(error_of(c), kWhere + "hidden_size: absent");
+  c = llama_config();
+  c["num_key_value_heads"] = 5;
+  EXPECT_EQ(error_of(c), kWhere + "num_key_value_heads: 5 does not divide num_attention_heads 32");
+  c = llama_config();
+  c["hidden_size"] = "4096";
+  EXPECT_EQ(error_of(c), kWhere + "hidden_size: expected a number, got string");
+  c = llama_config();
+  c["model_type"] = "foo";
+  std::string understood;
+  for (const std::string& t : supported_model_types())
+    understood += (understood.empty() ? "" : ", ") + t;
+  EXPECT_EQ(error_of(c), kWhere +
+                             "model_type: unsupported model type \"foo\" (tidal understands: " +
+                             understood + ")");
+  c = llama_config();
+  c["hidden_size"] = 4100;
+  EXPECT_EQ(error_of(c), kWhere +
+                             "head_dim: absent and not derivable: hidden_size 4100 is not a "
+                             "multiple of num_attention_heads 32");
+  c = mixtral_config();
+  c["num_experts_per_tok"] = 9;
+  EXPECT_EQ(error_of(c), kWhere + "num_experts_per_tok: 9 exceeds num_local_experts 8");
+  c = llama_config();
+  c["quantization_config"] = {{"quant_method", "foo"}};
+  EXPECT_EQ(error_of(c), kWhere +
+                             "quantization_config.quant_method: unsupported quantization "
+                             "method \"foo\" (tidal understands fp8, mxfp4, fbgemm_fp8, awq, "
+                             "gptq, compressed-tensors, modelopt)");
+  c = llama_config();
+  c["model_type"] = "qwen3";
+  EXPECT_EQ(error_of(c), kWhere +
+                             "head_dim: absent (qwen3 configs give it; tidal assumes no "
+                             "default)");
+  c = llama_config();
+  c["num_hidden_layers"] = 0;
+  EXPECT_EQ(error_of(c), kWhere + "num_hidden_layers: must be >= 1 (got 0)");
+  c = llama_config();
+  c["max_position_embeddings"] = 8192.5;
+  EXPECT_EQ(error_of(c), kWhere + "max_position_embeddings: expected a whole number, got 8192.5");
+}
+
+TEST(HfConfigErrors, NestedAndRefusedArchitecturesSayWhy) {
+  const json llama4 = {{"model_type", "llama4"}};
+  EXPECT_EQ(error_of(llama4), kWhere + "text_config: absent");
+  json nested = {{"model_type", "llama4"}, {"text_config", llama_config()}};
+  nested["text_config"].erase("vocab_size");
+  nested["text_config"]["model_type"] = "llama4_text";
+  nested["text_config"]["head_dim"] = 128;
+  nested["text_config"]["num_local_experts"] = 16;
+  nested["text_config"]["num_experts_per_tok"] = 1;
+  EXPECT_EQ(error_of(nested), kWhere + "text_config.vocab_size: absent");
+  const std::string gemma4 = error_of({{"model_type", "gemma4"}});
+  EXPECT_EQ(gemma4.rfind(kWhere + "model_type: unsupported model type \"gemma4\": ", 0), 0u)
+      << gemma4;
+  EXPECT_NE(gemma4.find("global_head_dim"), std::string::npos);
+  json oss = llama_config();
+  oss["model_type"] = "gpt_oss";
+  oss["head_dim"] = 128;
+  oss["num_local_experts"] = 8;
+  oss["num_experts_per_tok"] = 2;
+  oss["num_hidden_layers"] = 2;
+  oss["layer_types"] = {"sliding_attention", "linear_attention"};
+  EXPECT_EQ(error_of(oss), kWhere +
+                               "layer_types[1]: \"linear_attention\" layers are not supported "
+                               "(tidal understands full_attention, sliding_attention and "
+                               "chunked_attention)");
+  EXPECT_EQ(
+      error_of({{"hidden_size", 1}}).rfind(kWhere + "model_type: absent (tidal understands: ", 0),
+      0u);
+  EXPECT_EQ(error_of(json::array()),
+            "scenario.json: fleet.pools[0].model: expected a JSON object, "
+            "got array");
+}
+
+// A folder under the system temp directory, one per process, removed afterwards.
+class TempDir {
+ public:
+  TempDir()
+      : path_(fs::temp_directory_path() / ("tidal_hf_config_test_" + std::to_string(getpid()))) {
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  const fs::path& path() const { return path_; }
+  fs::path write(const std::string& relative, const std::string& text) const {
+    const fs::path file = path_ / relative;
+    fs::create_directories(file.parent_path());
+    std::ofstream(file) << text;
+    return file;
+  }
+
+ private:
+  fs::path path_;
+};
+
+TEST(HfConfigFiles, NameMalformedFilesAndReadPythonConstants) {
+  const TempDir dir;
+  const fs::path bad = dir.write("bad_config.json", "{\"model_type\": \"llama\", }");
+  try {
+    load_hf_config(bad);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(bad.string() + ": not valid JSON: ", 0), 0u) << e.what();
+  }
+  json c = llama_config();
+  c["initializer_range"] = 0.0;
+  std::string text = c.dump();
+  text.replace(text.find("0.0"), 3, "Infinity");
+  const ModelSpec m = load_hf_config(dir.write("acme--tiny_config.json", text));
+  EXPECT_EQ(m.name, "acme/tiny");
+  EXPECT_EQ(read_hf_json_file(dir.path() / "acme--tiny_config.json")["initializer_range"], nullptr);
+  EXPECT_THROW(load_hf_config(dir.path() / "missing"), InputError);
+}
+
+// --- architectures from Hugging Face's documented keys (inline configs) -------------------
+
+TEST(HfConfigArchitectures, TakeOnlyTheConfigClassesDefaults) {
+  json c = llama_config();
+  c.erase("num_key_value_heads");
+  const ModelSpec mha = parse_hf_config(c, "t");
+  EXPECT_EQ(mha.num_kv_heads, 32);  // LlamaConfig: num_key_value_heads = num_attention_heads
+  EXPECT_EQ(mha.head_dim, 128);     // hidden_size / num_attention_heads
+  EXPECT_FALSE(mha.tied_embeddings);
+  c["model_type"] = "mistral";
+  EXPECT_EQ(parse_hf_config(c, "t").num_sliding_layers(), 32);  // MistralConfig: window 4096
+  EXPECT_EQ(parse_hf_config(c, "t").sliding_window, 4096);
+  c["sliding_window"] = nullptr;
+  EXPECT_TRUE(parse_hf_config(c, "t").layer_attention.empty());
+  c["sliding_window"] = 2048;
+  EXPECT_EQ(parse_hf_config(c, "t").sliding_window, 2048);
+}
+
+TEST(HfConfigArchitectures, Qwen2HasBiasesAndSlidesAfterMaxWindowLayers) {
+  json c = llama_config();
+  c["model_type"] = "qwen2";
+  c["num_hidden_layers"] = 28;
+  EXPECT_TRUE(parse_hf_config(c, "t").attention_bias);
+  EXPECT_TRUE(parse_hf_config(c, "t").layer_attention.empty());  // use_sliding_window false
+  c["use_sliding_window"] = true;
+  c["sliding_window"] = 4096;
+  c["max_window_layers"] = 20;
+  const ModelSpec m = parse_hf_config(c, "t");
+  EXPECT_EQ(m.num_sliding_layers(), 8);
+  EXPECT_EQ(m.layer_attention.at(19), LayerAttention::full);
+  EXPECT_EQ(m.layer_attention.at(20), LayerAttention::sliding);
+}
+
+TEST(HfConfigArchitectures, GemmaFamiliesTieEmbeddingsAndSlideByTheirPatterns) {
+  // google/gemma-2-9b's config.json values.
+  const json gemma2 = {{"model_type", "gemma2"},          {"hidden_size", 3584},
+                       {"num_hidden_layers", 42},         {"num_attention_heads", 16},
+                       {"num_key_value_heads", 8},        {"head_dim", 256},
+                       {"intermediate_size", 14336},      {"vocab_size", 256000},
+                       {"max_position_embeddings", 8192}, {"sliding_window", 4096}};
+  const ModelSpec g2 = parse_hf_config(gemma2, "t");
+  EXPECT_TRUE(g2.tied_embeddings);  // Gemma2Config's default
+  EXPECT_TRUE(g2.gated_mlp);
+  EXPECT_EQ(g2.num_sliding_layers(), 21);
+  EXPECT_EQ(g2.layer_attention.at(0), LayerAttention::sliding);
+  EXPECT_EQ(g2.layer_attention.at(1), LayerAttention::full);
+  json text = gemma2;
+  text["model_type"] = "gemma3_text";
+  text["num_hidden_layers"] = 62;
+  text["sliding_window"] = 1024;
+  const json gemma3 = {{"model_type", "gemma3"}, {"text_config", text}};
+  const ModelSpec g3 = parse_hf_config(gemma3, "t");
+  EXPECT_TRUE(g3.qk_norm);
+  EXPECT_EQ(g3.num_full_layers(), 10);  // layers 5, 11, ..., 59: sliding_window_pattern 6
+  EXPECT_EQ(g3.layer_attention.at(5), LayerAttention::full);
+  EXPECT_EQ(g3.sliding_window, 1024);
+  text["sliding_window_pattern"] = 2;
+  EXPECT_EQ(
+      parse_hf_config({{"model_type", "gemma3"}, {"text_config", text}}, "t").num_full_layers(),
+      31);
+  text["num_hidden_layers"] = 2;
+  text["layer_types"] = {"full_attention", "sliding_attention"};
+  const ModelSpec typed = parse_hf_config(text, "t");
+  EXPECT_EQ(typed.layer_attention.at(0), LayerAttention::full);
+  EXPECT_EQ(typed.layer_attention.at(1), LayerAttention::sliding);
+  json gemma = gemma2;
+  gemma["model_type"] = "gemma";
+  EXPECT_TRUE(parse_hf_config(gemma, "t").layer_attention.empty());
+}
+
+TEST(HfConfigArchitectures, Qwen3MoeDenseLayersFollowMlpOnlyLayersAndSparseStep) {
+  json c = llama_config();
+  c["model_type"] = "qwen3_moe";
+  c["head_dim"] = 128;
+  c["num_hidden_layers"] = 8;
+  c["num_experts"] = 16;
+  c["num_experts_per_tok"] = 2;
+  c["moe_intermediate_size"] = 768;
+  c["mlp_only_layers"] = {0, 1};
+  EXPECT_EQ(parse_hf_config(c, "t").num_dense_layers, 2);
+  c["mlp_only_layers"] = json::array();
+  c["decoder_sparse_step"] = 2;
+  EXPECT_EQ(parse_hf_config(c, "t").num_dense_layers, 4);  // MoE on layers 1, 3, 5, 7
+}
+
+TEST(HfConfigArchitectures, MlaWithoutQueryCompression) {
+  const json c = {{"model_type", "deepseek_v3"},
+                  {"hidden_size", 2048},
+                  {"num_hidden_layers", 4},
+                  {"num_attention_heads", 16},
+                  {"q_lora_rank", nullptr},
+                  {"kv_lora_rank", 512},
+                  {"qk_nope_head_dim", 128},
+                  {"qk_rope_head_dim", 64},
+                  {"v_head_dim", 128},
+                  {"n_routed_experts", 64},
+                  {"n_shared_experts", 2},
+                  {"num_experts_per_tok", 6},
+                  {"moe_intermediate_size", 1408},
+                  {"first_k_dense_replace", 1},
+                  {"intermediate_size", 10944},
+                  {"vocab_size", 102400},
+                  {"max_position_embeddings", 163840}};
+  const ModelSpec m = parse_hf_config(c, "t");
+  EXPECT_EQ(m.mla.q_lora_rank, 0);
+  EXPECT_EQ(m.num_dense_layers, 1);
+  EXPECT_EQ(m.kv_values_per_token_per_layer(), 576);
+  json absent = c;
+  absent.erase("q_lora_rank");
+  EXPECT_EQ(error_of(absent), kWhere + "q_lora_rank: absent (null for no compression)");
+}
+
+// --- resolve_model --------------------------------------------------------------------------
+
+TEST(ResolveModel, TakesCatalogNamesPathsFoldersAndInlineObjects) {
+  const TempDir dir;
+  const std::string where = "scenario.json";
+  const std::string path = "fleet.pools[0].model";
+  EXPECT_EQ(resolve_model("llama-3.1-8b", dir.path(), where, path).name, "llama-3.1-8b");
+  EXPECT_EQ(resolve_model("meta-llama/Meta-Llama-3.1-8B", dir.path(), where, path).name,
+            "llama-3.1-8b");
+
+  dir.write("configs/mine_config.json", llama_config().dump());
+  const ModelSpec file = resolve_model("configs/mine_config.json", dir.path(), where, path);
+  EXPECT_EQ(file.name, "mine_config");  // the file stem: no "<org>--" in the name
+  EXPECT_EQ(file.source, (dir.path() / "configs/mine_config.json").string());
+
+  dir.write("ckpt/config.json", llama_config().dump());
+  dir.write(
+      "ckpt/hf_quant_config.json",
+      json{{"quantization", {{"quant_algo", "FP8"}, {"exclude_modules", {"lm_head"}}}}}.dump());
+  const ModelSpec folder = resolve_model("ckpt", dir.path(), where, path);
+  EXPECT_EQ(folder.name, "ckpt");
+  EXPECT_EQ(folder.quant.method, "fp8");
+  EXPECT_EQ(folder.quant.not_converted, std::vector<std::string>{"lm_head"});
+
+  const ModelSpec inline_model = resolve_model(llama_config(), dir.path(), where, path);
+  EXPECT_EQ(inline_model.name, path);
+  EXPECT_EQ(inline_model.hidden, 4096);
+  json named = llama_config();
+  named["_name_or_path"] = "acme/llama";
+  EXPECT_EQ(resolve_model(named, dir.path(), where, path).name, "acme/llama");
+}
+
+TEST(ResolveModel, ExplainsWhatItTried) {
+  const TempDir dir;
+  std::string known;
+  for (const std::string& name : model_names()) known += (known.empty() ? "" : ", ") + name;
+  try {
+    resolve_model("gpt-5", dir.path(), "scenario.json", "fleet.pools[0].model");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "scenario.json: fleet.pools[0].model: unknown model \"gpt-5\" (not a catalog name, "
+              "and " +
+                  (dir.path() / "gpt-5").string() + " does not exist); known models: " + known);
+  }
+  try {
+    resolve_model("missing.json", dir.path(), "scenario.json", "fleet.pools[0].model");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "scenario.json: fleet.pools[0].model: " + (dir.path() / "missing.json").string() +
+                  ": no such file or folder");
+  }
+  json inline_bad = llama_config();
+  inline_bad.erase("vocab_size");
+  try {
+    resolve_model(inline_bad, dir.path(), "scenario.json", "fleet.pools[0].model");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "scenario.json: fleet.pools[0].model: vocab_size: absent");
+  }
+  EXPECT_THROW(resolve_model(json(42), dir.path(), "s", "m"), InputError);
+}
+}  // namespace
+}  // namespace tidal::perf
