@@ -7,6 +7,7 @@
 
 #include "perf/gpu_catalog.h"
 #include "perf/memory_plan.h"
+#include "perf/model_describe.h"
 #include "perf/roofline_attention.h"
 #include "perf/roofline_costs.h"
 #include "perf/weight_formats.h"
@@ -191,6 +192,25 @@ TEST(CheckpointQuant, KeptModulesStayBf16AndScalesCountInTheirOwnFormat) {
   const double bytes = weight_bytes_per_gpu(m, with(1, DType::fp4));
   EXPECT_GT(bytes / (1024.0 * 1024 * 1024), 58.0);
   EXPECT_LT(bytes / (1024.0 * 1024 * 1024), 64.0);
+}
+
+TEST(ModelDescription, StatesAttentionPerLayerAndKvBytes) {
+  const nlohmann::ordered_json oss = describe_model(gpt_oss_120b());
+  const nlohmann::ordered_json& runs = oss["attention"]["per_layer"];
+  ASSERT_EQ(runs.size(), 36u);  // alternating, one run per layer
+  EXPECT_EQ(runs[0]["layers"], "0");
+  EXPECT_EQ(runs[0]["kind"], "sliding");
+  EXPECT_EQ(runs[1]["kind"], "full");
+  EXPECT_EQ(oss["attention"]["sliding_window"], 128);
+  EXPECT_EQ(oss["kv_bytes_per_token"]["bf16"]["per_token_full_layers"], 18.0 * 2 * 8 * 64 * 2);
+  EXPECT_EQ(oss["quantization"]["method"], "mxfp4");
+  const nlohmann::ordered_json v3 = describe_model(deepseek_v3());
+  EXPECT_EQ(v3["attention"]["kind"], "mla");
+  EXPECT_EQ(v3["attention"]["per_layer"].size(), 1u);
+  EXPECT_EQ(v3["attention"]["per_layer"][0]["layers"], "0-60");
+  EXPECT_EQ(v3["kv_bytes_per_token"]["bf16"]["per_token_all_layers"], 70272.0);
+  EXPECT_EQ(v3["experts"]["num_dense_layers"], 3);
+  EXPECT_EQ(v3["quantization"], nullptr);
 }
 
 }  // namespace
