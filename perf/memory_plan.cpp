@@ -133,6 +133,18 @@ double sliding_kv_reserve_bytes(const ModelSpec& m, const Deployment& d) {
          static_cast<double>(m.num_sliding_layers()) * kv_bytes_per_token_per_layer_per_gpu(m, d);
 }
 
+std::string_view memory_fraction_name(MemoryFraction fraction) {
+  switch (fraction) {
+    case MemoryFraction::device:
+      return "device";
+    case MemoryFraction::device_static:
+      return "device_static";
+    case MemoryFraction::free:
+      return "free";
+  }
+  return "device";
+}
+
 int64_t kv_heads_per_gpu(const ModelSpec& model, int32_t tp) {
   return std::max<int64_t>(1, model.num_kv_heads / std::max<int32_t>(1, tp));
 }
@@ -146,7 +158,20 @@ MemoryPlan plan_memory(const ModelSpec& model, const GpuSpec& gpu, const Deploym
   plan.sliding_kv_reserve_bytes = sliding_kv_reserve_bytes(model, deployment);
   plan.activation_reserve_bytes = kRuntimeReserveBytes + activation_bytes(model, deployment);
   const double usable = gpu.memory_bytes * deployment.gpu_memory_utilization;
-  plan.kv_cache_bytes_per_gpu = usable - plan.weight_bytes_per_gpu - plan.activation_reserve_bytes;
+  switch (deployment.memory_fraction) {
+    case MemoryFraction::device:
+      plan.kv_cache_bytes_per_gpu =
+          usable - plan.weight_bytes_per_gpu - plan.activation_reserve_bytes;
+      break;
+    case MemoryFraction::device_static:
+      plan.kv_cache_bytes_per_gpu = usable - plan.weight_bytes_per_gpu;
+      break;
+    case MemoryFraction::free:
+      plan.kv_cache_bytes_per_gpu =
+          deployment.gpu_memory_utilization *
+          (gpu.memory_bytes - plan.weight_bytes_per_gpu - plan.activation_reserve_bytes);
+      break;
+  }
   const double block_bytes = plan.kv_bytes_per_token_per_gpu * deployment.block_size;
   const double num_blocks =
       std::floor((plan.kv_cache_bytes_per_gpu - plan.sliding_kv_reserve_bytes) / block_bytes);

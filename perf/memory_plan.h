@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "perf/dtype.h"
 #include "perf/gpu_catalog.h"
@@ -10,20 +11,35 @@
 
 namespace tidal::perf {
 
+// What gpu_memory_utilization is a share of: each engine reads its memory fraction its own way.
+enum class MemoryFraction : uint8_t {
+  device,         // vLLM's gpu_memory_utilization: weights + activations + KV in share x memory
+  device_static,  // SGLang's mem_fraction_static: weights + KV in share x memory (activations and
+                  // CUDA graphs live in the rest)
+  free,           // TensorRT-LLM's free_gpu_memory_fraction: the KV cache takes share x (memory -
+                  // weights - activations)
+};
+// "device", "device_static", "free".
+std::string_view memory_fraction_name(MemoryFraction fraction);
+
 // One replica's parallelism and numeric formats.
 struct Deployment {
   int32_t tp = 1;  // tensor-parallel degree: GPUs per replica
   DType weight_dtype = DType::bf16;
   DType kv_dtype = DType::bf16;
-  double gpu_memory_utilization = 0.9;    // share of device memory the engine may use
-  int32_t block_size = 16;                // KV block size in tokens
+  double gpu_memory_utilization = 0.9;  // share of device memory the engine may use
+  MemoryFraction memory_fraction = MemoryFraction::device;  // what that share is of
+  int32_t block_size = 16;                                  // KV block size in tokens
   int64_t max_num_batched_tokens = 8192;  // peak tokens in one forward pass (activation reserve)
   int64_t max_num_seqs = 256;             // sequences at once (sliding-window KV reserve)
 };
 
 // Per GPU of the replica. The engine reports the same figures.
 //   usable   = memory_bytes * gpu_memory_utilization
-//   kv_bytes = usable - weight_bytes_per_gpu - activation_reserve_bytes
+//   kv_bytes = usable - weight_bytes_per_gpu - activation_reserve_bytes       (device)
+//            = usable - weight_bytes_per_gpu                                   (device_static)
+//            = gpu_memory_utilization * (memory_bytes - weight_bytes_per_gpu
+//                                        - activation_reserve_bytes)           (free)
 //   num_kv_blocks = floor((kv_bytes - sliding_kv_reserve_bytes) /
 //                         (block_size * kv_bytes_per_token_per_gpu))
 // A sliding-window layer keeps at most `sliding_window` tokens of each sequence, so its KV does

@@ -19,6 +19,7 @@ enum class EventKind : uint8_t {
   lifecycle,       // replica `replica` moves on to state `request` (a cold-start stage ends)
   spot_notice,     // the provider warns that spot replica `replica` will be interrupted
   spot_interrupt,  // spot replica `replica` is taken back
+  release,         // request `request`'s deps are done and its think time over: it arrives
 };
 
 struct Event {

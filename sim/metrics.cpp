@@ -1,7 +1,10 @@
 #include "sim/metrics.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
+
+#include "sim/warmup.h"
 
 namespace tidal::sim {
 namespace {
@@ -44,10 +47,15 @@ bool meets_slo(const RequestRecord& r, const RequestLatency& lat, const SloBound
 
 RunMetrics compute_metrics(const Scenario& scenario, RunResult& result) {
   RunMetrics m;
-  m.duration_s = seconds(result.end_ns);
   const auto& requests = result.table.requests;
   const size_t n = requests.size();
-  m.num_requests = static_cast<int64_t>(n);
+  const MetricsSpec& spec = scenario.metrics;
+  m.warmup.warmup_s = spec.warmup_s;
+  m.warmup.exclude_first_per_client = spec.exclude_first_per_client;
+  int64_t window_start_ns = std::numeric_limits<int64_t>::max();  // first kept arrival
+  // Tokens of every finished request, kept or not: what the run's dollars paid for.
+  int64_t num_billed_input_tokens = 0;
+  int64_t num_billed_output_tokens = 0;
 
   struct ClassSamples {
     SampleSet ttft, tpot, e2e;
@@ -63,6 +71,20 @@ RunMetrics compute_metrics(const Scenario& scenario, RunResult& result) {
 
   for (size_t i = 0; i < n; ++i) {
     const RequestRecord& r = result.records[i];
+    if (r.status == RequestStatus::finished) {
+      num_billed_input_tokens += requests[i].prompt_tokens;
+      num_billed_output_tokens += r.num_output_tokens_done;
+    }
+    const bool early = before_warmup(spec, r.arrival_ns);
+    const bool first = first_of_client(spec, requests[i]);
+    m.warmup.num_before_warmup += early ? 1 : 0;
+    m.warmup.num_first_per_client += first ? 1 : 0;
+    if (early || first) {
+      ++m.warmup.num_excluded;
+      continue;
+    }
+    window_start_ns = std::min(window_start_ns, r.arrival_ns);
+    ++m.num_requests;
     const RequestLatency lat = request_latency(r);
     const auto c = static_cast<size_t>(result.table.slo_class[i]);
     ClassMetrics& cm = m.classes[c];
@@ -92,6 +114,15 @@ RunMetrics compute_metrics(const Scenario& scenario, RunResult& result) {
       ++m.num_slo_met;
       ++cm.num_slo_met;
     }
+  }
+  // Without a warm-up the window starts at 0; with one, at the first kept arrival (or at the
+  // end when nothing is kept).
+  if (excludes_warmup(spec)) {
+    window_start_ns = std::min(window_start_ns, result.end_ns);
+    m.warmup.window_start_s = seconds(window_start_ns);
+    m.duration_s = seconds(result.end_ns - window_start_ns);
+  } else {
+    m.duration_s = seconds(result.end_ns);
   }
   m.ttft = ttft.summarize();
   m.tpot = tpot.summarize();
@@ -149,10 +180,12 @@ RunMetrics compute_metrics(const Scenario& scenario, RunResult& result) {
   m.gpu_hours = bill.fleet.gpu_hours_billed;
   m.dollars = fleet::to_dollars(bill.fleet.total);
   m.utilization = share(busy_ns, warm_ns);
-  m.dollars_per_1m_input_tokens = per_million(m.dollars, m.num_input_tokens);
-  m.dollars_per_1m_output_tokens = per_million(m.dollars, m.num_output_tokens);
-  m.dollars_per_1m_tokens = per_million(m.dollars, m.num_input_tokens + m.num_output_tokens);
-  m.fleet = compute_fleet_metrics(scenario, result, m.num_input_tokens, m.num_output_tokens);
+  m.dollars_per_1m_input_tokens = per_million(m.dollars, num_billed_input_tokens);
+  m.dollars_per_1m_output_tokens = per_million(m.dollars, num_billed_output_tokens);
+  m.dollars_per_1m_tokens =
+      per_million(m.dollars, num_billed_input_tokens + num_billed_output_tokens);
+  m.fleet =
+      compute_fleet_metrics(scenario, result, num_billed_input_tokens, num_billed_output_tokens);
   return m;
 }
 

@@ -54,7 +54,21 @@ struct PoolMetrics {
   int64_t num_steps = 0;
 };
 
-// The request figures (duration: from 0 to the run's last event) and the simulator's own.
+// What the metrics left out as warm-up (scenario `metrics.warmup_s`,
+// `metrics.exclude_first_per_client`). A request may be counted under both reasons.
+struct WarmupExclusion {
+  double warmup_s = 0.0;
+  bool exclude_first_per_client = false;
+  int64_t num_excluded = 0;          // requests left out, for either reason
+  int64_t num_before_warmup = 0;     // arrived before warmup_s
+  int64_t num_first_per_client = 0;  // turn 0 with exclude_first_per_client
+  double window_start_s = 0.0;       // the first kept request's arrival (0 when none is left out)
+};
+
+// The request figures (duration: from 0, or from the first kept request's arrival when a
+// warm-up is left out, to the run's last event) and the simulator's own. Request counts, token
+// totals, latencies, throughput and SLO figures cover the kept requests; costs, $ per token and
+// the fleet section cover every request.
 struct RunMetrics : traces::RequestFigures {
   int64_t num_slo_met = 0;
   double slo_attainment = 0.0;  // over all requests
@@ -69,6 +83,7 @@ struct RunMetrics : traces::RequestFigures {
   std::optional<double> dollars_per_1m_tokens;  // input + output
   std::vector<PoolMetrics> pools;
   FleetMetrics fleet;
+  WarmupExclusion warmup;
 };
 
 // Sorts the run's ITL samples lazily, hence the non-const result.

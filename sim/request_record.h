@@ -11,8 +11,9 @@ enum class RequestStatus : uint8_t { pending, finished, rejected };
 
 struct RequestRecord {
   // Times in simulated nanoseconds; -1 until the event happens.
-  int64_t arrival_ns =
-      0;  // reaches the router (for requests with deps: when the last dep finished)
+  // Reaches the router; for requests with deps not before the last dep finished (as its client
+  // saw it) plus the request's think time.
+  int64_t arrival_ns = 0;
   int64_t first_scheduled_ns = -1;  // first step that computes any of its tokens
   // Token times are when the client sees them: the step's end plus network_ns.
   int64_t first_token_ns = -1;  // end of the step that produced its first output token

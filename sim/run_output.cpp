@@ -18,6 +18,16 @@ ojson optional_json(const std::optional<double>& v) {
   return v ? ojson(*v) : ojson(nullptr);
 }
 
+// What the metrics above left out (docs/run-output.md, "Warm-up").
+ojson warmup_json(const WarmupExclusion& w) {
+  return ojson{{"warmup_s", w.warmup_s},
+               {"exclude_first_per_client", w.exclude_first_per_client},
+               {"num_excluded", w.num_excluded},
+               {"num_before_warmup", w.num_before_warmup},
+               {"num_first_per_client", w.num_first_per_client},
+               {"window_start_s", w.window_start_s}};
+}
+
 ojson metrics_json(const RunMetrics& m) {
   ojson classes = ojson::array();
   for (const ClassMetrics& c : m.classes) {
@@ -41,6 +51,7 @@ ojson metrics_json(const RunMetrics& m) {
   metrics["goodput_rps"] = m.goodput_rps;
   metrics["slo_classes"] = classes;
   metrics["utilization"] = m.utilization;
+  metrics["warmup"] = warmup_json(m.warmup);
   return metrics;
 }
 
@@ -147,18 +158,20 @@ ojson resolved_json(const Scenario& s, const RunResult& result) {
   }
   ojson pools = ojson::array();
   for (const PoolSpec& p : s.pools) {
-    pools.push_back(ojson{{"name", p.name},
-                          {"model", p.model},
-                          {"model_source", p.model_spec.source},
-                          {"gpu", p.gpu},
-                          {"num_gpus", p.num_gpus()},
-                          {"weight_bytes_per_gpu", p.memory.weight_bytes_per_gpu},
-                          {"kv_bytes_per_token_per_gpu", p.memory.kv_bytes_per_token_per_gpu},
-                          {"activation_reserve_bytes", p.memory.activation_reserve_bytes},
-                          {"sliding_kv_reserve_bytes", p.memory.sliding_kv_reserve_bytes},
-                          {"num_gpu_blocks", p.kv.num_gpu_blocks},
-                          {"num_cpu_blocks", p.kv.num_cpu_blocks},
-                          {"price_per_gpu_hour", p.resolved_price_per_gpu_hour}});
+    ojson pool{{"name", p.name},
+               {"model", p.model},
+               {"model_source", p.model_spec.source},
+               {"gpu", p.gpu},
+               {"num_gpus", p.num_gpus()},
+               {"weight_bytes_per_gpu", p.memory.weight_bytes_per_gpu},
+               {"kv_bytes_per_token_per_gpu", p.memory.kv_bytes_per_token_per_gpu},
+               {"activation_reserve_bytes", p.memory.activation_reserve_bytes},
+               {"sliding_kv_reserve_bytes", p.memory.sliding_kv_reserve_bytes},
+               {"num_gpu_blocks", p.kv.num_gpu_blocks},
+               {"num_cpu_blocks", p.kv.num_cpu_blocks},
+               {"price_per_gpu_hour", p.resolved_price_per_gpu_hour}};
+    if (p.engine) pool["engine"] = engine_defaults_to_json(*p.engine);
+    pools.push_back(std::move(pool));
   }
   return ojson{{"workloads", workloads}, {"pools", pools}};
 }

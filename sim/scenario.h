@@ -14,13 +14,14 @@
 
 #include "engine/kv/block_manager.h"
 #include "engine/sched/config.h"
+#include "perf/engine_preset.h"
+#include "perf/memory_plan.h"
+#include "perf/step_time_model.h"
 #include "sim/fleet/autoscaler.h"
 #include "sim/fleet/cold_start.h"
 #include "sim/fleet/network.h"
 #include "sim/fleet/pricing.h"
 #include "sim/fleet/spot.h"
-#include "perf/memory_plan.h"
-#include "perf/step_time_model.h"
 #include "traces/format.h"
 
 namespace tidal::sim {
@@ -57,6 +58,14 @@ struct WorkloadSpec {
   std::optional<std::string> region;
   std::vector<std::pair<std::string, double>> region_mix;  // (region, weight > 0), as written
   std::optional<int64_t> max_output_tokens;                // per-request output cap (a policy)
+};
+
+// A pool's `engine` (docs/scenario.md, "Engine presets"): the preset chosen and every default it
+// gave the pool, each with its source ("given" where the pool gave the key itself).
+struct EngineSpec {
+  std::string name;     // the preset's: vllm | sglang | trtllm
+  std::string version;  // the preset's release line, e.g. "0.19"
+  perf::EngineDefaults defaults;
 };
 
 struct PerfSpec {
@@ -153,7 +162,8 @@ struct PoolSpec {
   fleet::PricingSpec pricing;
   fleet::SpotSpec spot;  // interruptions of market leases when pricing.market is spot
   SpeculativeSpec speculative;
-  nlohmann::json fleet_keys;  // autoscaler / cold_start / pricing / spot as written (echoed)
+  nlohmann::json fleet_keys;         // autoscaler / cold_start / pricing / spot as written (echoed)
+  std::optional<EngineSpec> engine;  // the `engine` key resolved; none: tidal's own defaults
 
   // Resolved at load time.
   perf::ModelSpec model_spec;  // from the catalog, a Hugging Face config or the inline object
@@ -167,6 +177,14 @@ struct PoolSpec {
 
   int32_t num_gpus() const { return num_replicas * deployment.tp; }
   bool is_spot() const { return pool_pricing.market == fleet::Market::spot; }
+  // The engine's front end: API server and tokenization before a request reaches a replica's
+  // scheduler, and detokenization before each output token reaches the client (0 without one).
+  double frontend_per_request_s() const {
+    return engine ? engine->defaults.frontend_per_request_s : 0.0;
+  }
+  double detokenize_per_token_s() const {
+    return engine ? engine->defaults.detokenize_per_token_s : 0.0;
+  }
 };
 
 // Global routing (docs/scenario.md, "Routers"). Knobs are read only by the routers that use them.
@@ -187,6 +205,11 @@ struct RouterSpec {
 struct MetricsSpec {
   int64_t long_prefill_tokens = 4096;  // head-of-line: a prefill chunk this long stalls others
   double peak_bin_s = 60.0;            // peak-to-mean: width of an arrival-rate bin
+  // Warm-up left out of the latency and throughput metrics (sim/warmup.h): requests arriving
+  // before warmup_s, and with exclude_first_per_client the first request (turn 0) of each
+  // closed-loop client, session or agent job.
+  double warmup_s = 0.0;
+  bool exclude_first_per_client = false;
 };
 
 struct OutputSpec {
@@ -241,6 +264,10 @@ Scenario load_scenario_text(const std::string& text, const std::string& file,
 nlohmann::ordered_json scenario_to_json(const Scenario& scenario);
 // A pool's `speculative` object as scenario_to_json echoes it (null when not enabled).
 nlohmann::ordered_json speculative_to_json(const SpeculativeSpec& spec);
+// A pool's `engine` as scenario_to_json echoes it: name, version and the engine object's keys.
+nlohmann::ordered_json engine_to_json(const EngineSpec& engine);
+// Every default the engine gave the pool, {"value", "source"} by key (summary.json `resolved`).
+nlohmann::ordered_json engine_defaults_to_json(const EngineSpec& engine);
 
 // The seed a workload's generator gets: mix of the scenario seed and the workload index.
 uint64_t workload_seed(uint64_t scenario_seed, size_t workload_index);

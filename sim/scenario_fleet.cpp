@@ -10,6 +10,7 @@
 #include "perf/model_resolve.h"
 #include "perf/perf.h"
 #include "sim/json_object.h"
+#include "sim/scenario_engine.h"
 #include "sim/scenario_pool_keys.h"
 #include "traces/input_error.h"
 
@@ -62,11 +63,13 @@ std::shared_ptr<const perf::StepTimeModel> make_step_model(const PoolSpec& pool,
                                                            const std::string& where) {
   const perf::ModelSpec& model = pool.model_spec;
   const perf::GpuSpec& gpu = pool.gpu_spec;
+  const perf::RooflineOptions options = step_model_options(pool);  // the engine's CPU overhead
   if (pool.perf.kind == "roofline") {
-    return perf::make_roofline_model(model, gpu, pool.deployment);
+    return perf::make_roofline_model(model, gpu, pool.deployment, options);
   }
   const perf::Profile profile = perf::load_profile(pool.perf.resolved_profile);
-  return perf::make_profiled_model(profile, model, gpu, pool.deployment, where + ".perf.profile");
+  return perf::make_profiled_model(profile, model, gpu, pool.deployment, where + ".perf.profile",
+                                   options);
 }
 
 PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string& file,
@@ -131,6 +134,7 @@ PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string
   pool.deployment.max_num_seqs = pool.scheduler.max_num_seqs;
   pool.perf = parse_perf(obj, base_dir);
   read_pool_fleet_keys(obj, pool);
+  apply_engine_preset(obj, sched_json, pool);  // the engine's defaults for keys left out
   std::vector<std::string_view> known{"name",
                                       "model",
                                       "gpu",
@@ -144,12 +148,14 @@ PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string
                                       "swap_space_gib",
                                       "price_per_gpu_hour",
                                       "scheduler",
-                                      "perf"};
+                                      "perf",
+                                      "engine"};
   known.insert(known.end(), kPoolFleetKeys.begin(), kPoolFleetKeys.end());
   obj.finish(known);
 
   // Memory: TP against heads, weights + activations + KV against device memory.
   pool.memory = perf::plan_memory(model, gpu, pool.deployment, where);
+  finish_engine_preset(pool, where);  // defaults that depend on the KV pool
   pool.kv.block_size = pool.deployment.block_size;
   pool.kv.num_gpu_blocks = pool.memory.num_kv_blocks;
   pool.kv.num_cpu_blocks = static_cast<int64_t>(

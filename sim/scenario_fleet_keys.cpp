@@ -56,7 +56,12 @@ MetricsSpec parse_metrics_spec(JsonObject& root) {
   spec.long_prefill_tokens = obj.at_least(
       "long_prefill_tokens", obj.integer("long_prefill_tokens", spec.long_prefill_tokens), 1);
   spec.peak_bin_s = obj.positive("peak_bin_s", obj.number("peak_bin_s", spec.peak_bin_s));
-  obj.finish({"long_prefill_tokens", "peak_bin_s"});
+  spec.warmup_s = obj.non_negative("warmup_s", obj.number("warmup_s", spec.warmup_s));
+  if (spec.warmup_s > 1e9)
+    obj.fail("warmup_s", fmt::format("must be <= 1e9, got {}", spec.warmup_s));
+  spec.exclude_first_per_client =
+      obj.boolean("exclude_first_per_client", spec.exclude_first_per_client);
+  obj.finish({"long_prefill_tokens", "peak_bin_s", "warmup_s", "exclude_first_per_client"});
   return spec;
 }
 

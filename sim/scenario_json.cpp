@@ -56,6 +56,7 @@ ojson pool_json(const PoolSpec& p) {
   // As given, so the echo loads again: a catalog name, a config path, an inline object.
   j["model"] = ojson::parse(p.model_input.dump());
   j["gpu"] = ojson::parse(p.gpu_input.dump());
+  if (p.engine) j["engine"] = engine_to_json(*p.engine);
   j["tp"] = p.deployment.tp;
   j["weight_dtype"] = std::string(perf::dtype_name(p.deployment.weight_dtype));
   j["kv_dtype"] = std::string(perf::dtype_name(p.deployment.kv_dtype));
@@ -79,6 +80,45 @@ ojson pool_json(const PoolSpec& p) {
 }
 
 }  // namespace
+
+ojson engine_to_json(const EngineSpec& e) {
+  const perf::EngineDefaults& d = e.defaults;
+  return ojson{{"name", e.name},
+               {"version", e.version},
+               {"async_scheduling", d.async_scheduling},
+               {"step_overhead_base_s", d.step_overhead.base_s},
+               {"step_overhead_per_seq_s", d.step_overhead.per_seq_s},
+               {"frontend_per_request_s", d.frontend_per_request_s},
+               {"detokenize_per_token_s", d.detokenize_per_token_s}};
+}
+
+ojson engine_defaults_to_json(const EngineSpec& e) {
+  const perf::EngineDefaults& d = e.defaults;
+  ojson values{{"policy", d.policy},
+               {"admission", d.admission},
+               {"preemption", d.preemption},
+               {"watermark", d.watermark},
+               {"max_num_batched_tokens", d.max_num_batched_tokens},
+               {"max_num_seqs", d.max_num_seqs},
+               {"max_model_len", d.max_model_len},
+               {"prefix_caching", d.prefix_caching}};
+  if (d.block_size) values["block_size"] = *d.block_size;
+  values["gpu_memory_utilization"] = d.gpu_memory_utilization;
+  values["memory_fraction"] = std::string(perf::memory_fraction_name(d.memory_fraction));
+  values["cuda_graph_max_batch"] = d.cuda_graph_max_batch;
+  values["async_scheduling"] = d.async_scheduling;
+  values["step_overhead_base_s"] = d.step_overhead.base_s;
+  values["step_overhead_per_seq_s"] = d.step_overhead.per_seq_s;
+  values["frontend_per_request_s"] = d.frontend_per_request_s;
+  values["detokenize_per_token_s"] = d.detokenize_per_token_s;
+  ojson defaults = ojson::object();
+  for (auto& [key, value] : values.items()) {
+    const auto source = d.sources.find(key);
+    defaults[key] =
+        ojson{{"value", value}, {"source", source == d.sources.end() ? "" : source->second}};
+  }
+  return ojson{{"name", e.name}, {"version", e.version}, {"defaults", defaults}};
+}
 
 ojson speculative_to_json(const SpeculativeSpec& s) {
   if (!s.enabled()) return nullptr;

@@ -14,6 +14,7 @@
 #include "sim/request_regions.h"
 #include "sim/router.h"
 #include "sim/router_queue.h"
+#include "sim/warmup.h"
 #include "traces/random.h"
 
 namespace tidal::sim {
@@ -61,6 +62,9 @@ class Simulator {
   void on_wake(int32_t replica, int64_t now);
   void on_step_end(int32_t replica, int64_t now);
   void arrive(int64_t request, int64_t now);
+  // Every dep of `request` has finished: it arrives its think time after the last of them
+  // (as the client saw it), now or by a release event.
+  void release(int64_t request, int64_t now);
   void route(int64_t request, int64_t now);
   // Sends a request to a replica the router picks (nearest region first with a network);
   // false when no replica can take it now.
@@ -100,6 +104,7 @@ class Simulator {
   std::vector<int32_t> in_flight_pos_;  // [num_requests] index in replica.in_flight
   std::vector<char> at_replica_;  // [num_requests] in its replica's scheduler (not on the network)
   std::vector<int32_t> client_region_;  // [num_requests] region index, -1 without network
+  std::vector<char> in_metrics_;        // [num_requests] not warm-up (sim/warmup.h): ITL kept
   std::vector<std::vector<int32_t>> nearest_sites_;  // [num regions] hosting regions, nearest first
   size_t next_arrival_ = 0;  // first request whose arrival is not yet queued or handled
   int64_t num_done_ = 0;     // requests finished or rejected
@@ -108,9 +113,10 @@ class Simulator {
   std::vector<int64_t> newly_done_;  // [requests ended since the last report]
   size_t num_rows_reported_ = 0;
 
-  // Dependencies (agent DAGs): a request reaches the router once it has arrived and every
-  // request it depends on has finished.
+  // Dependencies (agent DAGs, closed-loop clients): a request reaches the router once it has
+  // arrived, every request it depends on has finished and its think time has passed since.
   std::vector<int32_t> num_unfinished_deps_;  // [num_requests]
+  std::vector<int64_t> deps_done_ns_;         // [num_requests] latest finish_ns of its deps
   std::vector<int64_t> failed_dep_;           // [num_requests] a rejected dep's id, or -1
   std::vector<char> waiting_on_deps_;         // [num_requests] arrived, deps not finished
   std::vector<int64_t> dependents_begin_;     // [num_requests + 1] CSR offsets
@@ -136,6 +142,7 @@ Simulator::Simulator(const Scenario& scenario, RequestTable table, ProgressSink*
   in_flight_pos_.assign(n, -1);
   at_replica_.assign(n, 0);
   client_region_.assign(n, -1);
+  in_metrics_.assign(n, 1);
   if (const auto& network = cluster_.network()) {
     client_region_ = assign_client_regions(scenario, result_.table, *network);
     for (int32_t r = 0; r < network->num_regions(); ++r) {
@@ -155,6 +162,7 @@ void Simulator::build_dependents() {
   const auto& requests = result_.table.requests;
   const size_t n = requests.size();
   num_unfinished_deps_.assign(n, 0);
+  deps_done_ns_.assign(n, 0);
   failed_dep_.assign(n, -1);
   waiting_on_deps_.assign(n, 0);
   dependents_begin_.assign(n + 1, 0);
@@ -213,6 +221,9 @@ RunResult Simulator::run() {
         break;
       case EventKind::spot_interrupt:
         on_spot_interrupt(event.replica, now);
+        break;
+      case EventKind::release:
+        route(event.request, now);
         break;
     }
     if (top_handled_) queue_.pop();
@@ -283,6 +294,8 @@ void Simulator::on_arrivals(int64_t now) {
       reject(i, now, fmt::format("dependency {} was rejected", failed_dep_[k]));
     } else if (num_unfinished_deps_[k] > 0) {
       waiting_on_deps_[k] = 1;
+    } else if (!result_.table.requests[k].deps.empty()) {
+      release(i, now);
     } else {
       route(i, now);
     }
@@ -295,8 +308,21 @@ void Simulator::on_arrivals(int64_t now) {
 
 // The request is done waiting (for its arrival time and its deps): it counts as arrived now.
 void Simulator::arrive(int64_t request, int64_t now) {
-  result_.records[static_cast<size_t>(request)].arrival_ns = now;
+  const auto k = static_cast<size_t>(request);
+  result_.records[k].arrival_ns = now;
+  in_metrics_[k] = kept_in_metrics(scenario_.metrics, result_.table.requests[k], now);
   timeline_.add_arrival();
+}
+
+void Simulator::release(int64_t request, int64_t now) {
+  const auto k = static_cast<size_t>(request);
+  const int64_t think_ns = std::llround(result_.table.requests[k].think_time_s * 1e9);
+  const int64_t at = deps_done_ns_[k] + think_ns;
+  if (at > now) {
+    schedule_event(at, EventKind::release, -1, request);
+  } else {
+    route(request, now);
+  }
 }
 
 void Simulator::route(int64_t request, int64_t now) {
@@ -371,8 +397,12 @@ bool Simulator::dispatch(int64_t request, int64_t now) {
   in_flight_pos_[k] = static_cast<int32_t>(replica.in_flight.size());
   replica.in_flight.push_back(request);
   cluster_.refresh_load(target);
-  if (rec.network_ns > 0) {
-    queue_.push(now + rec.network_ns, EventKind::deliver, target, request);
+  // The request reaches the replica's scheduler after the network and the engine's front end
+  // (API server, tokenization): docs/scenario.md, "Engine presets".
+  const int64_t inbound_ns =
+      rec.network_ns + fleet::seconds_to_ns(cluster_.pool_of(target).frontend_per_request_s());
+  if (inbound_ns > 0) {
+    queue_.push(now + inbound_ns, EventKind::deliver, target, request);
   } else {
     deliver(request, target, now);
   }
@@ -466,15 +496,16 @@ void Simulator::finish(int64_t request, int64_t now) {
   const auto k = static_cast<size_t>(request);
   RequestRecord& rec = result_.records[k];
   rec.status = RequestStatus::finished;
-  rec.finish_ns = now + rec.network_ns;
+  rec.finish_ns = std::max(now + rec.network_ns, rec.last_token_ns);  // its last token, shown
   timeline_.add_finished();
   ++num_done_;
   if (progress_ != nullptr) newly_done_.push_back(request);
   for (int64_t j = dependents_begin_[k]; j < dependents_begin_[k + 1]; ++j) {
     const auto dk = static_cast<size_t>(dependents_[static_cast<size_t>(j)]);
+    deps_done_ns_[dk] = std::max(deps_done_ns_[dk], rec.finish_ns);
     if (--num_unfinished_deps_[dk] == 0 && waiting_on_deps_[dk] && failed_dep_[dk] < 0) {
       waiting_on_deps_[dk] = 0;
-      route(static_cast<int64_t>(dk), now);
+      release(static_cast<int64_t>(dk), now);
     }
   }
 }
@@ -551,26 +582,32 @@ void Simulator::on_step_end(int32_t index, int64_t now) {
     replica.num_outstanding_tokens -= done;
   }
   const std::span<const sched::RequestEvent> events = replica.scheduler().update(outputs, now);
+  // The engine's front end detokenizes a step's tokens before streaming them.
+  const int64_t detokenize_ns =
+      fleet::seconds_to_ns(cluster_.pool_of(index).detokenize_per_token_s());
   bool freed = false;
   for (const sched::RequestEvent& ev : events) {
     RequestRecord& rec = result_.records[static_cast<size_t>(ev.request_id)];
+    const bool keep_itl = in_metrics_[static_cast<size_t>(ev.request_id)] != 0;
     rec.num_preemptions = ev.num_preemptions;
     if (rec.num_requeues == 0) rec.num_prefix_hit_tokens = ev.num_prefix_hit_tokens;
     if (ev.num_new_output_tokens > 0) {
-      // Tokens of one step come out together, reaching the client network_ns later: the
-      // first closes the gap since the previous token, the others (accepted speculative
-      // tokens) follow with no gap. A re-queued request's first token came from its first
-      // replica.
-      const int64_t shown = now + rec.network_ns;
+      // Tokens of one step come out together, reaching the client network_ns (and their
+      // detokenization) later: the first closes the gap since the previous token, the others
+      // (accepted speculative tokens) follow with no gap. A re-queued request's first token
+      // came from its first replica.
+      const int64_t shown = now + rec.network_ns + detokenize_ns * ev.num_new_output_tokens;
       if (rec.first_token_ns < 0) {
         rec.first_token_ns = shown;
         fleet_.add_ttft(replica.pool(), static_cast<double>(shown - rec.arrival_ns) / 1e9);
       } else {
         const int64_t gap = shown - rec.last_token_ns;
-        result_.itl.add(static_cast<double>(gap) / 1e9);
+        if (keep_itl) result_.itl.add(static_cast<double>(gap) / 1e9);
         rec.max_itl_ns = std::max(rec.max_itl_ns, gap);
       }
-      for (int32_t t = 1; t < ev.num_new_output_tokens; ++t) result_.itl.add(0.0);
+      if (keep_itl) {
+        for (int32_t t = 1; t < ev.num_new_output_tokens; ++t) result_.itl.add(0.0);
+      }
       rec.last_token_ns = shown;
       rec.num_output_tokens_done += ev.num_new_output_tokens;
       timeline_.add_output_tokens(ev.num_new_output_tokens);

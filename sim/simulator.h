@@ -41,7 +41,7 @@ struct ReplicaSummary {
 struct RunResult {
   RequestTable table;
   std::vector<RequestRecord> records;  // [num_requests], aligned with table.requests
-  SampleSet itl;                       // every gap between consecutive output tokens
+  SampleSet itl;  // every gap between consecutive output tokens, warm-up left out (sim/warmup.h)
   std::vector<TimelineRow> timeline;
   std::vector<StepSlice> slices;  // the first output.trace_max_slices steps by start time
   int64_t num_slices_dropped = 0;

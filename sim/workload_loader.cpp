@@ -30,10 +30,11 @@ std::vector<Request> read_workload(const Scenario& s, size_t index) {
   return traces::read_trace(w.trace->resolved_path, options);
 }
 
-// Scales arrivals and lengths, sets tenant and class.
+// Scales arrivals, think times and lengths, sets tenant and class.
 void shape_workload(const WorkloadSpec& w, std::vector<Request>& requests) {
   for (Request& r : requests) {
     r.arrival_s = w.start_s + r.arrival_s * w.time_scale / w.rate_scale;
+    r.think_time_s = r.think_time_s * w.time_scale / w.rate_scale;
     r.prompt_tokens = scale_length(r.prompt_tokens, w.length_scale);
     r.output_tokens = scale_length(r.output_tokens, w.length_scale);
     if (w.length_scale != 1.0 && r.prefix_block_tokens > 0) {

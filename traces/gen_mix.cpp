@@ -67,6 +67,7 @@ std::vector<Request> load_file_workload(SpecObject& spec, const std::string& bas
   }
   for (Request& request : requests) {
     request.arrival_s = request.arrival_s * time_scale / rate_scale;
+    request.think_time_s = request.think_time_s * time_scale / rate_scale;
     if (length_scale != 1.0) {
       auto scale = [&](int64_t tokens) {
         const double scaled = std::round(static_cast<double>(tokens) * length_scale);

@@ -1,6 +1,8 @@
 // The sessions generator: users open conversations (Poisson), each turn's prompt is the whole
 // history (system prompt, earlier prompts and replies) plus a new message, so consecutive
 // turns share a prefix. Prompt blocks are hashed so equal leading content gets equal hashes.
+// Open loop, turns arrive at generated times; closed loop, a turn waits for the previous
+// answer and then its think time.
 #include <functional>
 #include <queue>
 
@@ -8,6 +10,7 @@
 
 #include "traces/generator_kinds.h"
 #include "traces/limits.h"
+#include "traces/prompt_blocks.h"
 
 namespace tidal::traces {
 namespace {
@@ -25,27 +28,8 @@ struct SessionParams {
   int64_t system_prompt_tokens = 0;
   int64_t max_context_tokens = 0;
   int32_t block_tokens = 16;
+  bool closed_loop = false;  // a turn depends on the previous one and waits its think time
 };
-
-// Hashes of the prompt's blocks. The conversation is one token stream that only grows, so a
-// block's content is fixed by (owner, index, tokens filled): full blocks keep their hash in
-// every later turn, and blocks wholly inside the shared system prompt hash the same in every
-// session of the workload.
-void hash_prompt_blocks(const SessionParams& params, uint64_t workload_key, uint64_t session_key,
-                        Request& request) {
-  const int64_t block_tokens = params.block_tokens;
-  const int64_t num_blocks = (request.prompt_tokens + block_tokens - 1) / block_tokens;
-  request.prefix_block_tokens = params.block_tokens;
-  request.prefix_blocks.resize(static_cast<size_t>(num_blocks));
-  for (int64_t block = 0; block < num_blocks; ++block) {
-    const int64_t block_end = std::min((block + 1) * block_tokens, request.prompt_tokens);
-    const auto filled = static_cast<uint64_t>(block_end - block * block_tokens);
-    const bool in_system_prompt = (block + 1) * block_tokens <= params.system_prompt_tokens;
-    const uint64_t owner = in_system_prompt ? workload_key : session_key;
-    request.prefix_blocks[static_cast<size_t>(block)] =
-        mix64(mix64(owner ^ static_cast<uint64_t>(block)) ^ filled);
-  }
-}
 
 SessionParams parse_params(SpecObject& spec, const CommonSettings& settings) {
   SessionParams params;
@@ -61,6 +45,7 @@ SessionParams parse_params(SpecObject& spec, const CommonSettings& settings) {
   params.system_prompt_tokens = spec.integer("system_prompt_tokens", 0, 0, kMaxTokens);
   params.max_context_tokens = spec.integer("max_context_tokens", 131072, 1, kMaxTokens);
   params.block_tokens = static_cast<int32_t>(spec.integer("block_tokens", 16, 1, 1 << 20));
+  params.closed_loop = spec.boolean("closed_loop", false);
   return params;
 }
 
@@ -94,10 +79,15 @@ std::vector<Request> generate_sessions(SpecObject& spec, const CommonSettings& s
     Rng output_rng(stream_seed(settings.seed, Stream::outputs, session));
     const uint64_t session_key = stream_seed(settings.seed, Stream::blocks, session + 1);
     const int64_t num_turns = params.turns.sample_integer(turn_rng);
+    const PromptBlockOwners owners{params.block_tokens, params.system_prompt_tokens, workload_key,
+                                   session_key};
     int64_t history_tokens = params.system_prompt_tokens;
     double arrival_s = start_s;
     for (int64_t turn = 0; turn < num_turns; ++turn) {
-      if (turn > 0) arrival_s += params.think_time_s.sample(turn_rng);
+      const double think_s = turn > 0 ? params.think_time_s.sample(turn_rng) : 0.0;
+      // Closed loop, every turn may arrive from the session start on: the simulator holds it
+      // until the previous answer plus its think time. No turn time is known here to cut at.
+      if (!params.closed_loop) arrival_s += think_s;
       if (arrival_s >= horizon_s) break;
       const int64_t message_tokens = params.lengths.prompt.sample_integer(prompt_rng);
       if (history_tokens + message_tokens > params.max_context_tokens) break;
@@ -108,7 +98,11 @@ std::vector<Request> generate_sessions(SpecObject& spec, const CommonSettings& s
       request.output_tokens = params.lengths.output.sample_integer(output_rng);
       request.session_id = fmt::format("s{}", session);
       request.turn = static_cast<int32_t>(turn);
-      hash_prompt_blocks(params, workload_key, session_key, request);
+      if (params.closed_loop && turn > 0) {
+        request.deps = {request.id - 1};
+        request.think_time_s = think_s;
+      }
+      hash_prompt_blocks(owners, request);
       history_tokens = request.prompt_tokens + request.output_tokens;
       if (settings.num_requests) pending_arrivals.push(arrival_s);
     }

@@ -90,7 +90,8 @@ void check_request_budget(const SpecObject& spec, double expected_requests) {
 
 const std::vector<std::string_view>& generator_kinds() {
   static const std::vector<std::string_view> kKinds = {
-      "poisson", "gamma", "bursty", "diurnal", "batch", "sessions", "agent", "mix", "file"};
+      "poisson",     "gamma",    "bursty", "diurnal", "batch",
+      "closed_loop", "sessions", "agent",  "mix",     "file"};
   return kKinds;
 }
 
@@ -111,11 +112,14 @@ std::vector<Request> generate(const nlohmann::json& spec_json, uint64_t seed,
     requests = generate_sessions(spec, settings);
   } else if (*kind == "agent") {
     requests = generate_agent(spec, settings);
+  } else if (*kind == "closed_loop") {
+    requests = generate_closed_loop(spec, settings);
   } else {
     spec.fail("kind", "unknown generator \"" + *kind + "\" (one of " + kinds_list() + ")");
   }
   for (Request& request : requests) {
     request.arrival_s *= settings.time_scale;
+    request.think_time_s *= settings.time_scale;
     request.tenant = settings.tenant;
     request.slo_class = settings.slo_class;
     request.region = settings.region;

@@ -31,7 +31,8 @@ struct CommonSettings {
 };
 
 // Rejects unknown keys, then checks the horizon: batch needs num_requests, every other kind
-// exactly one of duration_s and num_requests. Kinds call it once all their keys are read.
+// exactly one of duration_s and num_requests (closed_loop rejects duration_s itself). Kinds call it
+// once all their keys are read.
 void finish_parsing(SpecObject& spec, const CommonSettings& settings, bool is_batch = false);
 
 // Seeds of independent random streams, so one knob changes only what it is about.
@@ -57,6 +58,7 @@ std::vector<Request> generate_open_loop(SpecObject& spec, const std::string& kin
 std::vector<Request> generate_batch(SpecObject& spec, const CommonSettings& settings);
 std::vector<Request> generate_sessions(SpecObject& spec, const CommonSettings& settings);
 std::vector<Request> generate_agent(SpecObject& spec, const CommonSettings& settings);
+std::vector<Request> generate_closed_loop(SpecObject& spec, const CommonSettings& settings);
 std::vector<Request> generate_mix(SpecObject& spec, uint64_t seed, const std::string& base_dir);
 std::vector<Request> load_file_workload(SpecObject& spec, const std::string& base_dir);
 

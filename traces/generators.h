@@ -13,9 +13,9 @@
 
 namespace tidal::traces {
 
-// Kinds: poisson, gamma, bursty, diurnal, batch, sessions, agent, mix, file. `json_path`
-// prefixes every error message ("workloads[0].generator.rate: must be > 0"), so a scenario
-// can embed a spec verbatim. Relative file paths in the spec (empirical lengths, file
+// Kinds: poisson, gamma, bursty, diurnal, batch, closed_loop, sessions, agent, mix, file.
+// `json_path` prefixes every error message ("workloads[0].generator.rate: must be > 0"), so a
+// scenario can embed a spec verbatim. Relative file paths in the spec (empirical lengths, file
 // workloads) resolve against `base_dir` when it is not empty. Ids are 0..n-1 in arrival order.
 std::vector<Request> generate(const nlohmann::json& spec, uint64_t seed,
                               const std::string& json_path = "generator",

@@ -24,7 +24,11 @@ struct Request {
   std::vector<uint64_t> prefix_blocks;  // [ceil(prompt_tokens / prefix_block_tokens)] or empty
   int32_t prefix_block_tokens = 0;      // 0 when prefix_blocks is empty
   std::vector<int64_t> deps;            // ids of requests this one waits on (agent DAGs)
-  bool failed = false;                  // the source marked it failed (BurstGPT 0-token replies)
+  // Closed-loop clients: seconds between the last dep's finish (as the client sees it) and
+  // this request's arrival; a request arrives at max(arrival_s, that time). 0 needs no deps;
+  // > 0 needs some.
+  double think_time_s = 0.0;
+  bool failed = false;  // the source marked it failed (BurstGPT 0-token replies)
 
   bool operator==(const Request&) const = default;
 };

@@ -40,6 +40,7 @@ void reset_request(Request& request) {
   request.prefix_blocks.clear();
   request.prefix_block_tokens = 0;
   request.deps.clear();
+  request.think_time_s = 0.0;
   request.failed = false;
 }
 
@@ -71,6 +72,13 @@ void check_tidal_request(const Request& request) {
   }
   for (const int64_t dep : request.deps) {
     if (dep < 0) throw RowError("deps", fmt::format("ids must be >= 0, got {}", dep));
+  }
+  if (!(request.think_time_s >= 0.0) || request.think_time_s > kMaxArrivalS) {
+    throw RowError("think_time_s",
+                   fmt::format("must be in [0, {}], got {}", kMaxArrivalS, request.think_time_s));
+  }
+  if (request.think_time_s > 0.0 && request.deps.empty()) {
+    throw RowError("think_time_s", "needs deps (it counts from their finish)");
   }
 }
 

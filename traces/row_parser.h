@@ -39,7 +39,7 @@ std::unique_ptr<RowParser> make_tidal_jsonl_parser();
 std::unique_ptr<RowParser> make_tidal_csv_parser();
 
 // Checks a tidal-format row's cross-field rules (arrival range, turn, prefix blocks vs prompt
-// length, deps); RowError naming the field.
+// length, deps, think time); RowError naming the field.
 void check_tidal_request(const Request& request);
 
 }  // namespace tidal::traces

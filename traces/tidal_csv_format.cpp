@@ -28,13 +28,14 @@ enum class Column {
   prefix_block_tokens,
   prefix_blocks,
   deps,
+  think_time_s,
   failed
 };
 
 constexpr std::string_view kColumnNames[] = {
-    "id",     "arrival_s", "prompt_tokens", "output_tokens",       "session_id",    "turn",
-    "tenant", "slo_class", "region",        "prefix_block_tokens", "prefix_blocks", "deps",
-    "failed"};
+    "id",           "arrival_s", "prompt_tokens", "output_tokens",       "session_id",    "turn",
+    "tenant",       "slo_class", "region",        "prefix_block_tokens", "prefix_blocks", "deps",
+    "think_time_s", "failed"};
 
 int32_t parse_int32(std::string_view text, std::string_view field) {
   const int64_t value = parse_int64(text, field);
@@ -134,6 +135,9 @@ class TidalCsvParser final : public RowParser {
         break;
       case Column::deps:
         parse_list(text, name, out.deps);
+        break;
+      case Column::think_time_s:
+        out.think_time_s = trim_blanks(text).empty() ? 0.0 : parse_finite_double(text, name);
         break;
       case Column::failed:
         out.failed = !trim_blanks(text).empty() && parse_bool(text, name);

@@ -127,13 +127,17 @@ void append_jsonl_row(const Request& request, std::string& out) {
     append_json_key(out, "deps");
     append_json_array(out, request.deps);
   }
+  if (request.think_time_s != 0.0) {
+    append_json_key(out, "think_time_s");
+    append_number(out, request.think_time_s);
+  }
   if (request.failed) out += ",\"failed\":true";
   out += '}';
 }
 
 std::string_view csv_header() {
   return "id,arrival_s,prompt_tokens,output_tokens,session_id,turn,tenant,slo_class,region,"
-         "prefix_block_tokens,prefix_blocks,deps,failed";
+         "prefix_block_tokens,prefix_blocks,deps,think_time_s,failed";
 }
 
 void append_csv_row(const Request& request, std::string& out) {
@@ -160,6 +164,8 @@ void append_csv_row(const Request& request, std::string& out) {
   append_csv_list(out, request.prefix_blocks);
   out += ',';
   append_csv_list(out, request.deps);
+  out += ',';
+  append_number(out, request.think_time_s);
   out += request.failed ? ",1" : ",0";
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine/sched/prefill_first_policy.h"
 #include "engine/sched/sched_core.h"
 
 namespace tidal::sched {
@@ -85,25 +86,44 @@ class ChunkedPrefillPolicy final : public BatchPolicy {
 struct PolicyEntry {
   std::string_view name;
   std::unique_ptr<BatchPolicy> (*make)(const SchedulerConfig&);
+  BatchPolicyTraits traits;
 };
 
-constexpr std::array<PolicyEntry, 3> kPolicyRegistry{{
+constexpr std::array<PolicyEntry, 4> kPolicyRegistry{{
     {"static",
      [](const SchedulerConfig& c) -> std::unique_ptr<BatchPolicy> {
        return std::make_unique<StaticPolicy>(c);
-     }},
+     },
+     {.splits_prompts = false, .supports_swap = true}},
     {"continuous",
      [](const SchedulerConfig&) -> std::unique_ptr<BatchPolicy> {
        return std::make_unique<ContinuousPolicy>();
-     }},
+     },
+     {.splits_prompts = false, .supports_swap = true}},
     {"chunked_prefill",
      [](const SchedulerConfig&) -> std::unique_ptr<BatchPolicy> {
        return std::make_unique<ChunkedPrefillPolicy>();
-     }},
+     },
+     {.splits_prompts = true, .supports_swap = true}},
+    // A swapped-in request may be mid-prompt or decoding, so bringing it back would mix the two
+    // kinds of step; SGLang itself only retracts and recomputes.
+    {"prefill_first",
+     [](const SchedulerConfig&) -> std::unique_ptr<BatchPolicy> {
+       return make_prefill_first_policy();
+     },
+     {.splits_prompts = true, .supports_swap = false}},
 }};
 
 constexpr std::array<std::string_view, kPolicyRegistry.size()> kPolicyNames{
-    kPolicyRegistry[0].name, kPolicyRegistry[1].name, kPolicyRegistry[2].name};
+    kPolicyRegistry[0].name, kPolicyRegistry[1].name, kPolicyRegistry[2].name,
+    kPolicyRegistry[3].name};
+
+const PolicyEntry& policy_entry(std::string_view name) {
+  for (const PolicyEntry& entry : kPolicyRegistry) {
+    if (entry.name == name) return entry;
+  }
+  throw std::logic_error("sched: unknown batching policy '" + std::string(name) + "'");
+}
 
 }  // namespace
 
@@ -112,10 +132,11 @@ std::span<const std::string_view> batch_policy_names() {
 }
 
 std::unique_ptr<BatchPolicy> make_batch_policy(const SchedulerConfig& config) {
-  for (const PolicyEntry& entry : kPolicyRegistry) {
-    if (entry.name == config.policy) return entry.make(config);
-  }
-  throw std::logic_error("sched: unknown batching policy '" + config.policy + "'");
+  return policy_entry(config.policy).make(config);
+}
+
+BatchPolicyTraits batch_policy_traits(std::string_view name) {
+  return policy_entry(name).traits;
 }
 
 }  // namespace tidal::sched

@@ -8,10 +8,13 @@
 //                   budget allow; a request's whole remaining prompt goes in one step.
 //   chunked_prefill stall-free batching (Sarathi): decodes first, then running prefills, then
 //                   swapped and waiting ones, each taking what is left of the token budget.
+//   prefill_first   SGLang's default (prefill_first_policy.h): a step is either prompt chunks
+//                   or decodes, never both; prompts first whenever one can run.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <string_view>
 
 #include "engine/sched/config.h"
 
@@ -30,5 +33,14 @@ class BatchPolicy {
 
 // `config.policy` must be one of batch_policy_names() (validate() checks it); logic_error else.
 std::unique_ptr<BatchPolicy> make_batch_policy(const SchedulerConfig& config);
+
+// What a policy asks of the configuration (validate() checks it).
+struct BatchPolicyTraits {
+  bool splits_prompts = false;  // cuts prompts into chunks; else max_num_batched_tokens must be
+                                // at least max_model_len so every prompt fits one step
+  bool supports_swap = true;    // works with preemption "swap"
+};
+// The traits of a registered policy; logic_error for an unknown name.
+BatchPolicyTraits batch_policy_traits(std::string_view name);
 
 }  // namespace tidal::sched

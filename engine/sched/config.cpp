@@ -4,6 +4,7 @@
 #include <array>
 #include <string>
 
+#include "engine/sched/batch_policy.h"
 #include "engine/sched/step_plan.h"
 #include "traces/input_error.h"
 
@@ -66,11 +67,16 @@ void validate(const SchedulerConfig& config, const kv::BlockManagerConfig& kv,
                      std::to_string(config.static_batch_timeout_s) + ")");
   }
   check_at_least(config.num_speculative_tokens, 0, path + ".num_speculative_tokens");
-  if (config.policy != "chunked_prefill" && config.max_num_batched_tokens < config.max_model_len) {
+  const BatchPolicyTraits traits = batch_policy_traits(config.policy);
+  if (!traits.splits_prompts && config.max_num_batched_tokens < config.max_model_len) {
     throw InputError(
         path + ".max_num_batched_tokens: " + std::to_string(config.max_num_batched_tokens) +
         " is below max_model_len " + std::to_string(config.max_model_len) + "; the " +
         config.policy + " policy never splits a prompt (raise it or use chunked_prefill)");
+  }
+  if (config.preemption == "swap" && !traits.supports_swap) {
+    throw InputError(path + ".preemption: swap is not supported by the " + config.policy +
+                     " policy (use recompute)");
   }
   if (config.preemption == "swap" && kv.num_cpu_blocks < 1) {
     throw InputError(path +

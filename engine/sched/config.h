@@ -13,7 +13,7 @@
 namespace tidal::sched {
 
 struct SchedulerConfig {
-  std::string policy = "continuous";          // static | continuous | chunked_prefill
+  std::string policy = "continuous";  // static | continuous | chunked_prefill | prefill_first
   std::string admission = "max_utilization";  // max_utilization | guaranteed_no_evict
   std::string preemption = "recompute";       // recompute | swap
   int32_t max_num_seqs = 256;                 // sequences running (and scheduled) at once
@@ -34,7 +34,8 @@ std::span<const std::string_view> preemption_mode_names();
 // impossible setting: unknown policy/admission/preemption name, non-positive limits, watermark
 // outside [0, 1), static_batch_size outside [1, max_num_seqs], a negative timeout or k,
 // max_num_batched_tokens < max_model_len for a policy that never chunks (static, continuous),
-// or swap preemption without a CPU block pool (`kv.num_cpu_blocks` == 0).
+// swap preemption with a policy that does not support it (prefill_first) or without a CPU
+// block pool (`kv.num_cpu_blocks` == 0).
 void validate(const SchedulerConfig& config, const kv::BlockManagerConfig& kv,
               std::string_view json_path);
 

@@ -87,6 +87,8 @@ class SchedulerCore {
   int64_t num_waiting() const { return static_cast<int64_t>(waiting_.size()); }
   int64_t num_running() const { return static_cast<int64_t>(running_.size()); }
   int64_t num_swapped() const { return static_cast<int64_t>(swapped_.size()); }
+  // Sequences in the step being built (between begin_step and finish_step).
+  int64_t num_scheduled() const { return static_cast<int64_t>(plan_.seqs.size()); }
   int64_t oldest_waiting_added_ns() const;  // requires num_waiting() > 0
   const SchedulerConfig& config() const { return config_; }
   const SchedulerStats& stats() const { return stats_; }

@@ -30,10 +30,11 @@ std::string validation_error(const SchedulerConfig& config, int64_t num_cpu_bloc
 
 TEST(SchedulerConfig, DefaultsAreValid) {
   EXPECT_EQ(validation_error(SchedulerConfig{}), "");
-  ASSERT_EQ(batch_policy_names().size(), 3u);
+  ASSERT_EQ(batch_policy_names().size(), 4u);
   EXPECT_EQ(batch_policy_names()[0], "static");
   EXPECT_EQ(batch_policy_names()[1], "continuous");
   EXPECT_EQ(batch_policy_names()[2], "chunked_prefill");
+  EXPECT_EQ(batch_policy_names()[3], "prefill_first");
   ASSERT_EQ(preemption_mode_names().size(), 2u);
 }
 
@@ -42,7 +43,7 @@ TEST(SchedulerConfig, ValidationMessagesNameTheKey) {
   c.policy = "fifo";
   EXPECT_EQ(validation_error(c),
             "fleet.pools[0].scheduler.policy: unknown batching policy 'fifo' (known: static, "
-            "continuous, chunked_prefill)");
+            "continuous, chunked_prefill, prefill_first)");
   c = {};
   c.admission = "eager";
   EXPECT_EQ(validation_error(c),
@@ -82,6 +83,14 @@ TEST(SchedulerConfig, ValidationMessagesNameTheKey) {
             "fleet.pools[0].scheduler.preemption: swap needs a CPU block pool, but "
             "num_cpu_blocks is 0 (give the pool CPU swap space or use recompute)");
   EXPECT_EQ(validation_error(c, 64), "");
+  c.policy = "prefill_first";  // SGLang recomputes; a swap-in could mix prefill and decode
+  EXPECT_EQ(validation_error(c, 64),
+            "fleet.pools[0].scheduler.preemption: swap is not supported by the prefill_first "
+            "policy (use recompute)");
+  c = {};
+  c.policy = "prefill_first";
+  c.max_num_batched_tokens = 2048;  // it splits prompts
+  EXPECT_EQ(validation_error(c), "");
 }
 
 TEST(SchedulerConfig, JsonRoundTripAndStrictKeys) {

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/kv/block_manager.h"
+#include "engine/sched/batch_policy.h"
 #include "engine/sched/scheduler.h"
 #include "traces/request.h"
 
@@ -203,7 +204,7 @@ class Driver {
       EXPECT_GE(kv_.num_tokens(seq.request_id), seq.num_context_tokens + seq.num_new_tokens);
       num_tokens += seq.num_new_tokens;
       admitted = admitted || seq.first_scheduled;
-      if (config_.policy != "chunked_prefill") {
+      if (!batch_policy_traits(config_.policy).splits_prompts) {
         EXPECT_TRUE(seq.samples) << "a non-chunking policy split a prompt";
       }
     }

@@ -192,7 +192,7 @@ TEST(ScenarioErrors, UnknownNames) {
             "session_affinity, prefix_aware, cache_aware)");
   EXPECT_EQ(error_of(scenario_text(R"(, "scheduler": {"policy": "fifo"})")),
             "scenario.json: fleet.pools[0].scheduler.policy: unknown batching policy 'fifo' "
-            "(known: static, continuous, chunked_prefill)");
+            "(known: static, continuous, chunked_prefill, prefill_first)");
   const std::string gpu = error_of(R"({"workloads": [{"generator": {"kind": "poisson", "rate": 1,
       "duration_s": 5}}], "fleet": {"pools": [{"model": "llama-3-8b", "gpu": "H900"}]}})");
   EXPECT_PRED2(starts_with, gpu, "scenario.json: fleet.pools[0].gpu: unknown GPU \"H900\"");

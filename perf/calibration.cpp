@@ -1,0 +1,233 @@
+#include "perf/calibration.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "perf/json_reader.h"
+#include "traces/input_error.h"
+
+namespace tidal::perf {
+namespace {
+
+constexpr char kFormat[] = "tidal-calibration-v1";
+constexpr std::array<std::string_view, kNumScaledClasses> kScaledNames{"gemm", "attention",
+                                                                       "communication"};
+
+FittedValue read_fitted(JsonObjectReader& parent, std::string_view key) {
+  JsonObjectReader obj = parent.object(key);
+  FittedValue fitted{obj.number("value"), obj.number("stderr")};
+  obj.finish();
+  if (!(fitted.stderr_value >= 0.0)) {
+    throw_json_error(obj.where(), obj.child_path("stderr"), "must be >= 0");
+  }
+  return fitted;
+}
+
+void check_non_negative(const JsonObjectReader& obj, std::string_view key, double value) {
+  if (!(value >= 0.0))
+    throw_json_error(obj.where(), obj.child_path(key) + ".value", "must be >= 0");
+}
+
+Calibration read_group(JsonObjectReader& g) {
+  Calibration c;
+  c.engine = g.string("engine");
+  c.gpu = g.string("gpu");
+  c.step_overhead_base_s = read_fitted(g, "step_overhead_base_s");
+  c.step_overhead_per_seq_s = read_fitted(g, "step_overhead_per_seq_s");
+  c.frontend_per_request_s = read_fitted(g, "frontend_per_request_s");
+  check_non_negative(g, "step_overhead_base_s", c.step_overhead_base_s.value);
+  check_non_negative(g, "step_overhead_per_seq_s", c.step_overhead_per_seq_s.value);
+  check_non_negative(g, "frontend_per_request_s", c.frontend_per_request_s.value);
+  JsonObjectReader scales = g.object("scales");
+  for (int i = 0; i < kNumScaledClasses; ++i) {
+    const std::string_view name = kScaledNames[static_cast<size_t>(i)];
+    c.scales[static_cast<size_t>(i)] = read_fitted(scales, name);
+    if (!(c.scales[static_cast<size_t>(i)].value > 0.0)) {
+      throw_json_error(scales.where(), scales.child_path(name) + ".value", "must be > 0");
+    }
+  }
+  scales.finish();
+  JsonObjectReader fitted_on = g.object("fitted_on");
+  c.num_rows = fitted_on.integer("num_rows");
+  for (const auto& model : fitted_on.at("models")) c.models.push_back(model.get<std::string>());
+  c.ttft_mape_pct = fitted_on.number("ttft_mape_pct");
+  c.tpot_mape_pct = fitted_on.number("tpot_mape_pct");
+  fitted_on.finish();
+  g.finish();
+  return c;
+}
+
+nlohmann::ordered_json fitted_json(const FittedValue& v) {
+  return {{"value", v.value}, {"stderr", v.stderr_value}};
+}
+
+// The base model's step with each class scaled and the CPU overhead replaced.
+class CalibratedStepModel final : public StepTimeModel {
+ public:
+  CalibratedStepModel(std::shared_ptr<const StepTimeModel> base, const Calibration& calibration)
+      : base_(std::move(base)), calibration_(calibration) {
+    for (int i = 0; i < kNumOpClasses; ++i) {
+      ScaledClass scaled;
+      const OpClass op = static_cast<OpClass>(i);
+      scale_[static_cast<size_t>(i)] =
+          scaled_class_of(op, &scaled) ? calibration.scale(scaled) : 1.0;
+    }
+    scale_[static_cast<size_t>(OpClass::cpu_overhead)] = 0.0;  // replaced below
+  }
+
+  double step_seconds(std::span<const SeqWork> batch) const override {
+    return breakdown(batch).total_seconds();
+  }
+
+  double swap_seconds(int64_t num_blocks) const override { return base_->swap_seconds(num_blocks); }
+
+  StepBreakdown breakdown(std::span<const SeqWork> batch) const override {
+    StepBreakdown step = base_->breakdown(batch);
+    int64_t num_seqs = 0;
+    for (const SeqWork& seq : batch) num_seqs += seq.num_new_tokens > 0 ? 1 : 0;
+    if (num_seqs == 0) return StepBreakdown{};
+    for (int i = 0; i < kNumOpClasses; ++i)
+      step.seconds[static_cast<size_t>(i)] *= scale_[static_cast<size_t>(i)];
+    step[OpClass::cpu_overhead] =
+        calibration_.step_overhead_base_s.value +
+        calibration_.step_overhead_per_seq_s.value * static_cast<double>(num_seqs);
+    return step;
+  }
+
+ private:
+  std::shared_ptr<const StepTimeModel> base_;
+  Calibration calibration_;
+  std::array<double, kNumOpClasses> scale_{};  // [op class]
+};
+
+}  // namespace
+
+std::string_view scaled_class_name(ScaledClass scaled) {
+  return kScaledNames[static_cast<size_t>(scaled)];
+}
+
+bool scaled_class_of(OpClass op, ScaledClass* scaled) {
+  switch (op) {
+    case OpClass::qkv_proj:
+    case OpClass::o_proj:
+    case OpClass::mlp_up_gate:
+    case OpClass::mlp_down:
+    case OpClass::moe_router:
+    case OpClass::moe_experts:
+    case OpClass::lm_head:
+      *scaled = ScaledClass::gemm;
+      return true;
+    case OpClass::attention_prefill:
+    case OpClass::attention_decode:
+      *scaled = ScaledClass::attention;
+      return true;
+    case OpClass::allreduce:
+      *scaled = ScaledClass::communication;
+      return true;
+    default:
+      return false;
+  }
+}
+
+CalibrationFile load_calibration(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot read calibration file");
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json root;
+  try {
+    root = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(fmt::format("{}: not JSON ({})", path, e.what()));
+  }
+  JsonObjectReader top(root, path, "");
+  if (top.string("format") != kFormat) {
+    throw_json_error(path, "format", fmt::format("expected \"{}\"", kFormat));
+  }
+  CalibrationFile file;
+  file.base_model = top.string("base_model");
+  file.created = top.string("created");
+  const nlohmann::json& groups = top.at("groups");
+  top.finish();
+  if (!groups.is_array() || groups.empty())
+    throw_json_error(path, "groups", "must be a non-empty array");
+  for (size_t i = 0; i < groups.size(); ++i) {
+    JsonObjectReader g(groups[i], path, fmt::format("groups[{}]", i));
+    file.groups.push_back(read_group(g));
+  }
+  return file;
+}
+
+std::string calibration_to_json_text(const CalibrationFile& file) {
+  nlohmann::ordered_json groups = nlohmann::ordered_json::array();
+  for (const Calibration& c : file.groups) {
+    nlohmann::ordered_json scales;
+    for (int i = 0; i < kNumScaledClasses; ++i) {
+      scales[std::string(kScaledNames[static_cast<size_t>(i)])] =
+          fitted_json(c.scales[static_cast<size_t>(i)]);
+    }
+    groups.push_back({{"engine", c.engine},
+                      {"gpu", c.gpu},
+                      {"step_overhead_base_s", fitted_json(c.step_overhead_base_s)},
+                      {"step_overhead_per_seq_s", fitted_json(c.step_overhead_per_seq_s)},
+                      {"frontend_per_request_s", fitted_json(c.frontend_per_request_s)},
+                      {"scales", scales},
+                      {"fitted_on",
+                       {{"num_rows", c.num_rows},
+                        {"models", c.models},
+                        {"ttft_mape_pct", c.ttft_mape_pct},
+                        {"tpot_mape_pct", c.tpot_mape_pct}}}});
+  }
+  const nlohmann::ordered_json root{{"format", kFormat},
+                                    {"base_model", file.base_model},
+                                    {"created", file.created},
+                                    {"groups", groups}};
+  return root.dump(2) + "\n";
+}
+
+void save_calibration(const CalibrationFile& file, const std::string& path) {
+  // Written beside the target under a temporary name, then renamed: an interrupted write never
+  // leaves a half file where a good one was.
+  const std::string temporary = fmt::format("{}.tmp-{}", path, ::getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary);
+    if (!out) throw InputError(path + ": cannot write calibration file");
+    out << calibration_to_json_text(file);
+    out.flush();
+    if (!out) {
+      std::filesystem::remove(temporary);
+      throw InputError(path + ": write failed");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(temporary, path, ec);
+  if (ec) {
+    std::filesystem::remove(temporary);
+    throw InputError(fmt::format("{}: cannot rename into place: {}", path, ec.message()));
+  }
+}
+
+const Calibration& find_calibration(const CalibrationFile& file, const std::string& engine,
+                                    const std::string& gpu, const std::string& path,
+                                    const std::string& json_path) {
+  std::string held;
+  for (const Calibration& c : file.groups) {
+    if (c.engine == engine && c.gpu == gpu) return c;
+    held += (held.empty() ? "" : ", ") + c.engine + " on " + c.gpu;
+  }
+  throw InputError(fmt::format("{}: {} holds no calibration for {} on {} (it holds: {})", json_path,
+                               path, engine, gpu, held));
+}
+
+std::unique_ptr<StepTimeModel> make_calibrated_model(std::shared_ptr<const StepTimeModel> base,
+                                                     const Calibration& calibration) {
+  return std::make_unique<CalibratedStepModel>(std::move(base), calibration);
+}
+
+}  // namespace tidal::perf

@@ -1,0 +1,69 @@
+// Coefficients fitted against measured end-to-end runs (`tidal calibrate`), per engine and GPU,
+// and the step-time model that applies them to another model's steps. The file format is
+// `tidal-calibration-v1` (docs/validation.md, "Against real engines").
+#pragma once
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "perf/step_time_model.h"
+
+namespace tidal::perf {
+
+// One fitted coefficient with its standard error (from the fit's Jacobian; 0 when not fitted).
+struct FittedValue {
+  double value = 0.0;
+  double stderr_value = 0.0;
+};
+
+// Operator classes a calibration may scale, at most one scale each. Every class not named here
+// keeps scale 1.
+enum class ScaledClass : int { gemm, attention, communication };
+inline constexpr int kNumScaledClasses = 3;
+std::string_view scaled_class_name(ScaledClass scaled);
+// Which scaled class an operator class belongs to (none: elementwise ops, sampling, overhead).
+bool scaled_class_of(OpClass op, ScaledClass* scaled);
+
+struct Calibration {
+  std::string engine;                   // "vllm", "sglang", "trtllm"
+  std::string gpu;                      // catalog name, e.g. "H200"
+  FittedValue step_overhead_base_s;     // per step, replaces the model's cpu_overhead term
+  FittedValue step_overhead_per_seq_s;  // per sequence with work in the step
+  FittedValue frontend_per_request_s;   // API server, tokenization: before a request is scheduled
+  std::array<FittedValue, kNumScaledClasses> scales{FittedValue{1.0, 0.0}, FittedValue{1.0, 0.0},
+                                                    FittedValue{1.0, 0.0}};
+  // Provenance: what it was fitted on and how far it was off there.
+  int64_t num_rows = 0;
+  std::vector<std::string> models;
+  double ttft_mape_pct = 0.0;
+  double tpot_mape_pct = 0.0;
+
+  double scale(ScaledClass scaled) const { return scales[static_cast<size_t>(scaled)].value; }
+};
+
+struct CalibrationFile {
+  std::vector<Calibration> groups;
+  std::string base_model;  // the step-time model the coefficients were fitted on top of
+  std::string created;     // date, tidal commit
+};
+
+// Strict JSON reading (unknown keys, missing keys, negative overheads or non-positive scales:
+// InputError naming the file and JSON path) and atomic writing (temporary name, then rename).
+CalibrationFile load_calibration(const std::string& path);
+void save_calibration(const CalibrationFile& file, const std::string& path);
+std::string calibration_to_json_text(const CalibrationFile& file);
+
+// The group for (engine, gpu); InputError "<json_path>: <path> holds no calibration for
+// <engine> on <gpu> (it holds: ...)" when there is none.
+const Calibration& find_calibration(const CalibrationFile& file, const std::string& engine,
+                                    const std::string& gpu, const std::string& path,
+                                    const std::string& json_path);
+
+// `base`'s steps with the calibration applied: each operator class's seconds times its scale,
+// and the base model's cpu_overhead replaced by base + per_seq x (sequences with work).
+std::unique_ptr<StepTimeModel> make_calibrated_model(std::shared_ptr<const StepTimeModel> base,
+                                                     const Calibration& calibration);
+
+}  // namespace tidal::perf

@@ -1,0 +1,307 @@
+#include "perf/kernel_db_costs.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "perf/kernel_db_policy.h"
+#include "perf/weight_formats.h"
+
+namespace tidal::perf {
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+bool is_decode(const SeqWork& seq) {
+  return seq.num_new_tokens == 1 && seq.num_context_tokens > 0;
+}
+
+CoverageKind worse(CoverageKind a, CoverageKind b) {
+  return std::max(a, b);
+}
+
+}  // namespace
+
+KernelDbCosts::KernelDbCosts(std::shared_ptr<const KernelDbTables> tables, const ModelSpec& model,
+                             const GpuSpec& gpu, const Deployment& deployment,
+                             const RooflineOptions& fallback_options)
+    : tables_(std::move(tables)),
+      model_(model),
+      deployment_(deployment),
+      roofline_(model, gpu, deployment, fallback_options),
+      scaling_(gpu, fallback_options) {
+  resolve_gemms(scaling_);
+  resolve_attention(scaling_);
+  if (deployment.tp > 1) allreduce_.emplace(*tables_, deployment.tp, scaling_);
+  build_coverage();
+}
+
+void KernelDbCosts::resolve_gemms(const KernelScaling& scaling) {
+  const WeightFormats formats = weight_formats(model_, deployment_.weight_dtype);
+  const int64_t tp = deployment_.tp;
+  const int64_t h = model_.hidden;
+  const int64_t heads = model_.num_heads / tp;
+  const int64_t up_projections = model_.gated_mlp ? 2 : 1;
+  auto add = [&](GemmClass& c, const WeightFormat& format, int64_t n, int64_t k) {
+    c.gemms.emplace_back(*tables_, gemm_dtypes_for(format, model_), n, k, scaling);
+  };
+  const WeightFormat& attention = formats.attention;
+  if (model_.is_mla()) {
+    const MlaDims& m = model_.mla;
+    const int64_t q_width = heads * (m.qk_nope_head_dim + m.qk_rope_head_dim);
+    if (m.q_lora_rank > 0) {
+      add(qkv_, attention, m.q_lora_rank, h);        // q_a, replicated
+      add(qkv_, attention, q_width, m.q_lora_rank);  // q_b, split by heads
+    } else {
+      add(qkv_, attention, q_width, h);
+    }
+    add(qkv_, attention, m.kv_lora_rank + m.qk_rope_head_dim, h);  // kv_a, replicated
+    add(o_, attention, h, heads * m.v_head_dim);
+  } else {
+    const int64_t kv_heads = kv_heads_per_gpu(model_, deployment_.tp);
+    add(qkv_, attention, (heads + 2 * kv_heads) * model_.head_dim, h);
+    add(o_, attention, h, heads * model_.head_dim);
+  }
+  const int64_t width = ceil_div(model_.intermediate, tp);
+  add(up_gate_, formats.dense_mlp, up_projections * width, h);
+  add(down_, formats.dense_mlp, h, width);
+  add(lm_head_, kUnquantizedWeight, ceil_div(model_.vocab, tp), h);
+  if (model_.is_moe()) {
+    add(router_, kUnquantizedWeight, model_.num_experts, h);
+    if (model_.num_shared_experts > 0) {
+      const int64_t shared = ceil_div(model_.num_shared_experts * model_.shared_expert_width(), tp);
+      add(shared_experts_, formats.shared_experts, up_projections * shared, h);
+      add(shared_experts_, formats.shared_experts, h, shared);
+    }
+    MoeKey wanted;
+    wanted.hidden = h;
+    wanted.inter = model_.moe_intermediate;
+    wanted.topk = model_.num_active_experts;
+    wanted.num_experts = model_.num_experts;
+    wanted.tp = tp;
+    wanted.gated = model_.gated_mlp;
+    experts_.emplace(*tables_, moe_dtypes_for(formats.experts, model_), wanted, scaling);
+  }
+  for (GemmClass* c : {&qkv_, &o_, &up_gate_, &down_, &router_, &lm_head_, &shared_experts_}) {
+    c->from_tables = std::all_of(c->gemms.begin(), c->gemms.end(),
+                                 [](const GemmLookup& g) { return g.found(); });
+  }
+  experts_from_tables_ = experts_ && experts_->found() && shared_experts_.from_tables;
+}
+
+void KernelDbCosts::resolve_attention(const KernelScaling& scaling) {
+  if (model_.is_mla()) {
+    attention_fallback_ = "MLA: the tables hold no latent-attention kernels";
+    return;
+  }
+  const std::string kv_dtype = kv_cache_dtype_for(deployment_.kv_dtype);
+  AttentionKey shape{kv_dtype, model_.num_heads / deployment_.tp,
+                     kv_heads_per_gpu(model_, deployment_.tp), model_.head_dim, 0};
+  auto resolve = [&](AttentionLayers& kind, double layers, int64_t window) {
+    kind.layers = layers;
+    if (layers <= 0) return;
+    shape.window = window;
+    kind.context.emplace(*tables_, AttentionLookup::Phase::context, shape, scaling);
+    kind.generation.emplace(*tables_, AttentionLookup::Phase::generation, shape, scaling);
+  };
+  resolve(full_, static_cast<double>(model_.num_full_layers()), 0);
+  resolve(sliding_, static_cast<double>(model_.num_sliding_layers()), model_.sliding_window);
+  auto phase_found = [&](auto member) {
+    for (const AttentionLayers* kind : {&full_, &sliding_}) {
+      if (kind->layers > 0 && !(kind->*member)->found()) return false;
+    }
+    return true;
+  };
+  prefill_from_tables_ = phase_found(&AttentionLayers::context);
+  decode_from_tables_ = phase_found(&AttentionLayers::generation);
+}
+
+const KernelDbCosts::GemmClass* KernelDbCosts::gemm_class(OpClass op) const {
+  switch (op) {
+    case OpClass::qkv_proj:
+      return &qkv_;
+    case OpClass::o_proj:
+      return &o_;
+    case OpClass::mlp_up_gate:
+      return &up_gate_;
+    case OpClass::mlp_down:
+      return &down_;
+    case OpClass::moe_router:
+      return &router_;
+    case OpClass::lm_head:
+      return &lm_head_;
+    default:
+      return nullptr;
+  }
+}
+
+double KernelDbCosts::token_seconds(OpClass op, int64_t num_tokens) const {
+  if (num_tokens <= 0) return 0.0;
+  const double t = static_cast<double>(num_tokens);
+  const double layers = static_cast<double>(layers_running(model_, op));
+  if (const GemmClass* c = gemm_class(op); c != nullptr && op != OpClass::lm_head) {
+    if (!c->from_tables) return roofline_.token_seconds(op, num_tokens);
+    double seconds = 0.0;
+    for (const GemmLookup& g : c->gemms) seconds += g.seconds(t);
+    return layers * seconds;
+  }
+  switch (op) {
+    case OpClass::moe_experts: {
+      if (!experts_from_tables_) return roofline_.token_seconds(op, num_tokens);
+      double seconds = experts_->seconds(t);
+      for (const GemmLookup& g : shared_experts_.gemms) seconds += g.seconds(t);
+      return layers * seconds;
+    }
+    case OpClass::allreduce:  // after attention and after the MLP: [t, hidden] bf16 each
+      if (deployment_.tp <= 1 || !allreduce_->found()) {
+        return roofline_.token_seconds(op, num_tokens);
+      }
+      return 2.0 * static_cast<double>(model_.num_layers) *
+             allreduce_->seconds(t * static_cast<double>(model_.hidden));
+    default:
+      return roofline_.token_seconds(op, num_tokens);
+  }
+}
+
+double KernelDbCosts::seq_seconds(OpClass op, int64_t count) const {
+  if (count <= 0) return 0.0;
+  if (op == OpClass::lm_head && lm_head_.from_tables) {
+    return lm_head_.gemms.front().seconds(static_cast<double>(count));
+  }
+  return roofline_.seq_seconds(op, count);
+}
+
+double KernelDbCosts::prefill_layer_seconds(const AttentionLayers& kind,
+                                            std::span<const SeqWork> batch,
+                                            int64_t num_prefill) const {
+  const double n = static_cast<double>(num_prefill);
+  double seconds = 0.0;
+  for (const SeqWork& seq : batch) {
+    if (seq.num_new_tokens <= 0 || is_decode(seq)) continue;
+    const double c = static_cast<double>(seq.num_new_tokens);
+    const double p = static_cast<double>(seq.num_context_tokens);
+    seconds += kind.context->seconds(n, c) / n;
+    if (p > 0) {
+      seconds += std::max(0.0, kind.context->roofline(c, p) - kind.context->roofline(c, 0.0));
+    }
+  }
+  return seconds;
+}
+
+AttentionSeconds KernelDbCosts::attention_seconds(std::span<const SeqWork> batch) const {
+  if (!prefill_from_tables_ && !decode_from_tables_) return roofline_.attention_seconds(batch);
+  int64_t num_prefill = 0;
+  int64_t num_decode = 0;
+  double decode_context = 0.0;
+  for (const SeqWork& seq : batch) {
+    if (seq.num_new_tokens <= 0) continue;
+    if (is_decode(seq)) {
+      ++num_decode;
+      decode_context += static_cast<double>(seq.num_context_tokens);
+    } else {
+      ++num_prefill;
+    }
+  }
+  AttentionSeconds out;
+  if (!prefill_from_tables_ || !decode_from_tables_) {
+    const AttentionSeconds roofline = roofline_.attention_seconds(batch);
+    if (!prefill_from_tables_) out.prefill = roofline.prefill;
+    if (!decode_from_tables_) out.decode = roofline.decode;
+  }
+  for (const AttentionLayers* kind : {&full_, &sliding_}) {
+    if (kind->layers <= 0) continue;
+    if (prefill_from_tables_ && num_prefill > 0) {
+      out.prefill += kind->layers * prefill_layer_seconds(*kind, batch, num_prefill);
+    }
+    if (decode_from_tables_ && num_decode > 0) {
+      const double d = static_cast<double>(num_decode);
+      out.decode += kind->layers * kind->generation->seconds(d, decode_context / d);
+    }
+  }
+  return out;
+}
+
+double KernelDbCosts::swap_seconds(int64_t num_blocks) const {
+  return roofline_.swap_seconds(num_blocks);
+}
+
+void KernelDbCosts::build_coverage() {
+  const KernelDbFolders& f = tables_->folders;
+  coverage_.tables = f.kernel_gpu + "/" + f.engine_folder;
+  if (f.collective_gpu != f.kernel_gpu) {
+    coverage_.tables += " (collectives: " + f.collective_gpu + "/" + f.engine_folder + ")";
+  }
+  coverage_.operators.resize(kNumOpClasses);
+  for (int i = 0; i < kNumOpClasses; ++i) coverage_.operators[i].op = static_cast<OpClass>(i);
+  auto set = [&](OpClass op, CoverageKind kind, std::string detail) {
+    OperatorCoverage& c = coverage_.operators[static_cast<std::size_t>(op)];
+    c.kind = kind;
+    c.detail = std::move(detail);
+  };
+  auto gemms = [&](const GemmClass& c, CoverageKind* kind) {
+    std::string detail;
+    *kind = CoverageKind::table;
+    for (const GemmLookup& g : c.gemms) {
+      if (!detail.empty()) detail += "; ";
+      detail += g.describe();
+      *kind = worse(*kind, g.found() ? g.kind() : CoverageKind::roofline);
+    }
+    return detail;
+  };
+  for (OpClass op : {OpClass::qkv_proj, OpClass::o_proj, OpClass::mlp_up_gate, OpClass::mlp_down,
+                     OpClass::moe_router, OpClass::lm_head}) {
+    if (op != OpClass::lm_head && layers_running(model_, op) == 0) {
+      set(op, CoverageKind::unused, "no layer of the model runs it");
+      continue;
+    }
+    CoverageKind kind;
+    std::string detail = gemms(*gemm_class(op), &kind);
+    set(op, kind, std::move(detail));
+  }
+  if (!model_.is_moe()) {
+    set(OpClass::moe_experts, CoverageKind::unused, "dense model");
+  } else {
+    CoverageKind kind = experts_->found() ? experts_->kind() : CoverageKind::roofline;
+    std::string detail = experts_->describe();
+    if (!shared_experts_.gemms.empty()) {
+      CoverageKind shared;
+      detail += "; shared experts: " + gemms(shared_experts_, &shared);
+      kind = worse(kind, shared);
+    }
+    set(OpClass::moe_experts, kind, std::move(detail));
+  }
+  auto attention = [&](OpClass op, bool from_tables, auto member) {
+    if (!attention_fallback_.empty()) return set(op, CoverageKind::roofline, attention_fallback_);
+    CoverageKind kind = from_tables ? CoverageKind::table : CoverageKind::roofline;
+    std::string detail;
+    for (const AttentionLayers* layers : {&full_, &sliding_}) {
+      if (layers->layers <= 0) continue;
+      const AttentionLookup& lookup = *(layers->*member);
+      if (!detail.empty()) detail += "; ";
+      detail += fmt::format("{} layers: {}", layers->layers, lookup.describe());
+      if (lookup.found()) kind = worse(kind, lookup.kind());
+    }
+    set(op, kind, std::move(detail));
+  };
+  attention(OpClass::attention_prefill, prefill_from_tables_, &AttentionLayers::context);
+  attention(OpClass::attention_decode, decode_from_tables_, &AttentionLayers::generation);
+  if (deployment_.tp <= 1) {
+    set(OpClass::allreduce, CoverageKind::unused, "tp 1: no collectives");
+  } else {
+    set(OpClass::allreduce, allreduce_->found() ? CoverageKind::table : CoverageKind::roofline,
+        allreduce_->describe());
+  }
+  const char* elementwise = "elementwise: not in the kernel tables";
+  for (OpClass op : {OpClass::embedding, OpClass::norm, OpClass::rope, OpClass::mlp_act,
+                     OpClass::residual_add, OpClass::sampling}) {
+    set(op, CoverageKind::roofline, elementwise);
+  }
+  if (layers_running(model_, OpClass::mlp_act) == 0) {
+    set(OpClass::mlp_act, CoverageKind::unused, "no layer of the model runs it");
+  }
+  set(OpClass::cpu_overhead, CoverageKind::roofline, "host-side: not in the kernel tables");
+}
+
+}  // namespace tidal::perf

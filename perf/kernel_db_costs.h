@@ -1,0 +1,84 @@
+// Step costs priced from the measured kernels of a real engine on a real GPU (the kernel
+// database, kernel_db_tables.h): each GEMM of a layer by its (m, n, k, dtype), prefill and decode
+// attention by batch, length and heads, the MoE layer as the fused kernel the engine runs, the
+// tensor-parallel all-reduce by message size. What the tables do not hold (elementwise ops,
+// sampling, CPU overhead, MLA attention, a dtype they lack) is the roofline model's, and
+// coverage() says which is which and why.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "perf/gpu_catalog.h"
+#include "perf/kernel_db_coverage.h"
+#include "perf/kernel_db_lookup.h"
+#include "perf/kernel_db_scaling.h"
+#include "perf/kernel_db_tables.h"
+#include "perf/memory_plan.h"
+#include "perf/model_catalog.h"
+#include "perf/roofline_costs.h"
+#include "perf/roofline_model.h"
+#include "perf/step_costs.h"
+
+namespace tidal::perf {
+
+class KernelDbCosts final : public StepCosts {
+ public:
+  // Checks the deployment as the roofline does (InputError); resolves every kernel's shape once.
+  KernelDbCosts(std::shared_ptr<const KernelDbTables> tables, const ModelSpec& model,
+                const GpuSpec& gpu, const Deployment& deployment,
+                const RooflineOptions& fallback_options);
+
+  double token_seconds(OpClass op, int64_t num_tokens) const override;
+  double seq_seconds(OpClass op, int64_t count) const override;
+  // Decodes: the generation table at batch = number of decodes and step = their mean context.
+  // Prefill chunks: each at its own length c as one of n equal sequences of the context table
+  // (n = the step's prefill chunks: latency(n, c) / n, so the kernel's fixed cost is paid once
+  // per step), plus the roofline's price of attending over the chunk's p cached tokens
+  // (roofline(c on p) - roofline(c on 0)). Both are approximations of one varlen kernel over
+  // sequences of different lengths.
+  AttentionSeconds attention_seconds(std::span<const SeqWork> batch) const override;
+  double swap_seconds(int64_t num_blocks) const override;
+
+  const KernelDbCoverage& coverage() const { return coverage_; }
+
+ private:
+  // The GEMMs behind one op class (several for MLA's projections and shared experts).
+  struct GemmClass {
+    std::vector<GemmLookup> gemms;
+    bool from_tables = false;  // every GEMM found; else the class is the roofline's
+  };
+  // One kind of attention layer (full or sliding) and how many layers run it.
+  struct AttentionLayers {
+    double layers = 0;
+    std::optional<AttentionLookup> context;
+    std::optional<AttentionLookup> generation;
+  };
+
+  void resolve_gemms(const KernelScaling& scaling);
+  void resolve_attention(const KernelScaling& scaling);
+  void build_coverage();
+  const GemmClass* gemm_class(OpClass op) const;
+  double prefill_layer_seconds(const AttentionLayers& kind, std::span<const SeqWork> batch,
+                               int64_t num_prefill) const;
+
+  std::shared_ptr<const KernelDbTables> tables_;
+  ModelSpec model_;
+  Deployment deployment_;
+  RooflineCosts roofline_;
+  KernelScaling scaling_;
+  GemmClass qkv_, o_, up_gate_, down_, router_, lm_head_;
+  GemmClass shared_experts_;          // up/gate and down of the shared experts, fused
+  std::optional<MoeLookup> experts_;  // routed experts
+  bool experts_from_tables_ = false;
+  std::optional<AllReduceLookup> allreduce_;
+  AttentionLayers full_, sliding_;
+  bool prefill_from_tables_ = false;
+  bool decode_from_tables_ = false;
+  std::string attention_fallback_;  // why attention is the roofline's, when it is
+  KernelDbCoverage coverage_;
+};
+
+}  // namespace tidal::perf

@@ -1,0 +1,46 @@
+// Which folders of the measured kernel database (../shared/profiles/aiconfigurator/, layout in
+// its README.md) one (GPU, engine) prices from: `<dir>/<gpu>/<engine>-<version>/` for the
+// kernels and the engine's own all-reduce, `<dir>/<gpu>/nccl/` for NCCL's.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "perf/gpu_catalog.h"
+
+namespace tidal::perf {
+
+// A pool's `perf: {"kind": "kernel_db", ...}`: the database folder and the engine whose kernels
+// it prices.
+struct KernelDbSpec {
+  std::string dir;             // holds h100_sxm/, h200_sxm/, ...
+  std::string engine;          // "vllm", "sglang" or "trtllm"
+  std::string engine_version;  // "" = the single version the GPU's folder holds
+};
+
+struct KernelDbFolders {
+  std::string kernel_gpu;      // e.g. "h200_sxm"; "b200_sxm" for GB200
+  std::string collective_gpu;  // the GPU's own folder: "gb200" for GB200, else kernel_gpu
+  std::string engine_folder;   // e.g. "vllm-0.19.0"
+  std::string kernels_dir;     // <dir>/<kernel_gpu>/<engine_folder>: GEMM, attention, MoE
+  std::string allreduce_dir;   // <dir>/<collective_gpu>/<engine_folder>: the engine's all-reduce
+  std::string nccl_dir;        // <dir>/<collective_gpu>/nccl
+};
+
+// "a, b, c" (error messages and coverage details).
+std::string comma_separated(const std::vector<std::string>& items);
+
+// tidal's catalog names for the database's GPU folders, in the README's order:
+// {"H100-SXM", "h100_sxm"}, {"H200", "h200_sxm"}, {"B200", "b200_sxm"}, {"A100-80GB",
+// "a100_sxm"}, {"GB200", "gb200"} (GB200 prices kernels from b200_sxm: the same chip).
+const std::vector<std::pair<std::string, std::string>>& kernel_db_gpu_folders();
+
+// Resolves the folders, checking that they exist. InputErrors (prefixed "kernel_db: "): a
+// missing dir; a GPU the database lacks (listing the GPUs its folders hold); an engine other than
+// vllm, sglang, trtllm; a version the GPU's folder lacks, or several versions and none chosen
+// (listing those present).
+KernelDbFolders resolve_kernel_db_folders(const KernelDbSpec& spec, const GpuSpec& gpu);
+
+}  // namespace tidal::perf

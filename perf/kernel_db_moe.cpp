@@ -1,0 +1,98 @@
+#include <algorithm>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "perf/kernel_db_lookup.h"
+#include "perf/kernel_db_policy.h"
+
+namespace tidal::perf {
+namespace {
+
+// Shapes the lookup may use: of `dtype`, at ep 1 with the wanted gating.
+bool usable(const MoeKey& key, const std::string& dtype, const MoeKey& wanted) {
+  return key.dtype == dtype && key.ep == 1 && key.gated == wanted.gated;
+}
+
+// The most uniform distribution measured for `dtype` (moe_distribution_preference), else the
+// first in key order; "" when the tables hold no usable shape of `dtype`.
+std::string distribution_for(const KernelDbTables& tables, const std::string& dtype,
+                             const MoeKey& wanted) {
+  std::string first;
+  std::vector<std::string> held;
+  for (const auto& [key, curve] : tables.moe) {
+    if (!usable(key, dtype, wanted)) continue;
+    if (first.empty()) first = key.distribution;
+    if (std::find(held.begin(), held.end(), key.distribution) == held.end()) {
+      held.push_back(key.distribution);
+    }
+  }
+  for (const std::string& preferred : moe_distribution_preference()) {
+    if (std::find(held.begin(), held.end(), preferred) != held.end()) return preferred;
+  }
+  return first;
+}
+
+double shape_distance(const MoeKey& a, const MoeKey& b) {
+  auto d = [](int64_t x, int64_t y) {
+    return log_distance(static_cast<double>(x), static_cast<double>(y));
+  };
+  return d(a.hidden, b.hidden) + d(a.inter, b.inter) + d(a.topk, b.topk) +
+         d(a.num_experts, b.num_experts) + d(a.tp, b.tp);
+}
+
+}  // namespace
+
+MoeLookup::MoeLookup(const KernelDbTables& tables, const std::vector<std::string>& dtypes,
+                     const MoeKey& wanted, const KernelScaling& scaling)
+    : wanted_(wanted), scaling_(&scaling) {
+  dtypes_tried_ =
+      dtypes.empty() ? std::string("no moe_dtype for this format") : comma_separated(dtypes);
+  for (const std::string& dtype : dtypes) {
+    const std::string distribution = distribution_for(tables, dtype, wanted);
+    if (distribution.empty()) continue;
+    wanted_.dtype = dtype;
+    wanted_.ep = 1;
+    wanted_.distribution = distribution;
+    double best = std::numeric_limits<double>::infinity();
+    for (const auto& [key, curve] : tables.moe) {
+      if (!usable(key, dtype, wanted_) || key.distribution != distribution) continue;
+      const double distance = shape_distance(key, wanted_);
+      if (distance < best) {
+        best = distance;
+        measured_ = key;
+        curve_ = &curve;
+      }
+    }
+    return;
+  }
+}
+
+bool MoeLookup::exact() const {
+  return wanted_ == measured_;
+}
+
+double MoeLookup::seconds(double tokens) const {
+  auto at_measured = [&](double x) { return scaling_->moe(x, measured_); };
+  const double seconds = curve_->seconds(tokens, at_measured);
+  if (exact()) return seconds;
+  return seconds * scaling_->moe(tokens, wanted_) / at_measured(tokens);
+}
+
+std::string MoeLookup::describe() const {
+  if (!found()) {
+    return fmt::format("no moe_perf rows of {} at ep 1 ({} experts)", dtypes_tried_,
+                       wanted_.gated ? "gated" : "non-gated");
+  }
+  auto shape = [](const MoeKey& k) {
+    return fmt::format("hidden={} inter={} topk={} experts={} tp={}", k.hidden, k.inter, k.topk,
+                       k.num_experts, k.tp);
+  };
+  const std::string range = fmt::format("{}, tokens {}..{} measured", measured_.distribution,
+                                        curve_->front(), curve_->back());
+  if (exact()) return fmt::format("moe {} {}, {}", wanted_.dtype, shape(wanted_), range);
+  return fmt::format("moe {} {} from measured {}, {}", wanted_.dtype, shape(wanted_),
+                     shape(measured_), range);
+}
+
+}  // namespace tidal::perf

@@ -1,0 +1,47 @@
+// The choices of which measured rows price a deployment, kept apart from the loading and
+// interpolation mechanism (kernel_db_tables.h, kernel_db_curve.h). docs/perf.md, "Kernel-table
+// model", gives the reasons.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "perf/dtype.h"
+#include "perf/model_spec.h"
+#include "perf/weight_formats.h"
+
+namespace tidal::perf {
+
+// --- Rows kept when loading (several rows can measure one shape) ---
+// Prefill/decode attention computed in bf16 (attn_dtype bfloat16, or no such column): tidal's
+// activations are bf16; TRT-LLM's fp8 attention math is an option tidal does not model.
+bool keep_attention_row(std::string_view attn_dtype);
+// The all-reduce variant replayed in a CUDA graph (vLLM's and SGLang's "*_graph" rows): both
+// engines capture their decode steps in graphs; the eager rows add the host launch time that
+// tidal's cpu_overhead term already holds. Tables with one variant (TRT-LLM's) keep every row.
+bool is_graph_allreduce(std::string_view kernel_source, std::string_view backend);
+// TRT-LLM measures non-gated MoE kernels (relu^2 experts) beside the gated (SwiGLU) ones.
+bool is_gated_moe_kernel(std::string_view kernel_source);
+// Several rows of one shape (kernel_db_tables.cpp, RepeatMerger): repeats by one kernel are
+// averaged; the folder's own version's rows win over another version's (the h200 vLLM 0.19.0
+// tables also hold 0.19.1 rows); of several kernels measured for one shape (SGLang's fa3 and
+// triton attention, TRT-LLM's cutlass and min-latency MoE) the fastest is kept, the one the
+// engine's autotuning or backend choice picks on that GPU.
+
+// --- Rows a deployment is priced from ---
+// gemm_dtype values for weights served in `format`, in order of preference: bf16/fp16
+// "bfloat16"; fp8 "fp8_block" for a checkpoint with fp8 block scales (quant.method fp8 and
+// scale_bytes_per_weight > 0, served in its own format), else "fp8" (per-tensor); int4
+// "int4_wo" (weight-only); fp4 "mxfp4" then "nvfp4" for an mxfp4 checkpoint, else "nvfp4";
+// int8 "sq" (W8A8); fp32 none.
+std::vector<std::string> gemm_dtypes_for(const WeightFormat& format, const ModelSpec& model);
+// moe_dtype values for routed experts in `format`: as gemm_dtypes_for, but fp4 experts of an
+// mxfp4 checkpoint are "w4a16_mxfp4" (mxfp4 weights, bf16 activations), then "nvfp4".
+std::vector<std::string> moe_dtypes_for(const WeightFormat& format, const ModelSpec& model);
+// kv_cache_dtype of a KV cache: bf16/fp16 "bfloat16", fp8 "fp8"; "" for the others (no rows).
+std::string kv_cache_dtype_for(DType kv_dtype);
+// MoE token distributions, most uniform first: tidal's roofline assumes uniform routing.
+const std::vector<std::string>& moe_distribution_preference();
+
+}  // namespace tidal::perf

@@ -1,0 +1,168 @@
+#include "validate/measured_runs.h"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "traces/csv_split.h"
+#include "traces/field_parse.h"
+#include "traces/input_error.h"
+#include "traces/row_error.h"
+
+namespace tidal::validate {
+namespace {
+
+// measured.csv's `system` names and the GPU catalog's (perf/catalog/gpus.json).
+const std::map<std::string, std::string>& system_gpus() {
+  static const std::map<std::string, std::string> gpus{
+      {"a100_sxm", "A100-80GB"}, {"h100_sxm", "H100-SXM"}, {"h200_sxm", "H200"},
+      {"b200_sxm", "B200"},      {"b300_sxm", "B300"},     {"gb200", "GB200"},
+      {"gb300", "GB300"}};
+  return gpus;
+}
+
+int64_t optional_count(std::string_view text, std::string_view field) {
+  return text.empty() ? 1 : traces::parse_int64(text, field);
+}
+
+int64_t positive(int64_t value, std::string_view field) {
+  if (value < 1) throw traces::RowError(field, fmt::format("must be >= 1 (got {})", value));
+  return value;
+}
+
+double positive_ms(std::string_view text, std::string_view field) {
+  const double value = traces::parse_finite_double(text, field);
+  if (!(value > 0.0)) throw traces::RowError(field, fmt::format("must be > 0 (got {})", value));
+  return value;
+}
+
+}  // namespace
+
+std::vector<MeasuredRun> read_measured_csv(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot read measured runs");
+  std::string line;
+  if (!std::getline(in, line)) throw InputError(path + ": empty file (expected a header)");
+  traces::CsvColumns columns;
+  std::vector<std::string_view> fields;
+  std::string scratch;
+  int64_t line_number = 1;
+  std::vector<MeasuredRun> runs;
+  try {
+    columns.read_header(line);
+    const auto col = [&](const char* name) { return static_cast<size_t>(columns.require(name)); };
+    const size_t id = col("id"), backend = col("backend"), version = col("backend_version"),
+                 model = col("model_path"), system = col("system"), precision = col("precision"),
+                 mode = col("mode"), isl = col("isl"), osl = col("osl"),
+                 gemm_quant = col("gemm_quant_mode"), tp = col("tp_size"), pp = col("pp_size"),
+                 attention_dp = col("attention_dp_size"), moe_tp = col("moe_tp_size"),
+                 moe_ep = col("moe_ep_size"), ttft = col("silicon_ttft_ms"),
+                 tpot = col("silicon_tpot_ms"), concurrency = col("concurrency");
+    while (std::getline(in, line)) {
+      ++line_number;
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line.empty()) continue;
+      traces::split_csv(line, fields, scratch);
+      columns.check_row_width(fields);
+      MeasuredRun r;
+      r.where = fmt::format("{}:{}", path, line_number);
+      r.id = std::string(fields[id]);
+      r.engine = std::string(fields[backend]);
+      r.engine_version = std::string(fields[version]);
+      r.model = std::string(fields[model]);
+      r.system = std::string(fields[system]);
+      r.precision = std::string(fields[precision]);
+      r.gemm_quant_mode = std::string(fields[gemm_quant]);
+      r.mode = std::string(fields[mode]);
+      if (r.mode != "agg" && r.mode != "disagg") {
+        throw traces::RowError("mode", fmt::format("\"{}\" is neither agg nor disagg", r.mode));
+      }
+      r.isl = positive(traces::parse_int64(fields[isl], "isl"), "isl");
+      r.osl = positive(traces::parse_int64(fields[osl], "osl"), "osl");
+      r.concurrency =
+          positive(traces::parse_int64(fields[concurrency], "concurrency"), "concurrency");
+      if (r.mode == "agg") {
+        r.tp = positive(traces::parse_int64(fields[tp], "tp_size"), "tp_size");
+        r.pp = positive(optional_count(fields[pp], "pp_size"), "pp_size");
+        r.attention_dp = positive(optional_count(fields[attention_dp], "attention_dp_size"),
+                                  "attention_dp_size");
+        r.moe_tp = positive(optional_count(fields[moe_tp], "moe_tp_size"), "moe_tp_size");
+        r.moe_ep = positive(optional_count(fields[moe_ep], "moe_ep_size"), "moe_ep_size");
+      }
+      r.ttft_ms = positive_ms(fields[ttft], "silicon_ttft_ms");
+      r.tpot_ms = positive_ms(fields[tpot], "silicon_tpot_ms");
+      runs.push_back(std::move(r));
+    }
+  } catch (const traces::RowError& e) {
+    throw InputError(fmt::format("{}:{}: {}: {}", path, line_number, e.field(), e.what()));
+  }
+  if (runs.empty()) throw InputError(path + ": no measured rows");
+  return runs;
+}
+
+std::vector<MeasuredRun> read_vllm_bench_json(const std::string& path,
+                                              const MeasuredRun& defaults) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot read vllm bench result");
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json root;
+  try {
+    root = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(fmt::format("{}: not JSON ({})", path, e.what()));
+  }
+  const auto number = [&](const char* key) {
+    const auto it = root.find(key);
+    if (it == root.end() || !it->is_number()) {
+      throw InputError(fmt::format("{}: {}: missing or not a number", path, key));
+    }
+    return it->get<double>();
+  };
+  // Lengths: the per-request lists when saved (--save-detailed), else the random dataset's.
+  const auto mean_length = [&](const char* list_key, const char* fixed_key) {
+    const auto list = root.find(list_key);
+    if (list != root.end() && list->is_array() && !list->empty()) {
+      double sum = 0.0;
+      for (const auto& v : *list) sum += v.get<double>();
+      return static_cast<int64_t>(std::llround(sum / static_cast<double>(list->size())));
+    }
+    return static_cast<int64_t>(number(fixed_key));
+  };
+  MeasuredRun r = defaults;
+  r.where = path;
+  r.id = std::filesystem::path(path).stem().string();
+  r.mode = "agg";
+  r.ttft_ms = number("mean_ttft_ms");
+  r.tpot_ms = number("mean_tpot_ms");
+  r.concurrency = static_cast<int64_t>(number("max_concurrency"));
+  r.isl = mean_length("input_lens", "random_input_len");
+  r.osl = mean_length("output_lens", "random_output_len");
+  if (r.ttft_ms <= 0 || r.tpot_ms <= 0 || r.concurrency < 1 || r.isl < 1 || r.osl < 1) {
+    throw InputError(path + ": latencies, max_concurrency and lengths must be positive");
+  }
+  return {r};
+}
+
+std::optional<std::string> inexpressible_reason(const MeasuredRun& run) {
+  if (run.mode == "disagg") return "disaggregated prefill/decode serving (not modelled yet)";
+  if (run.pp > 1) return fmt::format("pipeline parallelism (pp {})", run.pp);
+  if (run.attention_dp > 1) return fmt::format("attention data parallelism ({})", run.attention_dp);
+  if (run.moe_ep > 1) return fmt::format("expert parallelism (moe_ep {})", run.moe_ep);
+  if (run.moe_tp != run.tp) {
+    return fmt::format("MoE TP {} differs from attention TP {}", run.moe_tp, run.tp);
+  }
+  if (gpu_of_system(run.system).empty()) return "GPU system \"" + run.system + "\" unknown";
+  return std::nullopt;
+}
+
+std::string gpu_of_system(const std::string& system) {
+  const auto it = system_gpus().find(system);
+  return it == system_gpus().end() ? "" : it->second;
+}
+
+}  // namespace tidal::validate

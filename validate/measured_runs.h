@@ -1,0 +1,53 @@
+// Measured end-to-end runs of real serving engines: the rows of
+// ../shared/benchmarks/silicon/measured.csv (mean TTFT and TPOT of one engine configuration at
+// fixed input/output lengths and client concurrency) and `vllm bench serve --save-result` JSON
+// files, and which of them tidal can express.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tidal::validate {
+
+struct MeasuredRun {
+  std::string id;
+  std::string where;   // "file:line" (or the JSON file) for messages
+  std::string engine;  // backend: vllm | sglang | trtllm
+  std::string engine_version;
+  std::string model;            // Hugging Face repo id, e.g. "Qwen/Qwen3-32B"
+  std::string system;           // GPU folder name, e.g. "h200_sxm"
+  std::string precision;        // fp8, fp4, bf16, int4, "" (the checkpoint's)
+  std::string gemm_quant_mode;  // fp8, fp8_block, nvfp4, int4_wo, ""
+  std::string mode;             // agg | disagg
+  int64_t isl = 0;              // input tokens per request
+  int64_t osl = 0;              // output tokens per request
+  int64_t concurrency = 0;      // clients in the closed loop
+  int64_t tp = 1;
+  int64_t pp = 1;
+  int64_t attention_dp = 1;
+  int64_t moe_tp = 1;
+  int64_t moe_ep = 1;
+  double ttft_ms = 0.0;  // measured mean
+  double tpot_ms = 0.0;  // measured mean
+};
+
+// Reads a measured.csv file strictly: a missing column, a malformed number, a non-positive length
+// or latency is an InputError "file:line: column: what".
+std::vector<MeasuredRun> read_measured_csv(const std::string& path);
+
+// Reads one `vllm bench serve --save-result` JSON (its mean_ttft_ms, mean_tpot_ms,
+// max_concurrency, and the input/output lengths: input_lens/output_lens or
+// random_input_len/random_output_len). The file does not say what ran where, so `defaults`
+// gives engine "vllm", model, system and tp; its id is the file name.
+std::vector<MeasuredRun> read_vllm_bench_json(const std::string& path, const MeasuredRun& defaults);
+
+// Why tidal cannot simulate a row yet, or nullopt when it can (attention data parallelism, wide
+// expert parallelism, pipeline parallelism, disaggregated serving until that issue lands).
+std::optional<std::string> inexpressible_reason(const MeasuredRun& run);
+
+// The tidal GPU catalog name of a measured.csv `system` ("h200_sxm" -> "H200"), or "".
+std::string gpu_of_system(const std::string& system);
+
+}  // namespace tidal::validate
