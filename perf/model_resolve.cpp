@@ -51,7 +51,7 @@ ModelSpec resolve_model(const nlohmann::json& value, const fs::path& base_dir,
   }
   const std::string text = value.get<std::string>();
   if (const ModelSpec* model = lookup_model(text)) return *model;
-  const fs::path path = base_dir / text;
+  const fs::path path = (base_dir / text).lexically_normal();
   std::error_code ec;
   if (!text.empty() && (ends_with_json(text) || fs::exists(path, ec))) {
     return from_file(path, prefix);

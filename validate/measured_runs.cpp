@@ -25,8 +25,11 @@ const std::map<std::string, std::string>& system_gpus() {
   return gpus;
 }
 
+// Parallelism of a part the run does not use: empty, or 0 in a few dense-model rows; both mean 1.
 int64_t optional_count(std::string_view text, std::string_view field) {
-  return text.empty() ? 1 : traces::parse_int64(text, field);
+  if (text.empty()) return 1;
+  const int64_t value = traces::parse_int64(text, field);
+  return value == 0 ? 1 : value;
 }
 
 int64_t positive(int64_t value, std::string_view field) {
@@ -47,6 +50,7 @@ std::vector<MeasuredRun> read_measured_csv(const std::string& path) {
   if (!in) throw InputError(path + ": cannot read measured runs");
   std::string line;
   if (!std::getline(in, line)) throw InputError(path + ": empty file (expected a header)");
+  if (!line.empty() && line.back() == '\r') line.pop_back();
   traces::CsvColumns columns;
   std::vector<std::string_view> fields;
   std::string scratch;
@@ -83,8 +87,11 @@ std::vector<MeasuredRun> read_measured_csv(const std::string& path) {
       }
       r.isl = positive(traces::parse_int64(fields[isl], "isl"), "isl");
       r.osl = positive(traces::parse_int64(fields[osl], "osl"), "osl");
+      // A few rows do not say how many clients ran: 0, and not expressible.
       r.concurrency =
-          positive(traces::parse_int64(fields[concurrency], "concurrency"), "concurrency");
+          fields[concurrency].empty()
+              ? 0
+              : positive(traces::parse_int64(fields[concurrency], "concurrency"), "concurrency");
       if (r.mode == "agg") {
         r.tp = positive(traces::parse_int64(fields[tp], "tp_size"), "tp_size");
         r.pp = positive(optional_count(fields[pp], "pp_size"), "pp_size");
@@ -150,6 +157,7 @@ std::vector<MeasuredRun> read_vllm_bench_json(const std::string& path,
 
 std::optional<std::string> inexpressible_reason(const MeasuredRun& run) {
   if (run.mode == "disagg") return "disaggregated prefill/decode serving (not modelled yet)";
+  if (run.concurrency < 1) return "no concurrency given";
   if (run.pp > 1) return fmt::format("pipeline parallelism (pp {})", run.pp);
   if (run.attention_dp > 1) return fmt::format("attention data parallelism ({})", run.attention_dp);
   if (run.moe_ep > 1) return fmt::format("expert parallelism (moe_ep {})", run.moe_ep);

@@ -1,0 +1,110 @@
+// Reading measured end-to-end runs (measured.csv, vllm bench serve JSON) and sorting out the rows
+// tidal cannot express yet.
+#include "validate/measured_runs.h"
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "traces/input_error.h"
+
+namespace tidal::validate {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kHeader[] =
+    "id,backend,backend_version,model_path,system,precision,mode,isl,osl,gemm_quant_mode,"
+    "moe_quant_mode,batch_size,tp_size,pp_size,attention_dp_size,moe_tp_size,moe_ep_size,"
+    "silicon_ttft_ms,silicon_tpot_ms,concurrency\n";
+
+fs::path scratch(const std::string& name, const std::string& text) {
+  const fs::path dir = fs::temp_directory_path() / ("tidal_measured_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / name) << text;
+  return dir / name;
+}
+
+std::string error_of(const std::string& rows) {
+  try {
+    read_measured_csv(scratch("bad.csv", kHeader + rows).string());
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(MeasuredRuns, ReadsRowsAndSortsOutWhatCannotBeExpressed) {
+  const fs::path path = scratch(
+      "m.csv", std::string(kHeader) +
+                   "a,vllm,0.19.0,Qwen/Qwen3-32B,h100_sxm,fp8,agg,1024,512,fp8,,64,2,1,1,2,1,"
+                   "120.5,15.25,64\n"
+                   "b,sglang,0.5.14,deepseek-ai/DeepSeek-R1,h200_sxm,fp8,agg,1024,512,fp8_block,"
+                   "fp8_block,64,8,1,8,8,1,300,20,64\n"
+                   "c,trtllm,1.3,deepseek-ai/DeepSeek-R1,b200_sxm,fp4,agg,1024,512,nvfp4,nvfp4,64,"
+                   "8,1,1,8,8,300,20,64\n");
+  const std::vector<MeasuredRun> runs = read_measured_csv(path.string());
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_EQ(runs[0].model, "Qwen/Qwen3-32B");
+  EXPECT_EQ(runs[0].tp, 2);
+  EXPECT_EQ(runs[0].isl, 1024);
+  EXPECT_EQ(runs[0].concurrency, 64);
+  EXPECT_DOUBLE_EQ(runs[0].ttft_ms, 120.5);
+  EXPECT_EQ(runs[0].where, path.string() + ":2");
+  EXPECT_FALSE(inexpressible_reason(runs[0]));
+  EXPECT_EQ(*inexpressible_reason(runs[1]), "attention data parallelism (8)");
+  EXPECT_EQ(*inexpressible_reason(runs[2]), "expert parallelism (moe_ep 8)");
+  EXPECT_EQ(gpu_of_system("h200_sxm"), "H200");
+  EXPECT_EQ(gpu_of_system("tpu_v5"), "");
+}
+
+TEST(MeasuredRuns, BadRowsNameFileLineAndColumn) {
+  EXPECT_NE(error_of("a,vllm,0.19.0,m,h100_sxm,fp8,agg,zero,512,,,1,1,1,1,1,1,1,1,1\n")
+                .find("bad.csv:2: isl:"),
+            std::string::npos);
+  EXPECT_NE(error_of("a,vllm,0.19.0,m,h100_sxm,fp8,agg,10,512,,,1,1,1,1,1,1,-3,1,1\n")
+                .find("bad.csv:2: silicon_ttft_ms: must be > 0"),
+            std::string::npos);
+  EXPECT_NE(error_of("a,vllm,0.19.0,m,h100_sxm,fp8,mixed,10,512,,,1,1,1,1,1,1,1,1,1\n")
+                .find("bad.csv:2: mode:"),
+            std::string::npos);
+  EXPECT_NE(error_of("a,vllm\n").find("bad.csv:2:"), std::string::npos);
+  EXPECT_NE(error_of("").find("no measured rows"), std::string::npos);
+}
+
+TEST(MeasuredRuns, VllmBenchServeResult) {
+  const fs::path path = scratch("bench.json", R"({"backend": "vllm", "max_concurrency": 32,
+      "mean_ttft_ms": 80.0, "mean_tpot_ms": 9.5, "random_input_len": 2048,
+      "random_output_len": 256, "completed": 320})");
+  MeasuredRun defaults;
+  defaults.engine = "vllm";
+  defaults.model = "Qwen/Qwen3-32B";
+  defaults.system = "h100_sxm";
+  defaults.tp = 2;
+  const std::vector<MeasuredRun> runs = read_vllm_bench_json(path.string(), defaults);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].concurrency, 32);
+  EXPECT_EQ(runs[0].isl, 2048);
+  EXPECT_EQ(runs[0].osl, 256);
+  EXPECT_EQ(runs[0].tp, 2);
+  EXPECT_DOUBLE_EQ(runs[0].tpot_ms, 9.5);
+  const fs::path bad = scratch("bad.json", R"({"max_concurrency": 32})");
+  EXPECT_THROW(read_vllm_bench_json(bad.string(), defaults), InputError);
+}
+
+TEST(MeasuredRuns, TheSharedSiliconRuns) {
+  const std::string path = std::string(TIDAL_SHARED_DIR) + "/benchmarks/silicon/measured.csv";
+  if (!fs::exists(path)) GTEST_SKIP() << "no " << path;
+  const std::vector<MeasuredRun> runs = read_measured_csv(path);
+  EXPECT_EQ(runs.size(), 4536u);
+  int64_t num_expressible = 0;
+  for (const MeasuredRun& run : runs) num_expressible += inexpressible_reason(run) ? 0 : 1;
+  EXPECT_GT(num_expressible, 1000);
+  EXPECT_LT(num_expressible, 4536);
+}
+
+}  // namespace
+}  // namespace tidal::validate
