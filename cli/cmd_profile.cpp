@@ -1,11 +1,13 @@
-// `tidal profile`: wiring of engine/profile (CPU operator profiles) and perf's Vidur import
-// to the command line.
+// `tidal profile`: wiring of engine/profile (CPU operator profiles), perf's Vidur import and
+// perf's kernel-table export to the command line.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "engine/engine_config.h"
@@ -13,6 +15,9 @@
 #include "engine/profile/profiler.h"
 #include "engine/sched/config.h"
 #include "models/quantize_weights.h"
+#include "perf/gpu_catalog.h"
+#include "perf/kernel_db_profile.h"
+#include "perf/model_resolve.h"
 #include "perf/profile.h"
 #include "perf/vidur_import.h"
 #include "traces/input_error.h"
@@ -62,6 +67,63 @@ void add_import_vidur(CLI::App& profile_app) {
   });
 }
 
+struct ImportKernelDbCliArgs {
+  perf::KernelDbSpec spec;
+  std::string gpu;
+  std::string model;
+  int32_t tp = 1;
+  std::string weight_dtype;  // "" = the checkpoint's own
+  std::string kv_dtype = "bf16";
+  std::string out;
+};
+
+void add_import_kernel_db(CLI::App& profile_app) {
+  auto args = std::make_shared<ImportKernelDbCliArgs>();
+  CLI::App* cmd = profile_app.add_subcommand(
+      "import-kernel-db",
+      "Write the kernel-table model's prediction for one deployment as a tidal profile JSON");
+  cmd->add_option("--dir", args->spec.dir,
+                  "kernel database folder (../shared/profiles/aiconfigurator)")
+      ->required();
+  cmd->add_option("--engine", args->spec.engine, "vllm, sglang or trtllm")->required();
+  cmd->add_option("--engine-version", args->spec.engine_version,
+                  "engine version folder (default: the only one the GPU's folder holds)");
+  cmd->add_option("--gpu", args->gpu, "catalog GPU: H100-SXM, H200, B200, A100-80GB or GB200")
+      ->required();
+  cmd->add_option("--model", args->model, "catalog model name, config.json or a folder holding one")
+      ->required();
+  cmd->add_option("--tp", args->tp, "tensor-parallel degree (default 1)");
+  cmd->add_option("--weight-dtype", args->weight_dtype,
+                  "served weight dtype: bf16, fp8, int4, fp4, ... (default: the checkpoint's)");
+  cmd->add_option("--kv-dtype", args->kv_dtype, "KV cache dtype (default bf16)");
+  cmd->add_option("--out", args->out, "profile JSON to write")->required();
+  cmd->callback([args] {
+    const perf::ModelSpec model = perf::resolve_model(
+        nlohmann::json(args->model), std::filesystem::current_path(), "--model", "model");
+    const perf::GpuSpec gpu = perf::resolve_gpu(nlohmann::json(args->gpu), "--gpu", "gpu");
+    perf::Deployment deployment;
+    deployment.tp = args->tp;
+    deployment.weight_dtype = args->weight_dtype.empty()
+                                  ? model.quant.dtype
+                                  : perf::parse_dtype(args->weight_dtype, "--weight-dtype");
+    deployment.kv_dtype = perf::parse_dtype(args->kv_dtype, "--kv-dtype");
+    perf::check_deployment(model, deployment, "--tp");
+    perf::KernelDbCoverage coverage;
+    const perf::Profile p =
+        perf::kernel_db_profile(args->spec, model, gpu, deployment, {}, &coverage);
+    perf::save_profile(p, args->out);
+    std::printf("wrote %s (%s, %s, tp %d; %d classes from tables, %d scaled, %d roofline)\n",
+                args->out.c_str(), coverage.tables.c_str(), model.name.c_str(), p.tp,
+                coverage.count(perf::CoverageKind::table),
+                coverage.count(perf::CoverageKind::scaled),
+                coverage.count(perf::CoverageKind::roofline));
+    for (const perf::OperatorCoverage& op : coverage.operators) {
+      std::printf("  %-18s %-8s %s\n", std::string(perf::op_class_name(op.op)).c_str(),
+                  std::string(perf::coverage_kind_name(op.kind)).c_str(), op.detail.c_str());
+    }
+  });
+}
+
 }  // namespace
 
 void add_profile_command(CLI::App& app) {
@@ -90,8 +152,9 @@ void add_profile_command(CLI::App& app) {
                   "stop growing a grid after a forward slower than this (default 0.5)");
   cmd->add_option("--out", args->out, "profile JSON to write");
   add_import_vidur(*cmd);
+  add_import_kernel_db(*cmd);
   cmd->callback([cmd, args] {
-    if (cmd->got_subcommand("import-vidur")) return;
+    if (cmd->got_subcommand("import-vidur") || cmd->got_subcommand("import-kernel-db")) return;
     if (args->backend != "cpu" && args->backend != "cuda") {
       throw InputError("--backend: '" + args->backend + "' is not a backend (cpu, cuda)");
     }

@@ -115,7 +115,9 @@ void Replay::release_dependents(size_t index, int64_t now_ns) {
   for (size_t d : dependents_[index]) {
     if (--num_pending_deps_[d] > 0 || run_.records[d].status != RequestStatus::pending) continue;
     RequestRecord& rec = run_.records[d];
-    rec.arrival_ns = std::max(rec.arrival_ns, now_ns);
+    // A closed-loop client thinks for think_time_s after the answer before sending the next.
+    const int64_t think_ns = std::llround(run_.requests[d].think_time_s * 1e9);
+    rec.arrival_ns = std::max(rec.arrival_ns, now_ns + think_ns);
     arrivals_.emplace(rec.arrival_ns, d);
   }
 }

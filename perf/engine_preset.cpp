@@ -6,9 +6,6 @@
 #include <cctype>
 #include <cmath>
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
 #include "perf/catalog_data.h"
 #include "traces/input_error.h"
 
@@ -73,18 +70,23 @@ const EnginePreset& find_engine_preset(std::string_view name,
     if (std::find(names.begin(), names.end(), p.name) == names.end()) names.push_back(p.name);
     if (iequals(p.name, name)) of_engine.push_back(&p);
   }
+  auto joined = [](const std::vector<std::string>& items) {
+    std::string out;
+    for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+    return out;
+  };
   if (of_engine.empty()) {
-    throw InputError(fmt::format("{}: unknown engine \"{}\" (known: {})", json_path, name,
-                                 fmt::join(names, ", ")));
+    throw InputError(json_path + ": unknown engine \"" + std::string(name) +
+                     "\" (known: " + joined(names) + ")");
   }
   if (!version) return *of_engine.front();
-  std::string versions;
+  std::vector<std::string> versions;
   for (const EnginePreset* p : of_engine) {
     if (version_matches(*version, p->version)) return *p;
-    versions += (versions.empty() ? "" : ", ") + p->version;
+    versions.push_back(p->version);
   }
-  throw InputError(fmt::format("{}: unknown {} version \"{}\" (known: {})", version_path,
-                               of_engine.front()->name, *version, versions));
+  throw InputError(version_path + ": unknown " + of_engine.front()->name + " version \"" +
+                   std::string(*version) + "\" (known: " + joined(versions) + ")");
 }
 
 int32_t seqs_from_kv(const SeqsFromKv& rule, int64_t kv_tokens, int64_t max_model_len) {

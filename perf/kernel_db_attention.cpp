@@ -65,9 +65,10 @@ std::string AttentionLookup::describe() const {
   };
   if (!found()) return fmt::format("no {} rows with a {} KV cache", table, wanted_.kv_dtype);
   const char* axis = phase_ == Phase::context ? "isl" : "step";
+  const MeasuredCurve& first = grid_->curves().front();
   const std::string range =
-      fmt::format("batch {}..{}, {} {}..{} measured", grid_->outer().front(), grid_->outer().back(),
-                  axis, grid_->curves().front().front(), grid_->curves().front().back());
+      fmt::format("batch {}..{} measured, {} {}..{} at batch {}", grid_->outer().front(),
+                  grid_->outer().back(), axis, first.front(), first.back(), grid_->outer().front());
   if (exact()) return fmt::format("{} {}, {}", table, shape(wanted_), range);
   return fmt::format("{} {} from measured {}, {}", table, shape(wanted_), shape(measured_), range);
 }

@@ -23,11 +23,12 @@ bool keep_attention_row(std::string_view attn_dtype);
 bool is_graph_allreduce(std::string_view kernel_source, std::string_view backend);
 // TRT-LLM measures non-gated MoE kernels (relu^2 experts) beside the gated (SwiGLU) ones.
 bool is_gated_moe_kernel(std::string_view kernel_source);
-// Several rows of one shape (kernel_db_tables.cpp, RepeatMerger): repeats by one kernel are
-// averaged; the folder's own version's rows win over another version's (the h200 vLLM 0.19.0
-// tables also hold 0.19.1 rows); of several kernels measured for one shape (SGLang's fa3 and
-// triton attention, TRT-LLM's cutlass and min-latency MoE) the fastest is kept, the one the
-// engine's autotuning or backend choice picks on that GPU.
+// Several rows of one shape (kernel_db_tables.cpp): the fastest row of the folder's own version
+// (of any version when the own has none; the h200 vLLM 0.19.0 tables also hold 0.19.1 rows).
+// Kernel timings are disturbed only upwards (clock ramps, interference: repeats in the h200 vLLM
+// context table differ up to 5x), and of several kernels measured for one shape (SGLang's fa3
+// and triton attention, TRT-LLM's cutlass and min-latency MoE) the engine's autotuning or
+// backend choice runs the fast one on that GPU.
 
 // --- Rows a deployment is priced from ---
 // gemm_dtype values for weights served in `format`, in order of preference: bf16/fp16

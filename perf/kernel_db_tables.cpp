@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <mutex>
 #include <tuple>
 
@@ -16,47 +17,30 @@ namespace {
 
 constexpr double kSecondsPerMs = 1e-3;
 
-// Rows measuring one shape at one size, merged by the rules of kernel_db_policy.h: per kernel
-// the mean of the own version's repeats (of the other versions' when the own has none), then
-// the fastest kernel.
+// Rows measuring one shape at one size, merged by the rule of kernel_db_policy.h: the fastest
+// row of the folder's own version, or of any version when the own has none.
 template <typename Key>
 class RepeatMerger {
  public:
-  void add(const Key& key, std::string_view kernel, bool own_version, double seconds) {
-    Repeats& r = rows_[key][std::string(kernel)];
-    (own_version ? r.own : r.other).add(seconds);
+  void add(const Key& key, bool own_version, double seconds) {
+    Fastest& f = rows_[key];
+    double& best = own_version ? f.own : f.other;
+    best = std::min(best, seconds);
   }
 
   std::map<Key, double> merged() const {
     std::map<Key, double> out;
-    for (const auto& [key, kernels] : rows_) {
-      double fastest = 0.0;
-      bool first = true;
-      for (const auto& [kernel, repeats] : kernels) {
-        const double mean = repeats.own.n > 0 ? repeats.own.mean() : repeats.other.mean();
-        if (first || mean < fastest) fastest = mean;
-        first = false;
-      }
-      out.emplace(key, fastest);
-    }
+    for (const auto& [key, f] : rows_) out.emplace(key, f.own < kNone ? f.own : f.other);
     return out;
   }
 
  private:
-  struct Mean {
-    double sum = 0.0;
-    int n = 0;
-    void add(double value) {
-      sum += value;
-      ++n;
-    }
-    double mean() const { return sum / n; }
+  static constexpr double kNone = std::numeric_limits<double>::infinity();
+  struct Fastest {
+    double own = kNone;
+    double other = kNone;
   };
-  struct Repeats {
-    Mean own;
-    Mean other;
-  };
-  std::map<Key, std::map<std::string, Repeats>> rows_;  // key -> kernel source -> repeats
+  std::map<Key, Fastest> rows_;  // (shape, size) -> fastest rows
 };
 
 // Curves from merged (shape, size) -> seconds entries, in key order (a shape's sizes ascending).
@@ -134,8 +118,7 @@ void load_gemm(const std::string& dir, const KernelDbManifest& manifest,
   RepeatMerger<std::pair<GemmKey, int64_t>> rows;
   while (csv.next()) {
     const GemmKey key{std::string(csv.text(dtype)), csv.count(n), csv.count(k)};
-    rows.add({key, csv.count(m)}, variant.kernel_of(csv), variant.own(csv),
-             csv.positive(latency) * kSecondsPerMs);
+    rows.add({key, csv.count(m)}, variant.own(csv), csv.positive(latency) * kSecondsPerMs);
   }
   out.gemm = curves_by_shape(rows.merged());
 }
@@ -165,7 +148,7 @@ std::map<AttentionKey, CurveGrid> load_attention(const std::string& dir, const c
     }
     const AttentionKey key{std::string(csv.text(kv_dtype)), csv.count(heads), csv.count(kv_heads),
                            csv.count(head_dim), window_size};
-    rows.add({key, csv.count(batch), csv.count(length)}, variant.kernel_of(csv), variant.own(csv),
+    rows.add({key, csv.count(batch), csv.count(length)}, variant.own(csv),
              csv.positive(latency) * kSecondsPerMs);
   }
   return grids_by_shape(rows.merged());
@@ -197,8 +180,7 @@ void load_moe(const std::string& dir, const KernelDbManifest& manifest,
                      csv.count(ep),
                      std::string(csv.text(distribution)),
                      is_gated_moe_kernel(kernel)};
-    rows.add({key, csv.count(tokens)}, kernel, variant.own(csv),
-             csv.positive(latency) * kSecondsPerMs);
+    rows.add({key, csv.count(tokens)}, variant.own(csv), csv.positive(latency) * kSecondsPerMs);
   }
   out.moe = curves_by_shape(rows.merged());
 }
@@ -229,7 +211,7 @@ std::map<int64_t, MeasuredCurve> load_custom_allreduce(const std::string& dir,
     const std::string_view kernel = variant.kernel_of(csv);
     const bool graph = is_graph_allreduce(kernel, backend >= 0 ? csv.text(backend) : "");
     if (has_graph && !graph) continue;
-    rows.add({csv.count(gpus), csv.count(size)}, kernel, variant.own(csv),
+    rows.add({csv.count(gpus), csv.count(size)}, variant.own(csv),
              csv.positive(latency) * kSecondsPerMs);
   }
   return curves_by_shape(rows.merged());
@@ -246,7 +228,7 @@ std::map<int64_t, MeasuredCurve> load_nccl_allreduce(const std::string& dir,
   RepeatMerger<std::pair<int64_t, int64_t>> rows;
   while (csv.next()) {
     if (csv.text(op) != "all_reduce" || csv.text(dtype) != "half") continue;
-    rows.add({csv.count(gpus), csv.count(size)}, "", true, csv.positive(latency) * kSecondsPerMs);
+    rows.add({csv.count(gpus), csv.count(size)}, true, csv.positive(latency) * kSecondsPerMs);
   }
   return curves_by_shape(rows.merged());
 }

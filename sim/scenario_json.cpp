@@ -171,7 +171,9 @@ nlohmann::ordered_json scenario_to_json(const Scenario& s) {
                       {"prefer_nearest_region", s.router.prefer_nearest_region},
                       {"class_priority", s.router.class_priority}};
   j["metrics"] = ojson{{"long_prefill_tokens", s.metrics.long_prefill_tokens},
-                       {"peak_bin_s", s.metrics.peak_bin_s}};
+                       {"peak_bin_s", s.metrics.peak_bin_s},
+                       {"warmup_s", s.metrics.warmup_s},
+                       {"exclude_first_per_client", s.metrics.exclude_first_per_client}};
   if (s.network) {
     ojson regions = ojson::array();
     for (const fleet::RegionSpec& r : s.network->regions) {

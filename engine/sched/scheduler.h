@@ -8,7 +8,8 @@
 // the tokens it needs (prompt + generated + speculative), under a per-step token budget
 // (vLLM v1 style). The batching policy (static | continuous | chunked_prefill | prefill_first),
 // the admission policy (max_utilization | guaranteed_no_evict) and the preemption mode
-// (recompute | swap) are chosen by name from SchedulerConfig. KV blocks live in a kv::BlockManager the caller owns.
+// (recompute | swap) are chosen by name from SchedulerConfig. KV blocks live in a
+// kv::BlockManager the caller owns.
 //
 // Cost: schedule() and update() are O(scheduled requests) per step plus O(log running) per
 // admission, and reuse their buffers (no per-step heap allocation once warm).

@@ -31,6 +31,7 @@ SchedulerConfig prefill_first_config(int32_t num_speculative_tokens = 0) {
   SchedulerConfig c;
   c.policy = "prefill_first";
   c.max_num_seqs = 24;
+  c.static_batch_size = 8;  // unused, within max_num_seqs
   c.max_model_len = 1024;
   c.max_num_batched_tokens = 192;  // SGLang's chunked_prefill_size, small to force chunks
   c.watermark = 0.05;
@@ -78,7 +79,7 @@ StepLog run_logged(const SchedulerConfig& config, const std::vector<Request>& re
     const StepPlan& plan = scheduler.schedule(now);
     if (plan.empty()) {
       if (next == requests.size()) break;
-      now = std::max(now + 1, std::llround(requests[next].arrival_s * 1e9));
+      now = std::max<int64_t>(now + 1, std::llround(requests[next].arrival_s * 1e9));
       continue;
     }
     ++log.num_steps;
@@ -147,6 +148,15 @@ TEST(PrefillFirst, NeverMixesPrefillAndDecodeAndEveryRequestFinishesOnce) {
       EXPECT_EQ(log.num_outputs.at(r.id), r.output_tokens) << r.id;
     }
   }
+}
+
+TEST(PrefillFirst, TheStepClassifierSeesChunkedPrefillMix) {
+  // Control for the test above: the same workload under chunked_prefill mixes the two kinds.
+  SchedulerConfig c = prefill_first_config();
+  c.policy = "chunked_prefill";
+  const StepLog log = run_logged(c, make_workload(31, 400, 200.0, 500, 200), 160, 200000);
+  ASSERT_TRUE(log.finished);
+  EXPECT_GT(log.num_mixed_steps, 0);
 }
 
 TEST(PrefillFirst, PromptsGoFirstWheneverOneCanRun) {

@@ -253,7 +253,7 @@ TEST(Generators, SpecErrorsNameTheJsonPath) {
             "generator.rate: must be a number, got \"fast\"");
   EXPECT_EQ(error_of({{"kind", "poison"}}),
             "generator.kind: unknown generator \"poison\" (one of poisson, gamma, bursty, "
-            "diurnal, batch, sessions, agent, mix, file)");
+            "diurnal, batch, closed_loop, sessions, agent, mix, file)");
   EXPECT_EQ(error_of({{"kind", "mix"}, {"workloads", {{{"kind", "poisson"}, {"rate", 0}}}}}),
             "generator.workloads[0].rate: must be > 0, got 0");
   EXPECT_EQ(error_of({{"kind", "poisson"}, {"rate", 1e9}, {"duration_s", 1e6}}),

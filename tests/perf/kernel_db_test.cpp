@@ -1,0 +1,565 @@
+// The kernel-table step-time model: interpolation along measured sizes, scaling to unmeasured
+// shapes and sizes, roofline fallbacks and their coverage, strict loading of the tables, and a
+// sanity check against the roofline on the real AIConfigurator data when ../shared holds it.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "perf/hf_config.h"
+#include "perf/kernel_db_costs.h"
+#include "perf/kernel_db_curve.h"
+#include "perf/kernel_db_lookup.h"
+#include "perf/kernel_db_model.h"
+#include "perf/kernel_db_profile.h"
+#include "perf/kernel_db_tables.h"
+#include "perf/profiled_model.h"
+#include "perf/roofline_model.h"
+#include "traces/input_error.h"
+
+namespace tidal::perf {
+namespace {
+
+namespace fs = std::filesystem;
+
+// --- Helpers -------------------------------------------------------------------------------
+
+// A folder of this process's own under the temp dir, removed by the destructor.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& name)
+      : path_(fs::temp_directory_path() /
+              ("tidal-kdb-" + std::to_string(::getpid()) + "-" + name)) {
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+void write_file(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+}
+
+// Expects `body` to throw an InputError whose message holds every one of `parts`.
+template <typename Body>
+void expect_input_error(Body body, std::initializer_list<std::string> parts) {
+  try {
+    body();
+    ADD_FAILURE() << "no InputError";
+  } catch (const InputError& error) {
+    for (const std::string& part : parts) {
+      EXPECT_NE(std::string(error.what()).find(part), std::string::npos)
+          << "message: " << error.what() << "\nmissing: " << part;
+    }
+  }
+}
+
+const GpuSpec& h200() {
+  return find_gpu("H200", "t");
+}
+
+// tiny-llama-15m: 6 layers, hidden 288, 6 heads (6 KV heads) of 48, MLP 768, vocab 32000.
+const ModelSpec& tiny() {
+  return find_model("tiny-llama-15m", "t");
+}
+
+// Synthetic latency of a GEMM, in ms: a fixed 5 us plus 1 TFLOP/s.
+double gemm_ms(int64_t m, int64_t n, int64_t k) {
+  return 0.005 + 2.0 * static_cast<double>(m * n * k) / 1e9;
+}
+
+const std::vector<int64_t> kGemmM = {1, 8, 64, 512, 4096};
+
+// A kernel database for tiny-llama-15m on H200 ("vllm-0.1.0"): every GEMM shape of the model at
+// tp 1 but the LM head (n = 16000 stands in for 32000), attention of its shape, an all-reduce
+// over 2 GPUs. Returns the database dir.
+fs::path write_synthetic_db(const fs::path& root) {
+  const fs::path engine = root / "h200_sxm" / "vllm-0.1.0";
+  std::string gemm = "gemm_dtype,m,n,k,latency\n";
+  const int64_t shapes[][2] = {{864, 288}, {288, 288}, {1536, 288}, {288, 768}, {16000, 288}};
+  for (const auto& [n, k] : shapes) {
+    for (const int64_t m : kGemmM)
+      gemm += fmt::format("bfloat16,{},{},{},{}\n", m, n, k, gemm_ms(m, n, k));
+  }
+  write_file(engine / "gemm_perf.csv", gemm);
+  // Context attention: 0.01 ms + 1e-8 ms per query-key pair and head; batch 4 skips isl 1024.
+  std::string context =
+      "batch_size,isl,num_heads,num_key_value_heads,head_dim,kv_cache_dtype,window_size,latency\n";
+  for (const int64_t b : {1, 4}) {
+    for (const int64_t s : {16, 128, 1024}) {
+      if (b == 4 && s == 1024) continue;
+      context += fmt::format("{},{},6,6,48,bfloat16,0,{}\n", b, s, 0.01 + 1e-8 * 6 * b * s * s / 2);
+    }
+  }
+  write_file(engine / "context_attention_perf.csv", context);
+  std::string generation =
+      "batch_size,num_heads,num_key_value_heads,head_dim,kv_cache_dtype,step,window_size,latency\n";
+  for (const int64_t b : {1, 8}) {
+    for (const int64_t s : {15, 255, 4095}) {
+      generation += fmt::format("{},6,6,48,bfloat16,{},0,{}\n", b, s, 0.008 + 1e-7 * b * s);
+    }
+  }
+  write_file(engine / "generation_attention_perf.csv", generation);
+  write_file(engine / "moe_perf.csv",
+             "version,kernel_source,moe_dtype,num_tokens,hidden_size,inter_size,topk,num_experts,"
+             "moe_tp_size,moe_ep_size,distribution,latency\n"
+             "0.1.0,a,bfloat16,1,288,768,2,8,1,1,balanced,0.02\n"
+             "0.1.0,a,bfloat16,1,288,768,2,8,1,1,balanced,0.05\n"  // a slower repeat
+             "0.1.0,a,bfloat16,64,288,768,2,8,1,1,balanced,0.04\n"
+             "0.1.0,b,bfloat16,64,288,768,2,8,1,1,balanced,0.03\n"   // a faster kernel wins
+             "0.2.0,a,bfloat16,64,288,768,2,8,1,1,balanced,0.01\n"   // another version's: ignored
+             "0.2.0,a,bfloat16,512,288,768,2,8,1,1,balanced,0.07\n"  // only there: used
+             "0.1.0,a,bfloat16,1,288,768,2,8,1,1,power_law_1.2,0.5\n");
+  write_file(engine / "custom_allreduce_perf.csv",
+             "kernel_source,num_gpus,message_size,latency,backend\n"
+             "x_graph,2,288,0.004,x_graph\n"
+             "x_eager,2,288,0.02,x_eager\n"
+             "x_graph,2,294912,0.01,x_graph\n"
+             "x_eager,2,294912,0.03,x_eager\n");
+  write_file(root / "h200_sxm" / "nccl" / "nccl_perf.csv",
+             "op_name,nccl_dtype,num_gpus,message_size,latency\n"
+             "all_reduce,half,4,256,0.02\n"
+             "all_reduce,half,4,1048576,0.05\n"
+             "all_gather,half,4,256,0.01\n");
+  return root;
+}
+
+KernelDbSpec spec_of(const fs::path& dir, std::string engine = "vllm", std::string version = "") {
+  return {dir.string(), std::move(engine), std::move(version)};
+}
+
+KernelDbTables load_synthetic(const fs::path& dir) {
+  return load_kernel_db_tables(resolve_kernel_db_folders(spec_of(dir), h200()));
+}
+
+// --- Interpolation mechanism -----------------------------------------------------------------
+
+TEST(KernelDbCurve, ExactAtPointsMonotoneBetweenPowerLawExact) {
+  const MeasuredCurve curve({1, 10, 100}, {2e-6, 2e-6, 2e-4});  // flat, then quadratic
+  EXPECT_DOUBLE_EQ(curve.at(1).seconds, 2e-6);
+  EXPECT_DOUBLE_EQ(curve.at(10).seconds, 2e-6);
+  EXPECT_DOUBLE_EQ(curve.at(100).seconds, 2e-4);
+  EXPECT_DOUBLE_EQ(curve.at(5).seconds, 2e-6);
+  EXPECT_NEAR(curve.at(50).seconds, 2e-6 * 25.0, 1e-15);  // y = 2e-8 x^2 between 10 and 100
+  double last = 0.0;
+  for (double x = 10; x <= 100; x += 1) {
+    const double y = curve.at(x).seconds;
+    EXPECT_GE(y, last);
+    last = y;
+  }
+}
+
+TEST(KernelDbCurve, OutsideTheRangeScalesTheEndByTheRoofline) {
+  const MeasuredCurve curve({4, 16}, {1e-5, 3e-5});
+  auto roofline = [](double x) { return 1e-6 * x; };
+  EXPECT_DOUBLE_EQ(curve.seconds(32, roofline), 3e-5 * 2.0);
+  EXPECT_DOUBLE_EQ(curve.seconds(2, roofline), 1e-5 * 0.5);
+  EXPECT_FALSE(curve.at(32).inside);
+  EXPECT_EQ(curve.at(32).anchor, 16);
+}
+
+TEST(KernelDbCurve, RaggedGridInterpolatesEachCurveThenAcrossThem) {
+  CurveGrid grid;
+  grid.add(1, MeasuredCurve({16, 1024}, {1e-5, 1e-3}));
+  grid.add(4, MeasuredCurve({16, 128}, {2e-5, 4e-4}));  // shorter: large products skipped
+  auto roofline = [](double b, double s) { return 1e-9 * b * s * s; };
+  EXPECT_DOUBLE_EQ(grid.seconds(1, 16, roofline), 1e-5);
+  EXPECT_DOUBLE_EQ(grid.seconds(4, 128, roofline), 4e-4);
+  // Batch 4 beyond its curve: its last point scaled by the roofline (x4 for 128 -> 256).
+  EXPECT_DOUBLE_EQ(grid.seconds(4, 256, roofline), 4e-4 * 4.0);
+  const double mid = grid.seconds(2, 16, roofline);
+  EXPECT_GT(mid, 1e-5);
+  EXPECT_LT(mid, 2e-5);
+  // Batch 8, beyond the last measured batch: batch 4 scaled by 8 / 4.
+  EXPECT_DOUBLE_EQ(grid.seconds(8, 16, roofline), 2e-5 * 2.0);
+}
+
+// --- Synthetic tables: lookup, scaling, coverage ------------------------------------------------
+
+TEST(KernelDbSynthetic, GemmExactAtMeasuredPointsAndBetweenNeighbours) {
+  TempDir dir("gemm");
+  const KernelDbTables tables = load_synthetic(write_synthetic_db(dir.path()));
+  const KernelScaling scaling(h200(), RooflineOptions{});
+  const GemmLookup qkv(tables, {"bfloat16"}, 864, 288, scaling);
+  ASSERT_TRUE(qkv.found());
+  EXPECT_TRUE(qkv.exact());
+  for (const int64_t m : kGemmM) EXPECT_DOUBLE_EQ(qkv.seconds(m), gemm_ms(m, 864, 288) * 1e-3);
+  for (const int64_t m : {2, 30, 100, 3000}) {
+    const auto lo = *std::prev(std::upper_bound(kGemmM.begin(), kGemmM.end(), m));
+    const auto hi = *std::upper_bound(kGemmM.begin(), kGemmM.end(), m);
+    EXPECT_GT(qkv.seconds(m), gemm_ms(lo, 864, 288) * 1e-3) << m;
+    EXPECT_LT(qkv.seconds(m), gemm_ms(hi, 864, 288) * 1e-3) << m;
+  }
+  // The costs multiply by the layers.
+  const KernelDbCosts costs(std::make_shared<KernelDbTables>(tables), tiny(), h200(), Deployment{},
+                            RooflineOptions{});
+  EXPECT_DOUBLE_EQ(costs.token_seconds(OpClass::qkv_proj, 64), 6 * gemm_ms(64, 864, 288) * 1e-3);
+}
+
+TEST(KernelDbSynthetic, BeyondTheMeasuredRangeFollowsTheRoofline) {
+  TempDir dir("extrapolate");
+  const KernelDbTables tables = load_synthetic(write_synthetic_db(dir.path()));
+  const KernelScaling scaling(h200(), RooflineOptions{});
+  const GemmLookup up(tables, {"bfloat16"}, 1536, 288, scaling);
+  const double last = gemm_ms(4096, 1536, 288) * 1e-3;
+  const double ratio =
+      scaling.gemm(16384, 1536, 288, "bfloat16") / scaling.gemm(4096, 1536, 288, "bfloat16");
+  EXPECT_DOUBLE_EQ(up.seconds(16384), last * ratio);
+  EXPECT_GT(up.seconds(16384), last);
+}
+
+TEST(KernelDbSynthetic, UnmeasuredShapeIsTheNearestScaledByTheRoofline) {
+  TempDir dir("scaled");
+  const KernelDbTables tables = load_synthetic(write_synthetic_db(dir.path()));
+  const KernelScaling scaling(h200(), RooflineOptions{});
+  const GemmLookup lm_head(tables, {"bfloat16"}, 32000, 288, scaling);
+  ASSERT_TRUE(lm_head.found());
+  EXPECT_EQ(lm_head.kind(), CoverageKind::scaled);
+  EXPECT_NE(lm_head.describe().find("from measured n=16000 k=288"), std::string::npos);
+  const double ratio =
+      scaling.gemm(512, 32000, 288, "bfloat16") / scaling.gemm(512, 16000, 288, "bfloat16");
+  EXPECT_DOUBLE_EQ(lm_head.seconds(512), gemm_ms(512, 16000, 288) * 1e-3 * ratio);
+  const GemmLookup fp8(tables, {"fp8"}, 864, 288, scaling);
+  EXPECT_FALSE(fp8.found());
+  EXPECT_NE(fp8.describe().find("no gemm_perf rows of fp8"), std::string::npos);
+}
+
+TEST(KernelDbSynthetic, RowsMergedByKernelRepeatsAndVariant) {
+  TempDir dir("merge");
+  const KernelDbTables tables = load_synthetic(write_synthetic_db(dir.path()));
+  const KernelScaling scaling(h200(), RooflineOptions{});
+  MoeKey wanted;
+  wanted.hidden = 288;
+  wanted.inter = 768;
+  wanted.topk = 2;
+  wanted.num_experts = 8;
+  const MoeLookup moe(tables, {"bfloat16"}, wanted, scaling);
+  ASSERT_TRUE(moe.found());
+  EXPECT_TRUE(moe.exact());
+  EXPECT_NE(moe.describe().find("balanced"), std::string::npos);  // preferred over power_law
+  EXPECT_DOUBLE_EQ(moe.seconds(1), 0.02e-3);
+  EXPECT_DOUBLE_EQ(moe.seconds(64), 0.03e-3);
+  EXPECT_DOUBLE_EQ(moe.seconds(512), 0.07e-3);
+  const AllReduceLookup two(tables, 2, scaling);
+  ASSERT_TRUE(two.found());
+  EXPECT_DOUBLE_EQ(two.seconds(288), 0.004e-3);  // the CUDA-graph rows
+  EXPECT_NE(two.describe().find("custom_allreduce_perf"), std::string::npos);
+  const AllReduceLookup four(tables, 4, scaling);  // no custom rows for 4 GPUs: NCCL's
+  ASSERT_TRUE(four.found());
+  EXPECT_DOUBLE_EQ(four.seconds(256), 0.02e-3);
+  EXPECT_FALSE(AllReduceLookup(tables, 8, scaling).found());
+}
+
+TEST(KernelDbSynthetic, AttentionFromTablesWithTheStatedReduction) {
+  TempDir dir("attention");
+  const auto tables =
+      std::make_shared<KernelDbTables>(load_synthetic(write_synthetic_db(dir.path())));
+  const KernelDbCosts costs(tables, tiny(), h200(), Deployment{}, RooflineOptions{});
+  // One prefill of 128 tokens: batch 1, isl 128, all 6 layers.
+  const SeqWork prompt{128, 0, 1};
+  EXPECT_DOUBLE_EQ(costs.attention_seconds({&prompt, 1}).prefill,
+                   6 * (0.01 + 1e-8 * 6 * 128 * 128 / 2) * 1e-3);
+  // Four equal prompts: the batch-4 row, not four batch-1 kernels.
+  const std::vector<SeqWork> four(4, SeqWork{16, 0, 1});
+  EXPECT_DOUBLE_EQ(costs.attention_seconds(four).prefill,
+                   6 * (0.01 + 1e-8 * 6 * 4 * 16 * 16 / 2) * 1e-3);
+  // Decodes at the batch's mean context (255).
+  const std::vector<SeqWork> decodes = {{1, 15, 1}, {1, 495, 1}};
+  const double b1 = (0.008 + 1e-7 * 255) * 1e-3;
+  const double b8 = (0.008 + 1e-7 * 8 * 255) * 1e-3;
+  const double decode = costs.attention_seconds(decodes).decode / 6;
+  EXPECT_GT(decode, b1);
+  EXPECT_LT(decode, b8);
+  // A chunk on cached tokens adds the roofline's cost of the cached context.
+  const SeqWork chunk{128, 65536, 1};
+  EXPECT_GT(costs.attention_seconds({&chunk, 1}).prefill,
+            costs.attention_seconds({&prompt, 1}).prefill);
+}
+
+TEST(KernelDbSynthetic, CoverageCountsTablesScaledAndRoofline) {
+  TempDir dir("coverage");
+  KernelDbCoverage coverage;
+  auto model = make_kernel_db_model(spec_of(write_synthetic_db(dir.path())), tiny(), h200(),
+                                    Deployment{}, RooflineOptions{}, &coverage);
+  EXPECT_EQ(coverage.tables, "h200_sxm/vllm-0.1.0");
+  for (OpClass op : {OpClass::qkv_proj, OpClass::o_proj, OpClass::mlp_up_gate, OpClass::mlp_down,
+                     OpClass::attention_prefill, OpClass::attention_decode}) {
+    EXPECT_EQ(coverage.of(op).kind, CoverageKind::table)
+        << op_class_name(op) << ": " << coverage.of(op).detail;
+  }
+  EXPECT_EQ(coverage.of(OpClass::lm_head).kind, CoverageKind::scaled);
+  for (OpClass op : {OpClass::embedding, OpClass::norm, OpClass::rope, OpClass::mlp_act,
+                     OpClass::residual_add, OpClass::sampling, OpClass::cpu_overhead}) {
+    EXPECT_EQ(coverage.of(op).kind, CoverageKind::roofline) << op_class_name(op);
+  }
+  EXPECT_EQ(coverage.of(OpClass::moe_experts).kind, CoverageKind::unused);
+  EXPECT_EQ(coverage.of(OpClass::allreduce).kind, CoverageKind::unused);
+  EXPECT_EQ(coverage.count(CoverageKind::roofline), 7);
+  // Elementwise classes are the roofline's own.
+  const auto roofline = make_roofline_model(tiny(), h200(), Deployment{});
+  const std::vector<SeqWork> batch = {{100, 0, 1}, {1, 300, 1}};
+  const StepBreakdown a = model->breakdown(batch);
+  const StepBreakdown b = roofline->breakdown(batch);
+  for (OpClass op : {OpClass::norm, OpClass::rope, OpClass::sampling, OpClass::cpu_overhead}) {
+    EXPECT_DOUBLE_EQ(a[op], b[op]) << op_class_name(op);
+  }
+  EXPECT_NEAR(model->step_seconds(batch), a.total_seconds(), 1e-12);
+  const nlohmann::json json = coverage_json(coverage);
+  EXPECT_EQ(json["operators"]["qkv_proj"]["source"], "table");
+}
+
+TEST(KernelDbSynthetic, MlaAttentionAndMissingDtypesFallBackToTheRoofline) {
+  TempDir dir("mla");
+  const fs::path db = write_synthetic_db(dir.path());
+  KernelDbCoverage coverage;
+  make_kernel_db_model(spec_of(db), find_model("deepseek-v3", "t"), h200(), Deployment{8},
+                       RooflineOptions{}, &coverage);
+  EXPECT_EQ(coverage.of(OpClass::attention_prefill).kind, CoverageKind::roofline);
+  EXPECT_NE(coverage.of(OpClass::attention_decode).detail.find("MLA"), std::string::npos);
+  Deployment fp8;
+  fp8.weight_dtype = DType::fp8;
+  fp8.kv_dtype = DType::fp8;
+  make_kernel_db_model(spec_of(db), tiny(), h200(), fp8, RooflineOptions{}, &coverage);
+  EXPECT_EQ(coverage.of(OpClass::qkv_proj).kind, CoverageKind::roofline);
+  EXPECT_NE(coverage.of(OpClass::qkv_proj).detail.find("no gemm_perf rows of fp8"),
+            std::string::npos);
+  EXPECT_EQ(coverage.of(OpClass::attention_decode).kind, CoverageKind::roofline);
+  EXPECT_EQ(coverage.of(OpClass::lm_head).kind, CoverageKind::scaled);  // bf16 whatever the weights
+}
+
+TEST(KernelDbSynthetic, Deterministic) {
+  TempDir dir("determinism");
+  const fs::path db = write_synthetic_db(dir.path());
+  const std::vector<SeqWork> batch = {{300, 0, 1}, {1, 700, 1}, {1, 20, 1}, {64, 128, 0}};
+  auto a = make_kernel_db_model(spec_of(db), tiny(), h200(), Deployment{});
+  auto b = make_kernel_db_model(spec_of(db), tiny(), h200(), Deployment{});
+  EXPECT_EQ(a->step_seconds(batch), b->step_seconds(batch));
+  const KernelDbTables t1 = load_synthetic(db);
+  const KernelDbTables t2 = load_synthetic(db);
+  ASSERT_EQ(t1.gemm.size(), t2.gemm.size());
+  for (auto i = t1.gemm.begin(), j = t2.gemm.begin(); i != t1.gemm.end(); ++i, ++j) {
+    EXPECT_EQ(i->first, j->first);
+    EXPECT_EQ(i->second.latencies(), j->second.latencies());
+  }
+}
+
+// --- Errors ---------------------------------------------------------------------------------
+
+TEST(KernelDbErrors, FoldersEnginesAndVersions) {
+  TempDir dir("errors");
+  const fs::path db = write_synthetic_db(dir.path());
+  expect_input_error([&] { resolve_kernel_db_folders(spec_of(db / "nope"), h200()); },
+                     {"kernel_db: dir", "is not a folder"});
+  expect_input_error([&] { resolve_kernel_db_folders(spec_of(db), find_gpu("L40S", "t")); },
+                     {"GPU L40S has no kernel tables", "H200 (h200_sxm)"});
+  expect_input_error([&] { resolve_kernel_db_folders(spec_of(db), find_gpu("B200", "t")); },
+                     {"no b200_sxm folder", "H200 (h200_sxm)"});
+  expect_input_error([&] { resolve_kernel_db_folders(spec_of(db, "tgi"), h200()); },
+                     {"unknown engine \"tgi\"", "vllm, sglang, trtllm"});
+  expect_input_error([&] { resolve_kernel_db_folders(spec_of(db, "sglang"), h200()); },
+                     {"holds no sglang tables"});
+  expect_input_error([&] { resolve_kernel_db_folders(spec_of(db, "vllm", "9.9"), h200()); },
+                     {"has no vllm 9.9", "0.1.0"});
+  fs::create_directories(db / "h200_sxm" / "vllm-0.2.0");
+  expect_input_error([&] { resolve_kernel_db_folders(spec_of(db), h200()); },
+                     {"holds vllm versions 0.1.0, 0.2.0; choose one"});
+  const KernelDbFolders chosen = resolve_kernel_db_folders(spec_of(db, "vllm", "0.1.0"), h200());
+  EXPECT_EQ(chosen.engine_folder, "vllm-0.1.0");
+}
+
+TEST(KernelDbErrors, MalformedTablesNameTheFileAndLine) {
+  TempDir dir("malformed");
+  const fs::path db = write_synthetic_db(dir.path());
+  const fs::path gemm = db / "h200_sxm" / "vllm-0.1.0" / "gemm_perf.csv";
+  write_file(gemm, "gemm_dtype,m,n,k,latency\nbfloat16,1,64,64,0.01\nbfloat16,2,64,64,fast\n");
+  expect_input_error([&] { load_synthetic(db); }, {"gemm_perf.csv:3: latency:"});
+  write_file(gemm, "gemm_dtype,m,n,k,latency\nbfloat16,1,64,64\n");
+  expect_input_error([&] { load_synthetic(db); },
+                     {"gemm_perf.csv:2: has 4 fields, the header has 5"});
+  write_file(gemm, "gemm_dtype,m,n,n,latency\n");
+  expect_input_error([&] { load_synthetic(db); },
+                     {"gemm_perf.csv:1: header: column n appears twice"});
+  write_file(gemm, "gemm_dtype,m,n,latency\nbfloat16,1,64,0.01\n");
+  expect_input_error([&] { load_synthetic(db); }, {"gemm_perf.csv: no column k"});
+  write_file(gemm, "gemm_dtype,m,n,k,latency\nbfloat16,0,64,64,0.01\n");
+  expect_input_error([&] { load_synthetic(db); }, {"gemm_perf.csv:2: m: must be >= 1"});
+  write_file(gemm, "gemm_dtype,m,n,k,latency\nbfloat16,1,64,64,0\n");
+  expect_input_error([&] { load_synthetic(db); }, {"gemm_perf.csv:2: latency: must be > 0"});
+  // A column the CSV lacks may come from the manifest's constants.
+  write_file(gemm, "m,n,k,latency\n1,64,64,0.01\n");
+  write_file(db / "h200_sxm" / "vllm-0.1.0" / "manifest.json",
+             R"({"source": "test", "tables": [{"table": "gemm_perf", "summary": )"
+             R"({"file": "gemm_perf.csv", "rows": 1, "constant": {"gemm_dtype": "bfloat16"}}}]})");
+  const KernelDbTables tables = load_synthetic(db);
+  EXPECT_EQ(tables.gemm.begin()->first.dtype, "bfloat16");
+  EXPECT_EQ(tables.source, "test");
+  write_file(db / "h200_sxm" / "vllm-0.1.0" / "manifest.json", "{not json");
+  expect_input_error([&] { load_synthetic(db); }, {"manifest.json: not valid JSON"});
+}
+
+// --- Real data (../shared/profiles/aiconfigurator) -------------------------------------------
+
+std::string real_dir() {
+  return std::string(TIDAL_SHARED_DIR) + "/profiles/aiconfigurator";
+}
+
+#define SKIP_WITHOUT_REAL_DATA()                                 \
+  if (!fs::is_directory(real_dir() + "/h200_sxm/vllm-0.19.0")) { \
+    GTEST_SKIP() << real_dir() << " absent";                     \
+  }
+
+// The latency (ms) of the first row of `file` starting with `prefix`, or -1.
+double real_row_ms(const std::string& file, const std::string& prefix) {
+  std::ifstream in(file);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(prefix, 0) == 0) return std::stod(line.substr(line.find_last_of(',') + 1));
+  }
+  return -1.0;
+}
+
+ModelSpec real_model(const std::string& name) {
+  if (const ModelSpec* m = lookup_model(name)) return *m;
+  return load_hf_config(std::string(TIDAL_SHARED_DIR) + "/models/hf-configs/" + name);
+}
+
+TEST(KernelDbRealData, ExactAtAMeasuredRow) {
+  SKIP_WITHOUT_REAL_DATA();
+  const std::string file = real_dir() + "/h200_sxm/vllm-0.19.0/gemm_perf.csv";
+  const double ms = real_row_ms(file, "bfloat16,512,6144,4096,");
+  ASSERT_GT(ms, 0);
+  const auto tables = kernel_db_tables(spec_of(real_dir()), h200());
+  const KernelScaling scaling(h200(), RooflineOptions{});
+  const GemmLookup qkv(*tables, {"bfloat16"}, 6144, 4096, scaling);  // Llama-3.1-8B's qkv at tp 1
+  EXPECT_DOUBLE_EQ(qkv.seconds(512), ms * 1e-3);
+  const double at_256 = real_row_ms(file, "bfloat16,256,6144,4096,") * 1e-3;
+  const double at_300 = qkv.seconds(300);
+  EXPECT_GE(at_300, std::min(at_256, ms * 1e-3));
+  EXPECT_LE(at_300, std::max(at_256, ms * 1e-3));
+}
+
+TEST(KernelDbRealData, CoverageOfFourModelsOnH200Vllm) {
+  SKIP_WITHOUT_REAL_DATA();
+  struct Case {
+    const char* model;
+    int32_t tp;
+  };
+  for (const Case& c :
+       {Case{"llama-3.1-8b", 1}, Case{"qwen3-32b", 1},
+        Case{"Qwen--Qwen3-235B-A22B-FP8_config.json", 4}, Case{"gpt-oss-120b", 1}}) {
+    const ModelSpec model = real_model(c.model);
+    Deployment d;
+    d.tp = c.tp;
+    d.weight_dtype = model.quant.dtype;
+    KernelDbCoverage coverage;
+    auto kernel_db =
+        make_kernel_db_model(spec_of(real_dir()), model, h200(), d, RooflineOptions{}, &coverage);
+    auto roofline = make_roofline_model(model, h200(), d);
+    const std::vector<SeqWork> decode = {{1, 1000, 1}};
+    const std::vector<SeqWork> prefill = {{4096, 0, 1}};
+    std::printf(
+        "%s tp %d: decode batch 1 at 1000: kernel_db %.3f ms, roofline %.3f ms; "
+        "prefill 4096: kernel_db %.3f ms, roofline %.3f ms\n",
+        model.name.c_str(), c.tp, kernel_db->step_seconds(decode) * 1e3,
+        roofline->step_seconds(decode) * 1e3, kernel_db->step_seconds(prefill) * 1e3,
+        roofline->step_seconds(prefill) * 1e3);
+    std::printf("%s tp %d on %s: %d table, %d scaled, %d roofline, %d unused\n", model.name.c_str(),
+                c.tp, coverage.tables.c_str(), coverage.count(CoverageKind::table),
+                coverage.count(CoverageKind::scaled), coverage.count(CoverageKind::roofline),
+                coverage.count(CoverageKind::unused));
+    for (const OperatorCoverage& op : coverage.operators) {
+      std::printf("  %-18s %-8s %s\n", std::string(op_class_name(op.op)).c_str(),
+                  std::string(coverage_kind_name(op.kind)).c_str(), op.detail.c_str());
+    }
+    for (OpClass op : {OpClass::qkv_proj, OpClass::o_proj, OpClass::attention_prefill,
+                       OpClass::attention_decode, OpClass::lm_head}) {
+      EXPECT_NE(coverage.of(op).kind, CoverageKind::roofline)
+          << model.name << " " << op_class_name(op);
+    }
+    if (model.is_moe()) {
+      EXPECT_NE(coverage.of(OpClass::moe_experts).kind, CoverageKind::roofline);
+    }
+    if (c.tp > 1) {
+      EXPECT_EQ(coverage.of(OpClass::allreduce).kind, CoverageKind::table);
+    }
+  }
+}
+
+TEST(KernelDbRealData, Llama8bOnH200VllmWithinAFactorTwoOfTheRoofline) {
+  SKIP_WITHOUT_REAL_DATA();
+  const ModelSpec& model = find_model("llama-3.1-8b", "t");
+  auto kernel_db = make_kernel_db_model(spec_of(real_dir()), model, h200(), Deployment{});
+  auto roofline = make_roofline_model(model, h200(), Deployment{});
+  struct Step {
+    const char* name;
+    std::vector<SeqWork> batch;
+  };
+  const std::vector<Step> steps = {
+      {"decode, batch 1, context 1000", {{1, 1000, 1}}},
+      {"prefill, 4096 tokens", {{4096, 0, 1}}},
+      {"decode, batch 64, context 2000", std::vector<SeqWork>(64, SeqWork{1, 2000, 1})},
+      {"chunk 2048 on 2048 + 32 decodes",
+       [] {
+         std::vector<SeqWork> b(32, SeqWork{1, 3000, 1});
+         b.push_back({2048, 2048, 0});
+         return b;
+       }()},
+  };
+  for (const Step& s : steps) {
+    const double k = kernel_db->step_seconds(s.batch);
+    const double r = roofline->step_seconds(s.batch);
+    std::printf(
+        "llama-3.1-8b H200 vllm bf16 tp1, %s: kernel_db %.3f ms, roofline %.3f ms (%.2fx)\n",
+        s.name, k * 1e3, r * 1e3, k / r);
+    if (std::string(s.name).starts_with("decode, batch 1") ||
+        std::string(s.name).starts_with("prefill")) {
+      EXPECT_GT(k, r / 2) << s.name;
+      EXPECT_LT(k, r * 2) << s.name;
+    }
+  }
+}
+
+TEST(KernelDbRealData, Gb200PricesB200KernelsWithItsOwnCollectives) {
+  SKIP_WITHOUT_REAL_DATA();
+  const KernelDbFolders f = resolve_kernel_db_folders(spec_of(real_dir()), find_gpu("GB200", "t"));
+  EXPECT_EQ(f.kernel_gpu, "b200_sxm");
+  EXPECT_EQ(f.collective_gpu, "gb200");
+  EXPECT_NE(f.allreduce_dir.find("gb200/vllm-0.19.0"), std::string::npos);
+  expect_input_error(
+      [&] { resolve_kernel_db_folders(spec_of(real_dir()), find_gpu("H100-PCIe", "t")); },
+      {"H100-SXM (h100_sxm)", "GB200 (gb200)"});
+}
+
+TEST(KernelDbRealData, ImportedProfileReproducesTheModelAtGridPoints) {
+  SKIP_WITHOUT_REAL_DATA();
+  const ModelSpec& model = find_model("llama-3.1-8b", "t");
+  Deployment d;
+  d.tp = 2;
+  const Profile profile = kernel_db_profile(spec_of(real_dir()), model, h200(), d);
+  EXPECT_EQ(profile.attention_source, TimeSource::measured);
+  EXPECT_EQ(profile.allreduce.source, TimeSource::measured);
+  auto profiled = make_profiled_model(profile, model, h200(), d, "kernel_db profile");
+  auto kernel_db = make_kernel_db_model(spec_of(real_dir()), model, h200(), d);
+  for (const std::vector<SeqWork>& batch :
+       {std::vector<SeqWork>{{1, 1024, 1}}, std::vector<SeqWork>{{2048, 0, 1}},
+        std::vector<SeqWork>(16, SeqWork{1, 4096, 1})}) {
+    EXPECT_NEAR(profiled->step_seconds(batch) / kernel_db->step_seconds(batch), 1.0, 1e-6);
+  }
+}
+
+}  // namespace
+}  // namespace tidal::perf
