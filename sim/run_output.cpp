@@ -145,6 +145,28 @@ ojson fleet_json(const Scenario& s, const RunMetrics& m) {
 }
 
 // Figures the loader derived from the scenario and the catalogs.
+// What priced the pool's steps and how far to trust it: the model kind, the kernel tables'
+// coverage, the calibration and its errors on the rows it was fitted to.
+ojson step_model_json(const PoolSpec& p) {
+  ojson j{{"kind", p.perf.kind}};
+  if (p.kernel_db_coverage)
+    j["kernel_db"] = ojson::parse(perf::coverage_json(*p.kernel_db_coverage).dump());
+  if (p.calibration) {
+    const perf::Calibration& c = *p.calibration;
+    j["calibration"] = {{"file", p.perf.resolved_calibration},
+                        {"engine", c.engine},
+                        {"gpu", c.gpu},
+                        {"step_overhead_base_s", c.step_overhead_base_s.value},
+                        {"step_overhead_per_seq_s", c.step_overhead_per_seq_s.value},
+                        {"frontend_per_request_s", c.frontend_per_request_s.value},
+                        {"fitted_on_rows", c.num_rows},
+                        {"fitted_on_models", c.models},
+                        {"ttft_mape_pct", c.ttft_mape_pct},
+                        {"tpot_mape_pct", c.tpot_mape_pct}};
+  }
+  return j;
+}
+
 ojson resolved_json(const Scenario& s, const RunResult& result) {
   ojson workloads = ojson::array();
   std::vector<int64_t> num_kept(s.workloads.size(), 0);
@@ -171,6 +193,7 @@ ojson resolved_json(const Scenario& s, const RunResult& result) {
                {"num_cpu_blocks", p.kv.num_cpu_blocks},
                {"price_per_gpu_hour", p.resolved_price_per_gpu_hour}};
     if (p.engine) pool["engine"] = engine_defaults_to_json(*p.engine);
+    pool["step_time_model"] = step_model_json(p);
     pools.push_back(std::move(pool));
   }
   return ojson{{"workloads", workloads}, {"pools", pools}};

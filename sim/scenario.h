@@ -14,7 +14,9 @@
 
 #include "engine/kv/block_manager.h"
 #include "engine/sched/config.h"
+#include "perf/calibration.h"
 #include "perf/engine_preset.h"
+#include "perf/kernel_db_coverage.h"
 #include "perf/memory_plan.h"
 #include "perf/step_time_model.h"
 #include "sim/fleet/autoscaler.h"
@@ -69,9 +71,13 @@ struct EngineSpec {
 };
 
 struct PerfSpec {
-  std::string kind = "roofline";  // roofline | profile
+  std::string kind = "roofline";  // roofline | profile | kernel_db
   std::string profile;            // profile JSON path as written (kind == profile)
   std::string resolved_profile;   // resolved against the scenario's folder
+  std::string dir;                // kernel tables folder as written (kind == kernel_db)
+  std::string resolved_dir;
+  std::string calibration;  // calibration JSON as written (`tidal calibrate`), "" for none
+  std::string resolved_calibration;
 };
 
 // The drafter's rates from a sequence's decode step `first_step` on (1 = its first step after
@@ -173,13 +179,17 @@ struct PoolSpec {
   double resolved_price_per_gpu_hour = 0.0;               // the market price replicas pay
   fleet::ColdStartBreakdown cold_start_times;             // of a replica the autoscaler adds
   fleet::PoolPricing pool_pricing;                        // what the billing ledger charges
-  std::shared_ptr<const perf::StepTimeModel> step_model;  // roofline or profiled, per `perf`
+  std::shared_ptr<const perf::StepTimeModel> step_model;  // per `perf`, calibrated if asked
+  std::optional<perf::KernelDbCoverage>
+      kernel_db_coverage;                        // kind kernel_db: where each op came from
+  std::optional<perf::Calibration> calibration;  // perf.calibration's group
 
   int32_t num_gpus() const { return num_replicas * deployment.tp; }
   bool is_spot() const { return pool_pricing.market == fleet::Market::spot; }
   // The engine's front end: API server and tokenization before a request reaches a replica's
   // scheduler, and detokenization before each output token reaches the client (0 without one).
   double frontend_per_request_s() const {
+    if (calibration) return calibration->frontend_per_request_s.value;
     return engine ? engine->defaults.frontend_per_request_s : 0.0;
   }
   double detokenize_per_token_s() const {

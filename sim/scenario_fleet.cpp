@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "engine/sched/config_json.h"
+#include "perf/calibration.h"
+#include "perf/kernel_db_model.h"
 #include "perf/model_catalog.h"
 #include "perf/model_resolve.h"
 #include "perf/perf.h"
@@ -43,33 +45,68 @@ PerfSpec parse_perf(JsonObject& pool, const std::string& base_dir) {
   if (value == nullptr) return perf;
   JsonObject obj(*value, pool.path_of("perf"), pool.file());
   perf.kind = obj.string("kind", "roofline");
-  if (perf.kind != "roofline" && perf.kind != "profile") {
-    obj.fail("kind",
-             fmt::format("unknown step-time model \"{}\" (known: roofline, profile)", perf.kind));
+  if (perf.kind != "roofline" && perf.kind != "profile" && perf.kind != "kernel_db") {
+    obj.fail("kind", fmt::format("unknown step-time model \"{}\" (known: roofline, profile, "
+                                 "kernel_db)",
+                                 perf.kind));
   }
-  if (perf.kind == "profile") {
-    perf.profile = obj.required_string("profile");
-    perf.resolved_profile = resolve_path(perf.profile, base_dir);
-  } else if (obj.has("profile")) {
-    obj.child("profile");
-    obj.fail("profile", "only allowed with \"kind\": \"profile\"");
+  // Each kind's own key, refused beside the others.
+  const auto path_for = [&](const char* key, const char* kind, std::string& as_written,
+                            std::string& resolved) {
+    if (perf.kind == kind) {
+      as_written = obj.required_string(key);
+      resolved = resolve_path(as_written, base_dir);
+    } else if (obj.has(key)) {
+      obj.child(key);
+      obj.fail(key, fmt::format("only allowed with \"kind\": \"{}\"", kind));
+    }
+  };
+  path_for("profile", "profile", perf.profile, perf.resolved_profile);
+  path_for("dir", "kernel_db", perf.dir, perf.resolved_dir);
+  if (const std::optional<std::string> calibration = obj.optional_string("calibration")) {
+    perf.calibration = *calibration;
+    perf.resolved_calibration = resolve_path(*calibration, base_dir);
   }
-  obj.finish({"kind", "profile"});
+  obj.finish({"kind", "profile", "dir", "calibration"});
   return perf;
 }
 
-// The step-time model of a pool, built once here so a bad profile fails at load time.
-std::shared_ptr<const perf::StepTimeModel> make_step_model(const PoolSpec& pool,
+// The step-time model of a pool, built once here so a bad profile, table folder or calibration
+// fails at load time.
+std::shared_ptr<const perf::StepTimeModel> make_step_model(PoolSpec& pool,
                                                            const std::string& where) {
   const perf::ModelSpec& model = pool.model_spec;
   const perf::GpuSpec& gpu = pool.gpu_spec;
   const perf::RooflineOptions options = step_model_options(pool);  // the engine's CPU overhead
+  std::shared_ptr<const perf::StepTimeModel> base;
   if (pool.perf.kind == "roofline") {
-    return perf::make_roofline_model(model, gpu, pool.deployment, options);
+    base = perf::make_roofline_model(model, gpu, pool.deployment, options);
+  } else if (pool.perf.kind == "kernel_db") {
+    if (!pool.engine) {
+      throw InputError(where +
+                       ".perf: kind kernel_db prices the kernels of an engine: give the "
+                       "pool's \"engine\"");
+    }
+    perf::KernelDbCoverage coverage;
+    base = perf::make_kernel_db_model({pool.perf.resolved_dir, pool.engine->name, ""}, model, gpu,
+                                      pool.deployment, options, &coverage);
+    pool.kernel_db_coverage = coverage;
+  } else {
+    const perf::Profile profile = perf::load_profile(pool.perf.resolved_profile);
+    base = perf::make_profiled_model(profile, model, gpu, pool.deployment, where + ".perf.profile",
+                                     options);
   }
-  const perf::Profile profile = perf::load_profile(pool.perf.resolved_profile);
-  return perf::make_profiled_model(profile, model, gpu, pool.deployment, where + ".perf.profile",
-                                   options);
+  if (pool.perf.calibration.empty()) return base;
+  if (!pool.engine) {
+    throw InputError(where +
+                     ".perf.calibration: calibrations are fitted per engine and GPU: "
+                     "give the pool's \"engine\"");
+  }
+  const perf::CalibrationFile file = perf::load_calibration(pool.perf.resolved_calibration);
+  pool.calibration =
+      perf::find_calibration(file, pool.engine->name, gpu.name, pool.perf.resolved_calibration,
+                             where + ".perf.calibration");
+  return perf::make_calibrated_model(std::move(base), *pool.calibration);
 }
 
 PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string& file,

@@ -71,8 +71,10 @@ ojson pool_json(const PoolSpec& p) {
           ? ojson(nullptr)
           : ojson(fleet::to_dollars(p.pool_pricing.on_demand_per_gpu_hour));
   j["scheduler"] = ojson::parse(sched::to_json(p.scheduler).dump());
-  j["perf"] = p.perf.kind == "profile" ? ojson{{"kind", p.perf.kind}, {"profile", p.perf.profile}}
-                                       : ojson{{"kind", p.perf.kind}};
+  j["perf"] = ojson{{"kind", p.perf.kind}};
+  if (p.perf.kind == "profile") j["perf"]["profile"] = p.perf.resolved_profile;
+  if (p.perf.kind == "kernel_db") j["perf"]["dir"] = p.perf.resolved_dir;
+  if (!p.perf.calibration.empty()) j["perf"]["calibration"] = p.perf.resolved_calibration;
   for (const auto& [key, value] : p.fleet_keys.items()) j[key] = ojson::parse(value.dump());
   if (!p.region.empty()) j["region"] = p.region;
   j["speculative"] = speculative_to_json(p.speculative);

@@ -23,6 +23,7 @@ struct ClosedLoopParams {
   LengthDistributions lengths;       // prompt: the tokens after the system prompt
   int64_t system_prompt_tokens = 0;  // shared leading tokens of every prompt
   int32_t block_tokens = 16;
+  double start_spread_s = 0.0;  // client c's first request arrives at c / concurrency of this
 };
 
 ClosedLoopParams parse_params(SpecObject& spec, const CommonSettings& settings) {
@@ -37,6 +38,7 @@ ClosedLoopParams parse_params(SpecObject& spec, const CommonSettings& settings) 
   params.lengths = parse_lengths(spec, settings, kDefaultPrompt, kDefaultOutput);
   params.system_prompt_tokens = spec.integer("system_prompt_tokens", 0, 0, kMaxTokens);
   params.block_tokens = static_cast<int32_t>(spec.integer("block_tokens", 16, 1, 1 << 20));
+  params.start_spread_s = spec.number("start_spread_s", 0.0, 0.0, 1e9);
   return params;
 }
 
@@ -60,7 +62,12 @@ std::vector<Request> generate_closed_loop(SpecObject& spec, const CommonSettings
     Request& request = requests[static_cast<size_t>(j)];
     const int64_t client = j % params.concurrency;
     request.id = j;
-    request.arrival_s = 0.0;
+    // All clients at once (vllm bench serve's burst) unless their starts are spread; a later
+    // request's arrival_s is only its earliest time, its dep decides.
+    request.arrival_s = j < params.concurrency ? params.start_spread_s *
+                                                     static_cast<double>(client) /
+                                                     static_cast<double>(params.concurrency)
+                                               : 0.0;
     request.prompt_tokens = std::min(
         params.system_prompt_tokens + params.lengths.prompt.sample_integer(prompt_rng), kMaxTokens);
     request.output_tokens = params.lengths.output.sample_integer(output_rng);

@@ -161,9 +161,6 @@ std::optional<std::string> inexpressible_reason(const MeasuredRun& run) {
   if (run.pp > 1) return fmt::format("pipeline parallelism (pp {})", run.pp);
   if (run.attention_dp > 1) return fmt::format("attention data parallelism ({})", run.attention_dp);
   if (run.moe_ep > 1) return fmt::format("expert parallelism (moe_ep {})", run.moe_ep);
-  if (run.moe_tp != run.tp) {
-    return fmt::format("MoE TP {} differs from attention TP {}", run.moe_tp, run.tp);
-  }
   if (gpu_of_system(run.system).empty()) return "GPU system \"" + run.system + "\" unknown";
   return std::nullopt;
 }

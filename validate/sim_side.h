@@ -10,9 +10,9 @@
 
 #include "engine/kv/block_manager.h"
 #include "engine/sched/config.h"
-#include "sim/metrics.h"
 #include "perf/memory_plan.h"
 #include "perf/step_time_model.h"
+#include "sim/metrics.h"
 #include "sim/scenario.h"
 #include "sim/simulator.h"
 #include "sim/workload_loader.h"

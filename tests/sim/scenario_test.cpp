@@ -249,12 +249,28 @@ TEST(ScenarioErrors, JsonSyntax) {
 TEST(ScenarioErrors, PerfKeys) {
   EXPECT_EQ(error_of(scenario_text(R"(, "perf": {"kind": "measured"})")),
             "scenario.json: fleet.pools[0].perf.kind: unknown step-time model \"measured\" "
-            "(known: roofline, profile)");
+            "(known: roofline, profile, kernel_db)");
   EXPECT_EQ(error_of(scenario_text(R"(, "perf": {"profile": "p.json"})")),
             "scenario.json: fleet.pools[0].perf.profile: only allowed with \"kind\": "
             "\"profile\"");
   EXPECT_EQ(error_of(scenario_text(R"(, "perf": {"kind": "profile"})")),
             "scenario.json: fleet.pools[0].perf.profile: missing (required)");
+  EXPECT_EQ(error_of(scenario_text(R"(, "perf": {"dir": "tables"})")),
+            "scenario.json: fleet.pools[0].perf.dir: only allowed with \"kind\": "
+            "\"kernel_db\"");
+  EXPECT_EQ(error_of(scenario_text(R"(, "perf": {"kind": "kernel_db", "dir": "tables"})")),
+            "scenario.json: fleet.pools[0].perf: kind kernel_db prices the kernels of an engine: "
+            "give the pool's \"engine\"");
+  EXPECT_NE(error_of(scenario_text(R"(, "engine": "vllm", "perf": {"kind": "kernel_db",
+                                        "dir": "/nonexistent/tables"})"))
+                .find("/nonexistent/tables"),
+            std::string::npos);
+  EXPECT_EQ(error_of(scenario_text(R"(, "perf": {"calibration": "c.json"})")),
+            "scenario.json: fleet.pools[0].perf.calibration: calibrations are fitted per engine "
+            "and GPU: give the pool's \"engine\"");
+  EXPECT_NE(error_of(scenario_text(R"(, "engine": "vllm", "perf": {"calibration": "/no/c.json"})"))
+                .find("/no/c.json: cannot read calibration file"),
+            std::string::npos);
 }
 
 TEST(ScenarioErrors, MissingFile) {

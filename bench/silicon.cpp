@@ -1,0 +1,249 @@
+// tidal's predictions of measured end-to-end runs (../shared/benchmarks/silicon/measured.csv):
+// every row tidal can express is simulated as a closed loop of its concurrency at its lengths
+// (validate/silicon_rows.h) under three step-time setups:
+//   roofline   today's roofline with judged efficiencies, tidal's own scheduler defaults
+//   kernel_db  the engine's measured kernels (AIConfigurator's tables) and its engine preset
+//   calibrated kernel_db + a calibration fitted per engine x GPU on the OTHER models' rows
+//              (leave-one-model-out; n/a where the engine x GPU has no other model)
+// One JSON line per group (model x GPU x engine x precision), then the overall figures and the
+// rows left out with their reasons.
+// Usage: silicon [--measured F] [--configs DIR] [--kernel-db DIR] [--max-rows-per-group N]
+//                [--threads N] [--max-fit-rows N] [--rows-out rows.csv]
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "traces/input_error.h"
+#include "traces/output_files.h"
+#include "validate/calibrate.h"
+#include "validate/measured_runs.h"
+#include "validate/silicon_rows.h"
+
+namespace {
+
+using tidal::validate::PreparedRow;
+using tidal::validate::RowPrediction;
+
+struct Args {
+  std::string measured = std::string(TIDAL_SHARED_DIR) + "/benchmarks/silicon/measured.csv";
+  std::string configs = std::string(TIDAL_SHARED_DIR) + "/models/hf-configs";
+  std::string kernel_db = std::string(TIDAL_SHARED_DIR) + "/profiles/aiconfigurator";
+  int64_t max_rows_per_group = 1000000;
+  int64_t max_fit_rows = 8;
+  int num_threads = 2;
+  std::string rows_out;  // a CSV of every row's measured and predicted figures, when given
+};
+
+Args parse_args(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string key = argv[i];
+    const std::string value = argv[i + 1];
+    if (key == "--measured")
+      a.measured = value;
+    else if (key == "--configs")
+      a.configs = value;
+    else if (key == "--kernel-db")
+      a.kernel_db = value;
+    else if (key == "--max-rows-per-group")
+      a.max_rows_per_group = std::stoll(value);
+    else if (key == "--max-fit-rows")
+      a.max_fit_rows = std::stoll(value);
+    else if (key == "--threads")
+      a.num_threads = std::stoi(value);
+    else if (key == "--rows-out")
+      a.rows_out = value;
+    else
+      throw tidal::InputError("silicon: unknown option " + key);
+  }
+  return a;
+}
+
+// Runs `work(i)` for i in [0, n) on num_threads threads; results land by index (deterministic).
+template <typename Work>
+void parallel_for(size_t n, int num_threads, const Work& work) {
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < num_threads; ++t) {
+    threads.emplace_back([&] {
+      for (size_t i = next++; i < n; i = next++) work(i);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+}
+
+std::string group_key(const tidal::validate::MeasuredRun& r) {
+  return fmt::format("{} | {} | {} | {}", r.model, r.system, r.engine, r.precision);
+}
+
+nlohmann::ordered_json figures(const std::vector<const PreparedRow*>& rows,
+                               const std::vector<RowPrediction>& predictions) {
+  if (rows.empty()) return nullptr;
+  const tidal::validate::ErrorFigures e = tidal::validate::error_figures(rows, predictions);
+  return {{"ttft_mape_pct", e.ttft_mape_pct},
+          {"ttft_median_ape_pct", e.ttft_median_ape_pct},
+          {"tpot_mape_pct", e.tpot_mape_pct},
+          {"tpot_median_ape_pct", e.tpot_median_ape_pct}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  const Args args = parse_args(argc, argv);
+  const std::vector<tidal::validate::MeasuredRun> runs =
+      tidal::validate::read_measured_csv(args.measured);
+  tidal::validate::SiliconOptions roofline_options{args.configs, args.kernel_db, "roofline", false};
+  tidal::validate::SiliconOptions kernel_options{args.configs, args.kernel_db, "kernel_db", true};
+
+  // Rows both setups can express, at most max_rows_per_group per group (in file order).
+  std::map<std::string, int64_t> reasons;
+  std::map<std::string, int64_t> taken;
+  std::vector<PreparedRow> roofline_rows;
+  std::vector<PreparedRow> kernel_rows;
+  for (const auto& run : runs) {
+    std::string reason;
+    if (taken[group_key(run)] >= args.max_rows_per_group) continue;
+    auto roofline = tidal::validate::prepare_row(run, roofline_options, &reason);
+    auto kernel =
+        roofline ? tidal::validate::prepare_row(run, kernel_options, &reason) : std::nullopt;
+    if (!roofline || !kernel) {
+      ++reasons[reason.substr(0, reason.find(" (")).substr(0, 120)];
+      continue;
+    }
+    ++taken[group_key(run)];
+    roofline_rows.push_back(std::move(*roofline));
+    kernel_rows.push_back(std::move(*kernel));
+  }
+  const size_t n = kernel_rows.size();
+  std::vector<RowPrediction> roofline(n), kernel(n), calibrated(n);
+  std::vector<char> has_calibrated(n, 0);
+  parallel_for(n, args.num_threads, [&](size_t i) {
+    roofline[i] = tidal::validate::predict_row(roofline_rows[i], nullptr);
+    kernel[i] = tidal::validate::predict_row(kernel_rows[i], nullptr);
+  });
+  // Rows where no measured request finished in a setup (rejected: KV or context too small) leave
+  // the comparison, counted.
+  {
+    std::vector<PreparedRow> kept_roofline, kept_kernel;
+    std::vector<RowPrediction> kept_r, kept_k;
+    for (size_t i = 0; i < n; ++i) {
+      if (roofline[i].num_measured == 0 || kernel[i].num_measured == 0) {
+        ++reasons["no measured request finished in the simulation"];
+        continue;
+      }
+      kept_roofline.push_back(std::move(roofline_rows[i]));
+      kept_kernel.push_back(std::move(kernel_rows[i]));
+      kept_r.push_back(roofline[i]);
+      kept_k.push_back(kernel[i]);
+    }
+    roofline_rows = std::move(kept_roofline);
+    kernel_rows = std::move(kept_kernel);
+    roofline = std::move(kept_r);
+    kernel = std::move(kept_k);
+  }
+  const size_t num_kept = kernel_rows.size();
+  calibrated.assign(num_kept, RowPrediction{});
+  has_calibrated.assign(num_kept, 0);
+
+  // Leave one model out within each engine x GPU.
+  std::map<std::string, std::vector<size_t>> by_engine_gpu;
+  for (size_t i = 0; i < num_kept; ++i) {
+    by_engine_gpu[kernel_rows[i].engine + " on " + kernel_rows[i].gpu].push_back(i);
+  }
+  struct Fold {
+    std::vector<size_t> train, test;
+  };
+  std::vector<Fold> folds;
+  for (const auto& [key, indices] : by_engine_gpu) {
+    std::map<std::string, std::vector<size_t>> by_model;
+    for (size_t i : indices) by_model[kernel_rows[i].model].push_back(i);
+    for (const auto& [model, test] : by_model) {
+      Fold fold;
+      fold.test = test;
+      for (size_t i : indices) {
+        if (kernel_rows[i].model != model) fold.train.push_back(i);
+      }
+      if (!fold.train.empty()) folds.push_back(std::move(fold));
+    }
+  }
+  tidal::validate::CalibrateOptions calibrate_options;
+  calibrate_options.max_fit_rows = args.max_fit_rows;
+  parallel_for(folds.size(), args.num_threads, [&](size_t f) {
+    std::vector<const PreparedRow*> train;
+    for (size_t i : folds[f].train) train.push_back(&kernel_rows[i]);
+    const tidal::perf::Calibration c = tidal::validate::fit_calibration(train, calibrate_options);
+    for (size_t i : folds[f].test) {
+      calibrated[i] = tidal::validate::predict_row(kernel_rows[i], &c);
+      has_calibrated[i] = 1;
+    }
+  });
+
+  if (!args.rows_out.empty()) {
+    std::string csv =
+        "id,group,concurrency,isl,osl,tp,measured_ttft_ms,measured_tpot_ms,roofline_ttft_ms,"
+        "roofline_tpot_ms,kernel_db_ttft_ms,kernel_db_tpot_ms,calibrated_ttft_ms,"
+        "calibrated_tpot_ms\n";
+    for (size_t i = 0; i < num_kept; ++i) {
+      const auto& r = kernel_rows[i].run;
+      csv += fmt::format("{},\"{}\",{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{},{}\n",
+                         r.id, group_key(r), r.concurrency, r.isl, r.osl, r.tp, r.ttft_ms,
+                         r.tpot_ms, roofline[i].ttft_ms, roofline[i].tpot_ms, kernel[i].ttft_ms,
+                         kernel[i].tpot_ms,
+                         has_calibrated[i] ? fmt::format("{:.3f}", calibrated[i].ttft_ms) : "",
+                         has_calibrated[i] ? fmt::format("{:.3f}", calibrated[i].tpot_ms) : "");
+    }
+    tidal::traces::write_output_text(args.rows_out, csv);
+  }
+  std::map<std::string, std::vector<size_t>> groups;
+  for (size_t i = 0; i < num_kept; ++i) groups[group_key(kernel_rows[i].run)].push_back(i);
+  const auto select = [&](const std::vector<size_t>& indices, const std::vector<RowPrediction>& p,
+                          bool calibrated_only) {
+    std::pair<std::vector<const PreparedRow*>, std::vector<RowPrediction>> out;
+    for (size_t i : indices) {
+      if (calibrated_only && !has_calibrated[i]) continue;
+      out.first.push_back(&kernel_rows[i]);
+      out.second.push_back(p[i]);
+    }
+    return out;
+  };
+  std::vector<size_t> all(num_kept);
+  for (size_t i = 0; i < num_kept; ++i) all[i] = i;
+  for (const auto& [key, indices] : groups) {
+    const auto [r_rows, r_pred] = select(indices, roofline, false);
+    const auto [k_rows, k_pred] = select(indices, kernel, false);
+    const auto [c_rows, c_pred] = select(indices, calibrated, true);
+    nlohmann::ordered_json line{{"bench", "silicon"},
+                                {"group", key},
+                                {"num_rows", indices.size()},
+                                {"roofline", figures(r_rows, r_pred)},
+                                {"kernel_db", figures(k_rows, k_pred)},
+                                {"calibrated_lomo", figures(c_rows, c_pred)}};
+    std::printf("%s\n", line.dump().c_str());
+  }
+  const auto [r_rows, r_pred] = select(all, roofline, false);
+  const auto [k_rows, k_pred] = select(all, kernel, false);
+  const auto [c_rows, c_pred] = select(all, calibrated, true);
+  nlohmann::ordered_json overall{{"bench", "silicon"},
+                                 {"group", "all expressible aggregated rows"},
+                                 {"num_rows", num_kept},
+                                 {"num_rows_calibrated", c_rows.size()},
+                                 {"roofline", figures(r_rows, r_pred)},
+                                 {"kernel_db", figures(k_rows, k_pred)},
+                                 {"calibrated_lomo", figures(c_rows, c_pred)}};
+  std::printf("%s\n", overall.dump().c_str());
+  nlohmann::ordered_json left_out = nlohmann::ordered_json::object();
+  for (const auto& [reason, count] : reasons) left_out[reason] = count;
+  std::printf("%s\n",
+              nlohmann::ordered_json{{"bench", "silicon"}, {"left_out", left_out}}.dump().c_str());
+  return 0;
+} catch (const tidal::InputError& e) {
+  std::fprintf(stderr, "silicon: %s\n", e.what());
+  return 1;
+}

@@ -1,0 +1,36 @@
+// `tidal calibrate`: the coefficients measured nowhere else (per engine and GPU: the per-step
+// host overhead, base and per sequence; the front-end time per request; one scale each for the
+// GEMMs and for attention), fitted by bounded least squares on the log ratios (relative errors) of
+// mean TTFT and TPOT over measured runs (silicon_rows.h), each simulated in full.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "perf/calibration.h"
+#include "validate/silicon_rows.h"
+
+namespace tidal::validate {
+
+struct CalibrateOptions {
+  // At most this many rows of a group enter the fit (an even spread over the group's rows in file
+  // order); all of them are predicted afterwards.
+  int64_t max_fit_rows = 12;
+  int max_iterations = 6;
+};
+
+// Fits one engine x GPU group (every row the same engine and GPU; at least one row).
+perf::Calibration fit_calibration(const std::vector<const PreparedRow*>& rows,
+                                  const CalibrateOptions& options);
+
+// Mean absolute percentage error of predictions against the rows' measurements.
+struct ErrorFigures {
+  double ttft_mape_pct = 0.0;
+  double tpot_mape_pct = 0.0;
+  double ttft_median_ape_pct = 0.0;
+  double tpot_median_ape_pct = 0.0;
+};
+ErrorFigures error_figures(const std::vector<const PreparedRow*>& rows,
+                           const std::vector<RowPrediction>& predictions);
+
+}  // namespace tidal::validate

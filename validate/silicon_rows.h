@@ -1,0 +1,53 @@
+// A measured end-to-end run (measured_runs.h) as a simulation: the same model, GPU, TP,
+// precision and engine, a closed loop of the run's concurrency at its fixed input and output
+// lengths, and the mean TTFT and TPOT tidal predicts for it.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "perf/calibration.h"
+#include "perf/step_time_model.h"
+#include "sim/scenario.h"
+#include "validate/measured_runs.h"
+
+namespace tidal::validate {
+
+// How the rows are simulated.
+struct SiliconOptions {
+  std::string configs_dir;              // Hugging Face configs, named <org>--<name>_config.json
+  std::string kernel_db_dir;            // AIConfigurator's kernel tables (step_model kernel_db)
+  std::string step_model = "roofline";  // roofline | kernel_db
+  bool engine_presets = false;          // the row's engine preset (scheduler, overheads)
+  // Requests per client. The clients start at once, as `vllm bench serve --max-concurrency`,
+  // genai-perf and aiperf start them, and every request counts in the means, the first burst
+  // included (measured.csv's TTFTs hold it: far above a lone prefill at high concurrency).
+  int64_t requests_per_client = 3;
+};
+
+struct PreparedRow {
+  MeasuredRun run;
+  sim::Scenario scenario;                           // one pool, one closed-loop workload
+  std::shared_ptr<const perf::StepTimeModel> base;  // the pool's uncalibrated model
+  std::string engine;                               // the row's engine
+  std::string gpu;                                  // catalog name
+  std::string model;                                // the row's model (for leave-one-out)
+};
+
+struct RowPrediction {
+  double ttft_ms = 0.0;  // mean over the measured requests
+  double tpot_ms = 0.0;
+  int64_t num_measured = 0;  // requests finished and not warm-up (0: the figures mean nothing)
+};
+
+// The row as a scenario, or the reason tidal cannot express it (inexpressible_reason, no config
+// for its model, a config tidal refuses, a deployment that does not fit, no kernel tables for its
+// GPU and engine): `reason` gets one line and the result is empty.
+std::optional<PreparedRow> prepare_row(const MeasuredRun& run, const SiliconOptions& options,
+                                       std::string* reason);
+
+// Simulates the row, with the calibration applied when given.
+RowPrediction predict_row(const PreparedRow& row, const perf::Calibration* calibration);
+
+}  // namespace tidal::validate
