@@ -14,5 +14,6 @@ void add_dash_command(CLI::App& app);
 void add_engine_command(CLI::App& app);
 void add_profile_command(CLI::App& app);
 void add_validate_command(CLI::App& app);
+void add_calibrate_command(CLI::App& app);
 
 }  // namespace tidal::cli

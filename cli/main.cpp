@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   tidal::cli::add_engine_command(app);
   tidal::cli::add_profile_command(app);
   tidal::cli::add_validate_command(app);
+  tidal::cli::add_calibrate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,146 @@
+// Calibration against measured runs: the fit recovers coefficients that made synthetic
+// measurements, the calibrated model applies them, and the file round-trips.
+#include "validate/calibrate.h"
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "perf/calibration.h"
+#include "traces/input_error.h"
+#include "validate/silicon_rows.h"
+
+namespace tidal::validate {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path scratch_dir() {
+  const fs::path dir =
+      fs::temp_directory_path() / ("tidal_calibrate_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+// A 1B-class Llama written as a Hugging Face config, named as measured.csv's rows name models.
+std::string write_config() {
+  const fs::path dir = scratch_dir();
+  std::ofstream(dir / "test--small-llama_config.json") << R"({"model_type": "llama",
+      "hidden_size": 2048, "num_hidden_layers": 16, "num_attention_heads": 32,
+      "num_key_value_heads": 8, "intermediate_size": 8192, "vocab_size": 32000,
+      "max_position_embeddings": 8192, "rms_norm_eps": 1e-5})";
+  return dir.string();
+}
+
+perf::Calibration known_calibration() {
+  perf::Calibration c;
+  c.engine = "vllm";
+  c.gpu = "H100-SXM";
+  c.step_overhead_base_s = {1.2e-3, 0.0};
+  c.step_overhead_per_seq_s = {20e-6, 0.0};
+  c.frontend_per_request_s = {8e-3, 0.0};
+  c.scales[static_cast<size_t>(perf::ScaledClass::gemm)] = {1.3, 0.0};
+  c.scales[static_cast<size_t>(perf::ScaledClass::attention)] = {0.8, 0.0};
+  return c;
+}
+
+std::vector<PreparedRow> synthetic_rows(const std::string& configs) {
+  SiliconOptions options{configs, "", "roofline", false, 2};
+  std::vector<PreparedRow> rows;
+  int line = 2;
+  for (const int64_t concurrency : {1, 4, 16}) {
+    for (const auto& [isl, osl] : {std::pair<int64_t, int64_t>{256, 32}, {2048, 16}, {128, 64}}) {
+      MeasuredRun run;
+      run.id = fmt::format("c{}_{}x{}", concurrency, isl, osl);
+      run.where = fmt::format("synthetic.csv:{}", line++);
+      run.engine = "vllm";
+      run.model = "test/small-llama";
+      run.system = "h100_sxm";
+      run.mode = "agg";
+      run.isl = isl;
+      run.osl = osl;
+      run.concurrency = concurrency;
+      run.ttft_ms = run.tpot_ms = 1.0;  // replaced below
+      std::string reason;
+      std::optional<PreparedRow> row = prepare_row(run, options, &reason);
+      EXPECT_TRUE(row) << reason;
+      if (row) rows.push_back(std::move(*row));
+    }
+  }
+  const perf::Calibration known = known_calibration();
+  for (PreparedRow& row : rows) {
+    const RowPrediction measured = predict_row(row, &known);
+    row.run.ttft_ms = measured.ttft_ms;
+    row.run.tpot_ms = measured.tpot_ms;
+  }
+  return rows;
+}
+
+TEST(Calibrate, RecoversKnownCoefficientsFromSyntheticMeasurements) {
+  const std::vector<PreparedRow> rows = synthetic_rows(write_config());
+  ASSERT_EQ(rows.size(), 9u);
+  std::vector<const PreparedRow*> pointers;
+  for (const PreparedRow& row : rows) pointers.push_back(&row);
+  CalibrateOptions options;
+  options.max_fit_rows = 9;
+  options.max_iterations = 20;
+  const perf::Calibration fit = fit_calibration(pointers, options);
+  const perf::Calibration known = known_calibration();
+  EXPECT_NEAR(fit.step_overhead_base_s.value, known.step_overhead_base_s.value, 0.15e-3);
+  EXPECT_NEAR(fit.frontend_per_request_s.value, known.frontend_per_request_s.value, 0.5e-3);
+  EXPECT_NEAR(fit.scale(perf::ScaledClass::gemm), 1.3, 0.05);
+  EXPECT_LT(fit.ttft_mape_pct, 1.0);
+  EXPECT_LT(fit.tpot_mape_pct, 1.0);
+  EXPECT_EQ(fit.engine, "vllm");
+  EXPECT_EQ(fit.gpu, "H100-SXM");
+  EXPECT_EQ(fit.models, std::vector<std::string>{"test/small-llama"});
+}
+
+TEST(Calibrate, CalibratedModelScalesClassesAndReplacesTheOverhead) {
+  const std::vector<PreparedRow> rows = synthetic_rows(write_config());
+  const perf::StepTimeModel& base = *rows.front().base;
+  const perf::Calibration known = known_calibration();
+  const auto calibrated = perf::make_calibrated_model(rows.front().base, known);
+  const std::vector<perf::SeqWork> batch{{512, 0, 1}, {1, 300, 1}, {1, 900, 1}};
+  const perf::StepBreakdown b = base.breakdown(batch);
+  const perf::StepBreakdown c = calibrated->breakdown(batch);
+  EXPECT_DOUBLE_EQ(c[perf::OpClass::mlp_down], 1.3 * b[perf::OpClass::mlp_down]);
+  EXPECT_DOUBLE_EQ(c[perf::OpClass::attention_decode], 0.8 * b[perf::OpClass::attention_decode]);
+  EXPECT_DOUBLE_EQ(c[perf::OpClass::norm], b[perf::OpClass::norm]);
+  EXPECT_DOUBLE_EQ(c[perf::OpClass::cpu_overhead], 1.2e-3 + 3 * 20e-6);
+  EXPECT_DOUBLE_EQ(calibrated->step_seconds(batch), c.total_seconds());
+  EXPECT_EQ(calibrated->step_seconds({}), 0.0);
+}
+
+TEST(Calibrate, FileRoundTripsAndBadFilesNameThePath) {
+  perf::CalibrationFile file;
+  file.base_model = "roofline";
+  file.created = "2026-12-01";
+  file.groups.push_back(known_calibration());
+  const std::string path = (scratch_dir() / "calibration.json").string();
+  perf::save_calibration(file, path);
+  const perf::CalibrationFile again = perf::load_calibration(path);
+  EXPECT_EQ(perf::calibration_to_json_text(again), perf::calibration_to_json_text(file));
+  EXPECT_EQ(&perf::find_calibration(again, "vllm", "H100-SXM", path, "p"), &again.groups[0]);
+  try {
+    perf::find_calibration(again, "sglang", "H100-SXM", path, "pool.perf.calibration");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("holds no calibration for sglang on H100-SXM (it holds: "
+                                         "vllm on H100-SXM)"),
+              std::string::npos);
+  }
+  std::string text = perf::calibration_to_json_text(file);
+  text.replace(text.find("\"value\": 1.3"), 12, "\"value\": -1.0");
+  std::ofstream(scratch_dir() / "bad.json") << text;
+  EXPECT_THROW(perf::load_calibration((scratch_dir() / "bad.json").string()), InputError);
+  EXPECT_THROW(perf::load_calibration("/nonexistent/c.json"), InputError);
+}
+
+}  // namespace
+}  // namespace tidal::validate

@@ -1,0 +1,75 @@
+#include "validate/calibrate_command.h"
+
+#include <ctime>
+#include <map>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "traces/input_error.h"
+
+namespace tidal::validate {
+namespace {
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string today() {
+  const std::time_t now = std::time(nullptr);
+  char text[16];
+  std::strftime(text, sizeof(text), "%Y-%m-%d", std::gmtime(&now));
+  return text;
+}
+
+}  // namespace
+
+perf::CalibrationFile run_calibrate(const CalibrateCommand& command, std::ostream& log) {
+  const std::vector<MeasuredRun> runs =
+      ends_with(command.measured, ".json")
+          ? read_vllm_bench_json(command.measured, command.bench_defaults)
+          : read_measured_csv(command.measured);
+  std::map<std::string, int64_t> left_out;
+  std::vector<PreparedRow> rows;
+  for (const MeasuredRun& run : runs) {
+    std::string reason;
+    if (std::optional<PreparedRow> row = prepare_row(run, command.silicon, &reason)) {
+      rows.push_back(std::move(*row));
+    } else {
+      ++left_out[reason.substr(0, reason.find(" ("))];
+    }
+  }
+  if (rows.empty()) {
+    throw InputError(command.measured + ": no row tidal can express (" +
+                     std::to_string(runs.size()) + " read)");
+  }
+  std::map<std::pair<std::string, std::string>, std::vector<const PreparedRow*>> groups;
+  for (const PreparedRow& row : rows) groups[{row.engine, row.gpu}].push_back(&row);
+  perf::CalibrationFile file;
+  file.base_model =
+      command.silicon.step_model + (command.silicon.engine_presets ? " + engine presets" : "");
+  file.created = today();
+  for (const auto& [key, group] : groups) {
+    perf::Calibration c = fit_calibration(group, command.fit);
+    log << fmt::format(
+        "{} on {}: fitted on {} of {} rows ({} models): step {:.3f} ms + {:.2f} us/seq, front end "
+        "{:.2f} ms, GEMM x{:.3f}, attention x{:.3f}; TTFT MAPE {:.1f}%, TPOT MAPE {:.1f}% on the "
+        "fitted rows\n",
+        key.first, key.second, c.num_rows, group.size(), c.models.size(),
+        c.step_overhead_base_s.value * 1e3, c.step_overhead_per_seq_s.value * 1e6,
+        c.frontend_per_request_s.value * 1e3, c.scale(perf::ScaledClass::gemm),
+        c.scale(perf::ScaledClass::attention), c.ttft_mape_pct, c.tpot_mape_pct);
+    file.groups.push_back(std::move(c));
+  }
+  int64_t num_left_out = 0;
+  for (const auto& [reason, count] : left_out) num_left_out += count;
+  log << fmt::format("{} of {} rows used; left out:\n", rows.size(), runs.size());
+  for (const auto& [reason, count] : left_out) log << fmt::format("  {:6d}  {}\n", count, reason);
+  if (num_left_out == 0) log << "  none\n";
+  perf::save_calibration(file, command.out);
+  log << "wrote " << command.out << "\n";
+  return file;
+}
+
+}  // namespace tidal::validate

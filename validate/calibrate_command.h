@@ -1,0 +1,27 @@
+// `tidal calibrate`: measured runs in, a calibration file out (one fitted group per engine x GPU
+// of the rows tidal can express), with every row it could not use counted by reason.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+#include "perf/calibration.h"
+#include "validate/calibrate.h"
+#include "validate/measured_runs.h"
+#include "validate/silicon_rows.h"
+
+namespace tidal::validate {
+
+struct CalibrateCommand {
+  std::string measured;        // measured.csv, or a `vllm bench serve --save-result` JSON
+  MeasuredRun bench_defaults;  // for a vllm bench JSON: model, system, tp (engine "vllm")
+  std::string out;             // calibration JSON, written atomically
+  SiliconOptions silicon;      // configs, kernel tables, step model (kernel_db + presets)
+  CalibrateOptions fit;
+};
+
+// Reads, fits, writes `out`; prints a line per group and the rows left out to `log`. InputError
+// for unreadable input and when no row can be expressed.
+perf::CalibrationFile run_calibrate(const CalibrateCommand& command, std::ostream& log);
+
+}  // namespace tidal::validate
