@@ -42,6 +42,42 @@ ClassFigures read_class(const JsonView& v) {
 
 // A pool joins three lists of summary.json by index: the echoed scenario, the resolved figures
 // and the costs.
+// One line naming the step-time model, the engine preset and the calibration with its errors;
+// runs written before summary.json held the model say "roofline".
+std::string step_time_model_line(const JsonView& resolved_pool) {
+  if (!resolved_pool.has("step_time_model")) return "roofline";
+  const JsonView model = resolved_pool.at("step_time_model");
+  std::string line = model.string("kind");
+  if (line == "roofline") line += " (judged efficiencies, not fitted to a real engine)";
+  if (model.has("kernel_db")) {
+    const nlohmann::json& operators = model.at("kernel_db").value().at("operators");
+    int64_t from_tables = 0;
+    int64_t used = 0;
+    for (const auto& [op, coverage] : operators.items()) {
+      const std::string source = coverage.at("source").get<std::string>();
+      if (source == "unused") continue;
+      ++used;
+      if (source == "table") ++from_tables;
+    }
+    line += fmt::format(" ({} of {} op classes straight from the tables)", from_tables, used);
+  }
+  if (resolved_pool.has("engine")) {
+    const JsonView engine = resolved_pool.at("engine");
+    line += fmt::format(", engine {} {}", engine.string("name"), engine.string("version"));
+  }
+  if (model.has("calibration")) {
+    const JsonView c = model.at("calibration");
+    line += fmt::format(
+        ", calibrated ({} rows of {} models: TTFT {:.1f}%, TPOT {:.1f}% MAPE on "
+        "them)",
+        c.integer("fitted_on_rows"), c.strings("fitted_on_models").size(),
+        c.number("ttft_mape_pct"), c.number("tpot_mape_pct"));
+  } else {
+    line += ", uncalibrated";
+  }
+  return line;
+}
+
 PoolFigures read_pool(const JsonView& scenario_pool, const JsonView& resolved_pool,
                       const JsonView& cost_pool) {
   using P = PoolFigures;
@@ -51,6 +87,7 @@ PoolFigures read_pool(const JsonView& scenario_pool, const JsonView& resolved_po
   read_fields(scenario_pool, p, "name", &P::name, "tp", &P::tp, "weight_dtype", &P::weight_dtype,
               "kv_dtype", &P::kv_dtype, "num_replicas", &P::num_replicas);
   read_fields(resolved_pool, p, "model", &P::model, "gpu", &P::gpu);
+  p.step_time_model = step_time_model_line(resolved_pool);
   p.policy = scenario_pool.at("scheduler").string("policy");
   p.num_gpu_blocks = resolved_pool.integer("num_gpu_blocks");
   read_fields(cost_pool, p, "num_gpus", &P::num_gpus, "price_per_gpu_hour", &P::price_per_gpu_hour,
@@ -187,6 +224,7 @@ RunSummary read_summary(const std::string& path) {
   const JsonView m = doc.at("metrics");
   read_fields(m, s, "duration_s", &S::duration_s, "num_requests", &S::num_requests, "num_finished",
               &S::num_finished, "num_rejected", &S::num_rejected);
+  if (m.has("warmup")) s.num_warmup_excluded = m.at("warmup").integer("num_excluded");
   const JsonView rejections = m.at("rejections");
   if (!rejections.value().is_object()) rejections.fail("", "expected an object");
   for (const auto& item : rejections.value().items()) {
@@ -357,10 +395,12 @@ RunData load_run(const std::string& dir) {
   run.requests = read_requests((root / "requests.csv").string());
   run.timeline = read_timeline((root / "timeline.csv").string());
   run.label = run.summary.scenario_name;
-  if (static_cast<int64_t>(run.requests.size()) != run.summary.num_requests) {
-    throw InputError(fmt::format("{}: {} rows, but summary.json metrics.num_requests is {}",
-                                 (root / "requests.csv").string(), run.requests.size(),
-                                 run.summary.num_requests));
+  const int64_t num_rows = run.summary.num_requests + run.summary.num_warmup_excluded;
+  if (static_cast<int64_t>(run.requests.size()) != num_rows) {
+    throw InputError(fmt::format(
+        "{}: {} rows, but summary.json metrics.num_requests is {} (plus {} warm-up requests)",
+        (root / "requests.csv").string(), run.requests.size(), run.summary.num_requests,
+        run.summary.num_warmup_excluded));
   }
   return run;
 }

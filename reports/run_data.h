@@ -48,6 +48,10 @@ struct PoolFigures {
   // pricing.on_demand_per_gpu_hour, else the scenario's price_per_gpu_hour; empty when the
   // scenario gives neither (the catalog's price, which summary.json does not echo).
   std::optional<double> on_demand_per_gpu_hour;
+  // What priced the pool's steps and how far to trust it (summary.json resolved pool's
+  // step_time_model and engine): e.g. "kernel_db (9 of 11 op classes from tables), engine vllm
+  // 0.19, calibrated (12 rows of 3 models: TTFT 14.2%, TPOT 7.9% MAPE)".
+  std::string step_time_model;
 };
 
 // A pool's cold start as summary.json `fleet.pools[]` gives it.
@@ -107,7 +111,8 @@ struct RunSummary {
   bool priced = true;
   uint64_t seed = 0;
   double duration_s = 0.0;
-  int64_t num_requests = 0;
+  int64_t num_requests = 0;         // counted in the metrics
+  int64_t num_warmup_excluded = 0;  // left out of them (metrics.warmup), still in requests.csv
   int64_t num_finished = 0;
   int64_t num_rejected = 0;
   int64_t num_input_tokens = 0;

@@ -133,14 +133,14 @@ Section fleet_section(const RunSection& r) {
   Table pools{"pools" + r.id_suffix,
               "Pools",
               {"pool", "model", "GPU", "TP", "weights", "KV cache", "batching", "replicas", "GPUs",
-               "KV blocks per replica", "utilization", "steps"},
+               "KV blocks per replica", "utilization", "steps", "step-time model"},
               {}};
   for (const PoolFigures& p : s.pools) {
     pools.rows.push_back({text_cell(p.name), text_cell(p.model), text_cell(p.gpu), count_cell(p.tp),
                           text_cell(p.weight_dtype), text_cell(p.kv_dtype), text_cell(p.policy),
                           count_cell(p.num_replicas), count_cell(p.num_gpus),
                           count_cell(p.num_gpu_blocks), percent_cell(p.utilization),
-                          count_cell(p.num_steps)});
+                          count_cell(p.num_steps), text_cell(p.step_time_model)});
   }
   if (!s.engine) section.blocks.push_back(std::move(pools));
   section.blocks.push_back(KeyFigures{{
