@@ -4,7 +4,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -136,16 +135,7 @@ bool scaled_class_of(OpClass op, ScaledClass* scaled) {
 }
 
 CalibrationFile load_calibration(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot read calibration file");
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json root;
-  try {
-    root = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(fmt::format("{}: not JSON ({})", path, e.what()));
-  }
+  const nlohmann::json root = read_json_file(path, "calibration file");
   JsonObjectReader top(root, path, "");
   if (top.string("format") != kFormat) {
     throw_json_error(path, "format", fmt::format("expected \"{}\"", kFormat));

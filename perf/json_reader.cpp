@@ -1,10 +1,24 @@
 #include "perf/json_reader.h"
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 
 #include "traces/input_error.h"
 
 namespace tidal::perf {
+
+nlohmann::json read_json_file(const std::string& path, const std::string& what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot read " + what);
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    return nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(path + ": not valid JSON: " + e.what());
+  }
+}
 
 void throw_json_error(const std::string& where, const std::string& path, const std::string& what) {
   std::string message = where + ": ";

@@ -12,6 +12,10 @@
 
 namespace tidal::perf {
 
+// The JSON document in `path`; InputError "<path>: cannot read <what>" or "<path>: not valid
+// JSON: ..." (`what` names the kind of file, e.g. "profile").
+nlohmann::json read_json_file(const std::string& path, const std::string& what);
+
 // "<where>: <path>: <what>" (or "<where>: <what>" when path is empty).
 [[noreturn]] void throw_json_error(const std::string& where, const std::string& path,
                                    const std::string& what);

@@ -366,16 +366,7 @@ void validate_profile(const Profile& profile, const std::string& where) {
 }
 
 Profile load_profile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open profile");
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json root;
-  try {
-    root = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(path + ": not valid JSON: " + e.what());
-  }
+  const nlohmann::json root = read_json_file(path, "profile");
   Profile profile = read_profile(root, path);
   validate_profile(profile, path);
   return profile;

@@ -3,11 +3,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "perf/json_reader.h"
 #include "traces/csv_split.h"
 #include "traces/field_parse.h"
 #include "traces/input_error.h"
@@ -113,16 +113,7 @@ std::vector<MeasuredRun> read_measured_csv(const std::string& path) {
 
 std::vector<MeasuredRun> read_vllm_bench_json(const std::string& path,
                                               const MeasuredRun& defaults) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot read vllm bench result");
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json root;
-  try {
-    root = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(fmt::format("{}: not JSON ({})", path, e.what()));
-  }
+  const nlohmann::json root = perf::read_json_file(path, "vllm bench result");
   const auto number = [&](const char* key) {
     const auto it = root.find(key);
     if (it == root.end() || !it->is_number()) {
