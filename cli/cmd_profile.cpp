@@ -141,8 +141,8 @@ void add_profile_command(CLI::App& app) {
   cmd->add_option("--threads", o.engine.num_threads, "kernel threads per rank (default 1)");
   cmd->add_option("--block-size", o.engine.block_size, "tokens per KV block (default 16)");
   cmd->add_option("--policy", o.engine.scheduler.policy,
-                  "batching policy of the CPU-overhead waves: static, continuous (default) or "
-                  "chunked_prefill");
+                  "batching policy of the CPU-overhead waves: static, continuous (default), "
+                  "chunked_prefill or prefill_first");
   cmd->add_flag("--no-prefix-caching", args->no_prefix_caching,
                 "CPU-overhead waves without the prefix cache's bookkeeping");
   cmd->add_option("--model-seed", o.model_seed, "seed of random weights (default 0)");
@@ -167,8 +167,11 @@ void add_profile_command(CLI::App& app) {
     const std::string& policy = args->options.engine.scheduler.policy;
     if (std::ranges::find(sched::batch_policy_names(), policy) ==
         sched::batch_policy_names().end()) {
-      throw InputError("--policy: unknown batching policy '" + policy +
-                       "' (known: static, continuous, chunked_prefill)");
+      std::string known;
+      for (const std::string_view name : sched::batch_policy_names()) {
+        known += (known.empty() ? "" : ", ") + std::string(name);
+      }
+      throw InputError("--policy: unknown batching policy '" + policy + "' (known: " + known + ")");
     }
     const auto run = args->backend == "cuda" ? profile::run_cuda_profile : profile::run_profile;
     const perf::Profile p = run(
