@@ -24,10 +24,12 @@ CoverageKind worse(CoverageKind a, CoverageKind b) {
 
 }  // namespace
 
-KernelDbCosts::KernelDbCosts(std::shared_ptr<const KernelDbTables> tables, const ModelSpec& model,
-                             const GpuSpec& gpu, const Deployment& deployment,
-                             const RooflineOptions& fallback_options)
+KernelDbCosts::KernelDbCosts(std::shared_ptr<const KernelDbTables> tables, const KernelDbSpec& spec,
+                             const ModelSpec& model, const GpuSpec& gpu,
+                             const Deployment& deployment, const RooflineOptions& fallback_options)
     : tables_(std::move(tables)),
+      gemm_dtype_(spec.gemm_dtype),
+      moe_dtype_(spec.moe_dtype),
       model_(model),
       deployment_(deployment),
       roofline_(model, gpu, deployment, fallback_options),
@@ -38,6 +40,12 @@ KernelDbCosts::KernelDbCosts(std::shared_ptr<const KernelDbTables> tables, const
   build_coverage();
 }
 
+// A quantized GEMM's table dtype: the spec's, else the weights' (unquantized parts stay bf16).
+std::vector<std::string> KernelDbCosts::gemm_dtypes(const WeightFormat& format) const {
+  if (!gemm_dtype_.empty() && format.dtype != DType::bf16) return {gemm_dtype_};
+  return gemm_dtypes_for(format, model_);
+}
+
 void KernelDbCosts::resolve_gemms(const KernelScaling& scaling) {
   const WeightFormats formats = weight_formats(model_, deployment_.weight_dtype);
   const int64_t tp = deployment_.tp;
@@ -45,7 +53,7 @@ void KernelDbCosts::resolve_gemms(const KernelScaling& scaling) {
   const int64_t heads = model_.num_heads / tp;
   const int64_t up_projections = model_.gated_mlp ? 2 : 1;
   auto add = [&](GemmClass& c, const WeightFormat& format, int64_t n, int64_t k) {
-    c.gemms.emplace_back(*tables_, gemm_dtypes_for(format, model_), n, k, scaling);
+    c.gemms.emplace_back(*tables_, gemm_dtypes(format), n, k, scaling);
   };
   const WeightFormat& attention = formats.attention;
   if (model_.is_mla()) {
@@ -82,7 +90,10 @@ void KernelDbCosts::resolve_gemms(const KernelScaling& scaling) {
     wanted.num_experts = model_.num_experts;
     wanted.tp = tp;
     wanted.gated = model_.gated_mlp;
-    experts_.emplace(*tables_, moe_dtypes_for(formats.experts, model_), wanted, scaling);
+    experts_.emplace(*tables_,
+                     moe_dtype_.empty() ? moe_dtypes_for(formats.experts, model_)
+                                        : std::vector<std::string>{moe_dtype_},
+                     wanted, scaling);
   }
   for (GemmClass* c : {&qkv_, &o_, &up_gate_, &down_, &router_, &lm_head_, &shared_experts_}) {
     c->from_tables = std::all_of(c->gemms.begin(), c->gemms.end(),

@@ -27,8 +27,10 @@ namespace tidal::perf {
 class KernelDbCosts final : public StepCosts {
  public:
   // Checks the deployment as the roofline does (InputError); resolves every kernel's shape once.
-  KernelDbCosts(std::shared_ptr<const KernelDbTables> tables, const ModelSpec& model,
-                const GpuSpec& gpu, const Deployment& deployment,
+  // `spec`'s gemm_dtype and moe_dtype, when set, choose the quantized GEMMs' and the MoE layers'
+  // table dtype instead of the weights' format.
+  KernelDbCosts(std::shared_ptr<const KernelDbTables> tables, const KernelDbSpec& spec,
+                const ModelSpec& model, const GpuSpec& gpu, const Deployment& deployment,
                 const RooflineOptions& fallback_options);
 
   double token_seconds(OpClass op, int64_t num_tokens) const override;
@@ -46,6 +48,8 @@ class KernelDbCosts final : public StepCosts {
 
  private:
   // The GEMMs behind one op class (several for MLA's projections and shared experts).
+  std::vector<std::string> gemm_dtypes(const WeightFormat& format) const;
+
   struct GemmClass {
     std::vector<GemmLookup> gemms;
     bool from_tables = false;  // every GEMM found; else the class is the roofline's
@@ -65,6 +69,8 @@ class KernelDbCosts final : public StepCosts {
                                int64_t num_prefill) const;
 
   std::shared_ptr<const KernelDbTables> tables_;
+  std::string gemm_dtype_;  // KernelDbSpec::gemm_dtype
+  std::string moe_dtype_;   // KernelDbSpec::moe_dtype
   ModelSpec model_;
   Deployment deployment_;
   RooflineCosts roofline_;

@@ -11,8 +11,8 @@ std::unique_ptr<StepTimeModel> make_kernel_db_model(const KernelDbSpec& spec,
                                                     const Deployment& deployment,
                                                     const RooflineOptions& fallback_options,
                                                     KernelDbCoverage* coverage_out) {
-  auto costs = std::make_unique<KernelDbCosts>(kernel_db_tables(spec, gpu), model, gpu, deployment,
-                                               fallback_options);
+  auto costs = std::make_unique<KernelDbCosts>(kernel_db_tables(spec, gpu), spec, model, gpu,
+                                               deployment, fallback_options);
   if (coverage_out != nullptr) *coverage_out = costs->coverage();
   return std::make_unique<TabulatedStepModel>(std::move(costs),
                                               fallback_options.max_precomputed_tokens,

@@ -60,7 +60,7 @@ Profile kernel_db_profile(const KernelDbSpec& spec, const ModelSpec& model, cons
                           const Deployment& deployment, const RooflineOptions& options,
                           KernelDbCoverage* coverage_out) {
   const std::shared_ptr<const KernelDbTables> tables = kernel_db_tables(spec, gpu);
-  const KernelDbCosts costs(tables, model, gpu, deployment, options);
+  const KernelDbCosts costs(tables, spec, model, gpu, deployment, options);
   const KernelDbCoverage& coverage = costs.coverage();
   if (coverage_out != nullptr) *coverage_out = coverage;
 

@@ -76,6 +76,8 @@ struct PerfSpec {
   std::string resolved_profile;   // resolved against the scenario's folder
   std::string dir;                // kernel tables folder as written (kind == kernel_db)
   std::string resolved_dir;
+  std::string gemm_dtype;   // kernel_db: the tables' GEMM dtype of the kernels that ran ("" auto)
+  std::string moe_dtype;    // kernel_db: the tables' MoE dtype ("" auto)
   std::string calibration;  // calibration JSON as written (`tidal calibrate`), "" for none
   std::string resolved_calibration;
 };

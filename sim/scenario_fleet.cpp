@@ -63,11 +63,21 @@ PerfSpec parse_perf(JsonObject& pool, const std::string& base_dir) {
   };
   path_for("profile", "profile", perf.profile, perf.resolved_profile);
   path_for("dir", "kernel_db", perf.dir, perf.resolved_dir);
+  for (const auto& [key, into] :
+       {std::pair<const char*, std::string*>{"gemm_dtype", &perf.gemm_dtype},
+        {"moe_dtype", &perf.moe_dtype}}) {
+    if (!obj.has(key)) continue;
+    if (perf.kind != "kernel_db") {
+      obj.child(key);
+      obj.fail(key, "only allowed with \"kind\": \"kernel_db\"");
+    }
+    *into = obj.required_string(key);
+  }
   if (const std::optional<std::string> calibration = obj.optional_string("calibration")) {
     perf.calibration = *calibration;
     perf.resolved_calibration = resolve_path(*calibration, base_dir);
   }
-  obj.finish({"kind", "profile", "dir", "calibration"});
+  obj.finish({"kind", "profile", "dir", "gemm_dtype", "moe_dtype", "calibration"});
   return perf;
 }
 
@@ -88,8 +98,9 @@ std::shared_ptr<const perf::StepTimeModel> make_step_model(PoolSpec& pool,
                        "pool's \"engine\"");
     }
     perf::KernelDbCoverage coverage;
-    base = perf::make_kernel_db_model({pool.perf.resolved_dir, pool.engine->name, ""}, model, gpu,
-                                      pool.deployment, options, &coverage);
+    base = perf::make_kernel_db_model(
+        {pool.perf.resolved_dir, pool.engine->name, "", pool.perf.gemm_dtype, pool.perf.moe_dtype},
+        model, gpu, pool.deployment, options, &coverage);
     pool.kernel_db_coverage = coverage;
   } else {
     const perf::Profile profile = perf::load_profile(pool.perf.resolved_profile);

@@ -74,6 +74,8 @@ ojson pool_json(const PoolSpec& p) {
   j["perf"] = ojson{{"kind", p.perf.kind}};
   if (p.perf.kind == "profile") j["perf"]["profile"] = p.perf.resolved_profile;
   if (p.perf.kind == "kernel_db") j["perf"]["dir"] = p.perf.resolved_dir;
+  if (!p.perf.gemm_dtype.empty()) j["perf"]["gemm_dtype"] = p.perf.gemm_dtype;
+  if (!p.perf.moe_dtype.empty()) j["perf"]["moe_dtype"] = p.perf.moe_dtype;
   if (!p.perf.calibration.empty()) j["perf"]["calibration"] = p.perf.resolved_calibration;
   for (const auto& [key, value] : p.fleet_keys.items()) j[key] = ojson::parse(value.dump());
   if (!p.region.empty()) j["region"] = p.region;

@@ -62,10 +62,11 @@ std::vector<MeasuredRun> read_measured_csv(const std::string& path) {
     const size_t id = col("id"), backend = col("backend"), version = col("backend_version"),
                  model = col("model_path"), system = col("system"), precision = col("precision"),
                  mode = col("mode"), isl = col("isl"), osl = col("osl"),
-                 gemm_quant = col("gemm_quant_mode"), tp = col("tp_size"), pp = col("pp_size"),
-                 attention_dp = col("attention_dp_size"), moe_tp = col("moe_tp_size"),
-                 moe_ep = col("moe_ep_size"), ttft = col("silicon_ttft_ms"),
-                 tpot = col("silicon_tpot_ms"), concurrency = col("concurrency");
+                 gemm_quant = col("gemm_quant_mode"), moe_quant = col("moe_quant_mode"),
+                 tp = col("tp_size"), pp = col("pp_size"), attention_dp = col("attention_dp_size"),
+                 moe_tp = col("moe_tp_size"), moe_ep = col("moe_ep_size"),
+                 ttft = col("silicon_ttft_ms"), tpot = col("silicon_tpot_ms"),
+                 concurrency = col("concurrency");
     while (std::getline(in, line)) {
       ++line_number;
       if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -81,6 +82,7 @@ std::vector<MeasuredRun> read_measured_csv(const std::string& path) {
       r.system = std::string(fields[system]);
       r.precision = std::string(fields[precision]);
       r.gemm_quant_mode = std::string(fields[gemm_quant]);
+      r.moe_quant_mode = std::string(fields[moe_quant]);
       r.mode = std::string(fields[mode]);
       if (r.mode != "agg" && r.mode != "disagg") {
         throw traces::RowError("mode", fmt::format("\"{}\" is neither agg nor disagg", r.mode));

@@ -19,7 +19,8 @@ struct MeasuredRun {
   std::string model;            // Hugging Face repo id, e.g. "Qwen/Qwen3-32B"
   std::string system;           // GPU folder name, e.g. "h200_sxm"
   std::string precision;        // fp8, fp4, bf16, int4, "" (the checkpoint's)
-  std::string gemm_quant_mode;  // fp8, fp8_block, nvfp4, int4_wo, ""
+  std::string gemm_quant_mode;  // fp8, fp8_block, nvfp4, int4_wo, "": the GEMM kernels' dtype
+  std::string moe_quant_mode;   // the same for the MoE kernels
   std::string mode;             // agg | disagg
   int64_t isl = 0;              // input tokens per request
   int64_t osl = 0;              // output tokens per request

@@ -43,6 +43,9 @@ nlohmann::json scenario_json(const MeasuredRun& run, const SiliconOptions& optio
   if (options.engine_presets) pool["engine"] = run.engine;
   if (options.step_model == "kernel_db") {
     pool["perf"] = {{"kind", "kernel_db"}, {"dir", options.kernel_db_dir}};
+    // The row says which kernels ran (e.g. nvfp4 MoE kernels for an mxfp4 checkpoint).
+    if (!run.gemm_quant_mode.empty()) pool["perf"]["gemm_dtype"] = run.gemm_quant_mode;
+    if (!run.moe_quant_mode.empty()) pool["perf"]["moe_dtype"] = run.moe_quant_mode;
   }
   // The benchmark served the row's whole prompt and output, whatever the engine's default
   // context; without a preset the scheduler must also take every client at once.

@@ -139,7 +139,7 @@ fs::path write_synthetic_db(const fs::path& root) {
 }
 
 KernelDbSpec spec_of(const fs::path& dir, std::string engine = "vllm", std::string version = "") {
-  return {dir.string(), std::move(engine), std::move(version)};
+  return {dir.string(), std::move(engine), std::move(version), "", ""};
 }
 
 KernelDbTables load_synthetic(const fs::path& dir) {
@@ -205,8 +205,8 @@ TEST(KernelDbSynthetic, GemmExactAtMeasuredPointsAndBetweenNeighbours) {
     EXPECT_LT(qkv.seconds(m), gemm_ms(hi, 864, 288) * 1e-3) << m;
   }
   // The costs multiply by the layers.
-  const KernelDbCosts costs(std::make_shared<KernelDbTables>(tables), tiny(), h200(), Deployment{},
-                            RooflineOptions{});
+  const KernelDbCosts costs(std::make_shared<KernelDbTables>(tables), KernelDbSpec{}, tiny(),
+                            h200(), Deployment{}, RooflineOptions{});
   EXPECT_DOUBLE_EQ(costs.token_seconds(OpClass::qkv_proj, 64), 6 * gemm_ms(64, 864, 288) * 1e-3);
 }
 
@@ -268,7 +268,8 @@ TEST(KernelDbSynthetic, AttentionFromTablesWithTheStatedReduction) {
   TempDir dir("attention");
   const auto tables =
       std::make_shared<KernelDbTables>(load_synthetic(write_synthetic_db(dir.path())));
-  const KernelDbCosts costs(tables, tiny(), h200(), Deployment{}, RooflineOptions{});
+  const KernelDbCosts costs(tables, KernelDbSpec{}, tiny(), h200(), Deployment{},
+                            RooflineOptions{});
   // One prefill of 128 tokens: batch 1, isl 128, all 6 layers.
   const SeqWork prompt{128, 0, 1};
   EXPECT_DOUBLE_EQ(costs.attention_seconds({&prompt, 1}).prefill,

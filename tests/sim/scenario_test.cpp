@@ -265,6 +265,9 @@ TEST(ScenarioErrors, PerfKeys) {
                                         "dir": "/nonexistent/tables"})"))
                 .find("/nonexistent/tables"),
             std::string::npos);
+  EXPECT_EQ(error_of(scenario_text(R"(, "perf": {"moe_dtype": "nvfp4"})")),
+            "scenario.json: fleet.pools[0].perf.moe_dtype: only allowed with \"kind\": "
+            "\"kernel_db\"");
   EXPECT_EQ(error_of(scenario_text(R"(, "perf": {"calibration": "c.json"})")),
             "scenario.json: fleet.pools[0].perf.calibration: calibrations are fitted per engine "
             "and GPU: give the pool's \"engine\"");
