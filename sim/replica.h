@@ -11,8 +11,8 @@
 
 #include "engine/kv/block_manager.h"
 #include "engine/sched/scheduler.h"
-#include "sim/fleet/hol_blocking.h"
 #include "perf/step_time_model.h"
+#include "sim/fleet/hol_blocking.h"
 #include "sim/replica_state.h"
 #include "sim/scenario.h"
 #include "sim/spec_acceptance.h"

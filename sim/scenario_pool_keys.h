@@ -5,9 +5,9 @@
 #include <array>
 #include <string_view>
 
-#include "sim/json_object.h"
 #include "perf/gpu_catalog.h"
 #include "perf/model_catalog.h"
+#include "sim/json_object.h"
 #include "sim/scenario.h"
 
 namespace tidal::sim {

@@ -64,10 +64,10 @@ std::vector<Request> generate_closed_loop(SpecObject& spec, const CommonSettings
     request.id = j;
     // All clients at once (vllm bench serve's burst) unless their starts are spread; a later
     // request's arrival_s is only its earliest time, its dep decides.
-    request.arrival_s = j < params.concurrency ? params.start_spread_s *
-                                                     static_cast<double>(client) /
-                                                     static_cast<double>(params.concurrency)
-                                               : 0.0;
+    request.arrival_s = j < params.concurrency
+                            ? params.start_spread_s * static_cast<double>(client) /
+                                  static_cast<double>(params.concurrency)
+                            : 0.0;
     request.prompt_tokens = std::min(
         params.system_prompt_tokens + params.lengths.prompt.sample_integer(prompt_rng), kMaxTokens);
     request.output_tokens = params.lengths.output.sample_integer(output_rng);

@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/fleet/lifecycle.h"
 #include "perf/gpu_catalog.h"
+#include "sim/fleet/lifecycle.h"
 
 namespace tidal::fleet {
 

@@ -99,9 +99,9 @@ TEST(ScenarioModels, BadModelsNameThePath) {
   EXPECT_NE(error.find("num_key_value_heads"), std::string::npos) << error;
   EXPECT_NE(error_of(scenario_text("42", R"("H100-SXM")")).find("fleet.pools[0].model"),
             std::string::npos);
-  EXPECT_NE(error_of(scenario_text(R"("llama-3-8b")", R"({"name": "x"})"))
-                .find("fleet.pools[0].gpu"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(scenario_text(R"("llama-3-8b")", R"({"name": "x"})")).find("fleet.pools[0].gpu"),
+      std::string::npos);
 }
 
 TEST(ScenarioModels, QuantizedCheckpointIsServedInItsFormatUnlessThePoolSaysOtherwise) {
@@ -123,8 +123,8 @@ TEST(ScenarioModels, Llama31TakesItsWholeContext) {
   if (!fs::exists(path)) GTEST_SKIP() << "no " << path;
   const std::string sched =
       R"(, "scheduler": {"policy": "chunked_prefill", "max_model_len": 131072})";
-  const Scenario s = load_scenario_text(
-      scenario_text("\"" + path + "\"", R"("H100-SXM")", sched), "scenario.json", "");
+  const Scenario s = load_scenario_text(scenario_text("\"" + path + "\"", R"("H100-SXM")", sched),
+                                        "scenario.json", "");
   EXPECT_EQ(s.pools[0].scheduler.max_model_len, 131072);
   // So does the catalog's own Llama-3.1 entry; Llama-3 stops at 8,192.
   EXPECT_EQ(error_of(scenario_text(R"("llama-3.1-8b")", R"("H100-SXM")", sched)), "(no error)");
