@@ -38,7 +38,8 @@ struct Args {
   int64_t max_rows_per_group = 1000000;
   int64_t max_fit_rows = 8;
   int num_threads = 2;
-  std::string rows_out;  // a CSV of every row's measured and predicted figures, when given
+  bool fit_scales = true;  // --fit-scales 0: the calibration fits overheads and front end only
+  std::string rows_out;    // a CSV of every row's measured and predicted figures, when given
 };
 
 Args parse_args(int argc, char** argv) {
@@ -60,6 +61,8 @@ Args parse_args(int argc, char** argv) {
       a.num_threads = std::stoi(value);
     else if (key == "--rows-out")
       a.rows_out = value;
+    else if (key == "--fit-scales")
+      a.fit_scales = value != "0";
     else
       throw tidal::InputError("silicon: unknown option " + key);
   }
@@ -175,6 +178,7 @@ int main(int argc, char** argv) try {
   }
   tidal::validate::CalibrateOptions calibrate_options;
   calibrate_options.max_fit_rows = args.max_fit_rows;
+  calibrate_options.fit_scales = args.fit_scales;
   parallel_for(folds.size(), args.num_threads, [&](size_t f) {
     std::vector<const PreparedRow*> train;
     for (size_t i : folds[f].train) train.push_back(&kernel_rows[i]);

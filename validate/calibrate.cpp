@@ -31,8 +31,10 @@ perf::Calibration calibration_of(const std::vector<double>& p, const std::vector
   c.step_overhead_base_s = at(0);
   c.step_overhead_per_seq_s = at(1);
   c.frontend_per_request_s = at(2);
-  c.scales[static_cast<size_t>(perf::ScaledClass::gemm)] = at(3);
-  c.scales[static_cast<size_t>(perf::ScaledClass::attention)] = at(4);
+  if (p.size() > 3) {  // the scales were fitted; else they stay 1
+    c.scales[static_cast<size_t>(perf::ScaledClass::gemm)] = at(3);
+    c.scales[static_cast<size_t>(perf::ScaledClass::attention)] = at(4);
+  }
   return c;
 }
 
@@ -60,7 +62,9 @@ perf::Calibration fit_calibration(const std::vector<const PreparedRow*>& rows,
   if (rows.empty()) throw std::invalid_argument("fit_calibration: no rows");
   const std::vector<const PreparedRow*> fit_rows = spread_subset(rows, options.max_fit_rows);
   LeastSquaresProblem problem;
-  for (const Parameter& p : kParameters) {
+  const size_t num_fitted = options.fit_scales ? std::size(kParameters) : 3;
+  for (size_t i = 0; i < num_fitted; ++i) {
+    const Parameter& p = kParameters[i];
     problem.initial.push_back(p.initial);
     problem.lower.push_back(p.lower);
     problem.upper.push_back(p.upper);

@@ -17,6 +17,8 @@ struct CalibrateOptions {
   // order); all of them are predicted afterwards.
   int64_t max_fit_rows = 12;
   int max_iterations = 6;
+  // Fit the GEMM and attention scales too (else only the overheads and the front end).
+  bool fit_scales = true;
 };
 
 // Fits one engine x GPU group (every row the same engine and GPU; at least one row).
