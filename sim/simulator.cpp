@@ -11,6 +11,7 @@
 #include "sim/event_queue.h"
 #include "sim/fleet/spec_reading.h"
 #include "sim/fleet_controller.h"
+#include "sim/request_deps.h"
 #include "sim/request_regions.h"
 #include "sim/router.h"
 #include "sim/router_queue.h"
@@ -81,7 +82,6 @@ class Simulator {
   void finish(int64_t request, int64_t now);
   void start_step(Replica& replica, int64_t now);
   void request_wake(Replica& replica, int64_t at);
-  void build_dependents();
   void schedule_event(int64_t time_ns, EventKind kind, int32_t replica, int64_t request);
   // Hands the sink what happened since the previous report; `rows` are the intervals closed
   // so far.
@@ -113,14 +113,7 @@ class Simulator {
   std::vector<int64_t> newly_done_;  // [requests ended since the last report]
   size_t num_rows_reported_ = 0;
 
-  // Dependencies (agent DAGs, closed-loop clients): a request reaches the router once it has
-  // arrived, every request it depends on has finished and its think time has passed since.
-  std::vector<int32_t> num_unfinished_deps_;  // [num_requests]
-  std::vector<int64_t> deps_done_ns_;         // [num_requests] latest finish_ns of its deps
-  std::vector<int64_t> failed_dep_;           // [num_requests] a rejected dep's id, or -1
-  std::vector<char> waiting_on_deps_;         // [num_requests] arrived, deps not finished
-  std::vector<int64_t> dependents_begin_;     // [num_requests + 1] CSR offsets
-  std::vector<int64_t> dependents_;           // [num dep edges] requests that wait on each
+  RequestDeps deps_;  // who waits on whom (sim/request_deps.h)
 };
 
 Simulator::Simulator(const Scenario& scenario, RequestTable table, ProgressSink* progress)
@@ -130,7 +123,8 @@ Simulator::Simulator(const Scenario& scenario, RequestTable table, ProgressSink*
       router_(make_router(scenario.router, traces::derive_seed(scenario.seed ^ kRouterStream, 0))),
       timeline_(std::max<int64_t>(1, std::llround(scenario.timeline_interval_s * 1e9)), cluster_),
       fleet_(scenario, cluster_, queue_),
-      held_(static_cast<int32_t>(scenario.router.class_priority.size()) + 1) {
+      held_(static_cast<int32_t>(scenario.router.class_priority.size()) + 1),
+      deps_(table.requests) {
   result_.table = std::move(table);
   apply_token_caps(scenario, result_.table);
   const size_t n = result_.table.requests.size();
@@ -155,29 +149,6 @@ Simulator::Simulator(const Scenario& scenario, RequestTable table, ProgressSink*
   int64_t num_output_tokens = 0;
   for (const Request& r : result_.table.requests) num_output_tokens += r.output_tokens;
   result_.itl.reserve(static_cast<size_t>(std::min(num_output_tokens, SampleSet::kExactLimit + 1)));
-  build_dependents();
-}
-
-void Simulator::build_dependents() {
-  const auto& requests = result_.table.requests;
-  const size_t n = requests.size();
-  num_unfinished_deps_.assign(n, 0);
-  deps_done_ns_.assign(n, 0);
-  failed_dep_.assign(n, -1);
-  waiting_on_deps_.assign(n, 0);
-  dependents_begin_.assign(n + 1, 0);
-  for (size_t i = 0; i < n; ++i) {
-    num_unfinished_deps_[i] = static_cast<int32_t>(requests[i].deps.size());
-    for (int64_t dep : requests[i].deps) ++dependents_begin_[static_cast<size_t>(dep) + 1];
-  }
-  for (size_t i = 0; i < n; ++i) dependents_begin_[i + 1] += dependents_begin_[i];
-  dependents_.resize(static_cast<size_t>(dependents_begin_[n]));
-  std::vector<int64_t> fill(dependents_begin_.begin(), dependents_begin_.end() - 1);  // [n]
-  for (size_t i = 0; i < n; ++i) {
-    for (int64_t dep : requests[i].deps) {
-      dependents_[static_cast<size_t>(fill[static_cast<size_t>(dep)]++)] = static_cast<int64_t>(i);
-    }
-  }
 }
 
 RunResult Simulator::run() {
@@ -240,7 +211,7 @@ RunResult Simulator::run() {
   // A stopped run leaves them pending: they were not simulated to the end.
   for (int64_t i = 0; i < n && !result_.stopped_early; ++i) {
     if (result_.records[static_cast<size_t>(i)].status == RequestStatus::pending) {
-      if (waiting_on_deps_[static_cast<size_t>(i)]) arrive(i, now);
+      if (deps_.waiting[static_cast<size_t>(i)]) arrive(i, now);
       reject(i, now, "unfinished when the simulation ended");
     }
   }
@@ -289,11 +260,11 @@ void Simulator::on_arrivals(int64_t now) {
   while (next_arrival_ < arrival_ns.size() && arrival_ns[next_arrival_] == now) {
     const auto i = static_cast<int64_t>(next_arrival_++);
     const auto k = static_cast<size_t>(i);
-    if (failed_dep_[k] >= 0) {
+    if (deps_.failed_dep[k] >= 0) {
       arrive(i, now);
-      reject(i, now, fmt::format("dependency {} was rejected", failed_dep_[k]));
-    } else if (num_unfinished_deps_[k] > 0) {
-      waiting_on_deps_[k] = 1;
+      reject(i, now, fmt::format("dependency {} was rejected", deps_.failed_dep[k]));
+    } else if (deps_.num_unfinished[k] > 0) {
+      deps_.waiting[k] = 1;
     } else if (!result_.table.requests[k].deps.empty()) {
       release(i, now);
     } else {
@@ -317,7 +288,7 @@ void Simulator::arrive(int64_t request, int64_t now) {
 void Simulator::release(int64_t request, int64_t now) {
   const auto k = static_cast<size_t>(request);
   const int64_t think_ns = std::llround(result_.table.requests[k].think_time_s * 1e9);
-  const int64_t at = deps_done_ns_[k] + think_ns;
+  const int64_t at = deps_.done_ns[k] + think_ns;
   if (at > now) {
     schedule_event(at, EventKind::release, -1, request);
   } else {
@@ -479,13 +450,12 @@ void Simulator::reject(int64_t request, int64_t now, std::string reason) {
   timeline_.add_rejected();
   ++num_done_;
   if (progress_ != nullptr) newly_done_.push_back(request);
-  for (int64_t j = dependents_begin_[k]; j < dependents_begin_[k + 1]; ++j) {
-    const int64_t d = dependents_[static_cast<size_t>(j)];
+  for (const int64_t d : deps_.dependents_of(k)) {
     const auto dk = static_cast<size_t>(d);
-    if (failed_dep_[dk] >= 0) continue;
-    failed_dep_[dk] = request;
-    if (waiting_on_deps_[dk]) {
-      waiting_on_deps_[dk] = 0;
+    if (deps_.failed_dep[dk] >= 0) continue;
+    deps_.failed_dep[dk] = request;
+    if (deps_.waiting[dk]) {
+      deps_.waiting[dk] = 0;
       arrive(d, now);
       reject(d, now, fmt::format("dependency {} was rejected", request));
     }
@@ -500,11 +470,11 @@ void Simulator::finish(int64_t request, int64_t now) {
   timeline_.add_finished();
   ++num_done_;
   if (progress_ != nullptr) newly_done_.push_back(request);
-  for (int64_t j = dependents_begin_[k]; j < dependents_begin_[k + 1]; ++j) {
-    const auto dk = static_cast<size_t>(dependents_[static_cast<size_t>(j)]);
-    deps_done_ns_[dk] = std::max(deps_done_ns_[dk], rec.finish_ns);
-    if (--num_unfinished_deps_[dk] == 0 && waiting_on_deps_[dk] && failed_dep_[dk] < 0) {
-      waiting_on_deps_[dk] = 0;
+  for (const int64_t d : deps_.dependents_of(k)) {
+    const auto dk = static_cast<size_t>(d);
+    deps_.done_ns[dk] = std::max(deps_.done_ns[dk], rec.finish_ns);
+    if (--deps_.num_unfinished[dk] == 0 && deps_.waiting[dk] && deps_.failed_dep[dk] < 0) {
+      deps_.waiting[dk] = 0;
       release(static_cast<int64_t>(dk), now);
     }
   }
