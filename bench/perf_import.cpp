@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "base/input_error.h"
 #include "perf/perf.h"
-#include "traces/input_error.h"
 
 namespace {
 

@@ -10,22 +10,22 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/input_error.h"
+#include "base/output_files.h"
 #include "plan/plan_runner.h"
-#include "traces/input_error.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
 void write_json(const fs::path& path, const nlohmann::json& value) {
-  std::ofstream(path, std::ios::binary) << value.dump(2) << '\n';
+  tidal::base::write_output_text(path.string(), value.dump(2) + "\n");
 }
 
 }  // namespace

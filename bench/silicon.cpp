@@ -8,7 +8,8 @@
 // One JSON line per group (model x GPU x engine x precision), then the overall figures and the
 // rows left out with their reasons.
 // Usage: silicon [--measured F] [--configs DIR] [--kernel-db DIR] [--max-rows-per-group N]
-//                [--threads N] [--max-fit-rows N] [--rows-out rows.csv]
+//                [--threads N] [--max-fit-rows N] [--rows-out rows.csv] [--fit-scales 0|1]
+//                [--requests-per-client N] [--count-first 0|1]
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -20,8 +21,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "traces/input_error.h"
-#include "traces/output_files.h"
+#include "base/input_error.h"
+#include "base/output_files.h"
 #include "validate/calibrate.h"
 #include "validate/measured_runs.h"
 #include "validate/silicon_rows.h"
@@ -40,6 +41,8 @@ struct Args {
   int num_threads = 2;
   bool fit_scales = true;  // --fit-scales 0: the calibration fits overheads and front end only
   std::string rows_out;    // a CSV of every row's measured and predicted figures, when given
+  int64_t requests_per_client = 3;
+  bool count_first_requests = true;  // --count-first 0: each client's first request is warm-up
 };
 
 Args parse_args(int argc, char** argv) {
@@ -63,6 +66,10 @@ Args parse_args(int argc, char** argv) {
       a.rows_out = value;
     else if (key == "--fit-scales")
       a.fit_scales = value != "0";
+    else if (key == "--requests-per-client")
+      a.requests_per_client = std::stoll(value);
+    else if (key == "--count-first")
+      a.count_first_requests = value != "0";
     else
       throw tidal::InputError("silicon: unknown option " + key);
   }
@@ -102,8 +109,15 @@ int main(int argc, char** argv) try {
   const Args args = parse_args(argc, argv);
   const std::vector<tidal::validate::MeasuredRun> runs =
       tidal::validate::read_measured_csv(args.measured);
-  tidal::validate::SiliconOptions roofline_options{args.configs, args.kernel_db, "roofline", false};
-  tidal::validate::SiliconOptions kernel_options{args.configs, args.kernel_db, "kernel_db", true};
+  const tidal::validate::SiliconOptions roofline_options{
+      args.configs, args.kernel_db, "roofline", false, args.requests_per_client,
+      args.count_first_requests};
+  const tidal::validate::SiliconOptions kernel_options{args.configs,
+                                                       args.kernel_db,
+                                                       "kernel_db",
+                                                       true,
+                                                       args.requests_per_client,
+                                                       args.count_first_requests};
 
   // Rows both setups can express, at most max_rows_per_group per group (in file order).
   std::map<std::string, int64_t> reasons;
@@ -203,7 +217,7 @@ int main(int argc, char** argv) try {
                          has_calibrated[i] ? fmt::format("{:.3f}", calibrated[i].ttft_ms) : "",
                          has_calibrated[i] ? fmt::format("{:.3f}", calibrated[i].tpot_ms) : "");
     }
-    tidal::traces::write_output_text(args.rows_out, csv);
+    tidal::base::write_output_text(args.rows_out, csv);
   }
   std::map<std::string, std::vector<size_t>> groups;
   for (size_t i = 0; i < num_kept; ++i) groups[group_key(kernel_rows[i].run)].push_back(i);

@@ -30,6 +30,11 @@ void add_calibrate_command(CLI::App& app) {
                   "AIConfigurator kernel tables (for --step-model kernel_db)");
   cmd->add_option("--step-model", command->silicon.step_model,
                   "kernel_db (default) or roofline: the model the coefficients sit on");
+  cmd->add_option("--requests-per-client", command->silicon.requests_per_client,
+                  "closed-loop requests per client of each simulated row")
+      ->check(CLI::Range(int64_t{1}, int64_t{1000}));
+  cmd->add_option("--count-first", command->silicon.count_first_requests,
+                  "whether each client's first request counts in the means (false: warm-up)");
   cmd->add_option("--max-fit-rows", command->fit.max_fit_rows,
                   "rows per engine x GPU entering the fit (default 12)");
   cmd->add_option("--model", command->bench_defaults.model, "vllm bench JSON: the model (HF id)");

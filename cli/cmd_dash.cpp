@@ -6,8 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "base/input_error.h"
 #include "cli/commands.h"
-#include "traces/input_error.h"
 #include "ui/dash.h"
 
 namespace tidal::cli {

@@ -7,9 +7,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include "base/input_error.h"
 #include "cli/commands.h"
 #include "engine/engine_config.h"
 #include "engine/engine_run.h"
+#include "engine/stop_signals.h"
 #include "models/quantize_weights.h"
 
 namespace tidal::cli {
@@ -70,8 +72,9 @@ void add_run(CLI::App& engine_app) {
                   "linear weights stored as f32, bf16 or fp16 (default f32; not with --quant)");
   cmd->add_option("--kv-dtype", args->kv_dtype, "KV cache dtype: f32, bf16, int8 (default bf16)");
   cmd->add_option("--block-size", config.block_size, "tokens per KV block (default 16)");
-  cmd->add_option("--kv-blocks", config.num_gpu_blocks,
-                  "KV arena blocks (default: as many as --kv-memory holds)");
+  CLI::Option* kv_blocks =
+      cmd->add_option("--kv-blocks", config.num_gpu_blocks,
+                      "KV arena blocks (default: as many as --kv-memory holds)");
   cmd->add_option("--kv-memory", args->kv_memory_mib, "cpu: KV arena MiB per rank (default 256)");
   cmd->add_option("--swap-blocks", config.num_cpu_blocks, "host swap arena blocks (default 0)");
   cmd->add_flag("--no-prefix-caching", args->no_prefix_caching, "disable prefix caching");
@@ -82,16 +85,32 @@ void add_run(CLI::App& engine_app) {
                   "sampling temperature (default 0: greedy)");
   cmd->add_option("--top-k", config.sampling.top_k, "top-k cut (default 0: none)");
   cmd->add_option("--top-p", config.sampling.top_p, "nucleus cut (default 1: none)");
-  cmd->add_option("--seed", config.seed, "sampling seed (default 0)");
-  cmd->add_option("--model-seed", run.model_seed, "seed of random weights (default 0)");
+  // Unsigned options would read -1 as 2^64 - 1.
+  const CLI::Validator non_negative(
+      [](std::string& text) { return text.starts_with('-') ? "must be >= 0, got " + text : ""; },
+      "INT >= 0");
+  cmd->add_option("--seed", config.seed, "sampling seed (default 0)")->check(non_negative);
+  cmd->add_option("--model-seed", run.model_seed, "seed of random weights (default 0)")
+      ->check(non_negative);
   cmd->add_option("--time-scale", run.replay.time_scale,
                   "multiply arrival times (default 1; 0: all arrive at once)");
   cmd->add_option("--length-scale", run.replay.length_scale,
                   "multiply prompt and output lengths (default 1)");
-  cmd->add_option("--max-requests", run.replay.max_requests,
-                  "replay only the first N requests (default: all)");
-  cmd->callback([args] {
+  CLI::Option* max_requests = cmd->add_option("--max-requests", run.replay.max_requests,
+                                              "replay only the first N requests (default: all)");
+  cmd->callback([args, kv_blocks, max_requests] {
     engine::EngineRunArgs& a = args->run;
+    // 0 is how the library says "not given"; given on the command line it is a mistake.
+    if (kv_blocks->count() > 0 && a.config.num_gpu_blocks < 1) {
+      throw InputError("--kv-blocks: must be at least 1 (got " +
+                       std::to_string(a.config.num_gpu_blocks) +
+                       "); leave it out to size the arena from --kv-memory");
+    }
+    if (max_requests->count() > 0 && a.replay.max_requests < 1) {
+      throw InputError("--max-requests: must be at least 1 (got " +
+                       std::to_string(a.replay.max_requests) +
+                       "); leave it out to replay every request");
+    }
     a.config.backend = engine::parse_backend_kind(args->backend, "--backend");
     a.config.cuda_graphs = engine::parse_cuda_graphs(args->cuda_graphs, a.config.backend);
     a.config.quant = models::apply_weight_dtype(models::parse_quant_spec(args->quant, "--quant"),
@@ -107,6 +126,10 @@ void add_run(CLI::App& engine_app) {
         if (num_done == num_requests) std::fprintf(stderr, "\n");
       };
     }
+    // SIGINT / SIGTERM: end after the step in flight and write the run folder marked partial;
+    // a second signal ends tidal at once (engine/stop_signals.h).
+    const engine::StopOnSignals stop_on_signals;
+    a.replay.stop_signal = &stop_on_signals.stop_signal();
     const engine::EngineRunSummary s = engine::run_engine(a);
     std::printf(
         "engine run: %lld requests, %lld finished, %lld rejected, %lld output tokens, %lld steps "
@@ -124,6 +147,14 @@ void add_run(CLI::App& engine_app) {
     if (s.spec.num_verifications > 0) {
       std::printf("speculative: acceptance rate %.3f, mean accepted length %.3f\n",
                   s.spec.acceptance_rate(), s.spec.mean_accepted_length());
+    }
+    if (s.stop_signal != 0) {
+      std::printf("stopped by %s: wrote %s, marked partial (%lld of %lld requests done)\n",
+                  engine::signal_name(s.stop_signal).c_str(), a.out_dir.c_str(),
+                  static_cast<long long>(s.num_finished + s.num_rejected),
+                  static_cast<long long>(s.num_requests));
+      std::fflush(stdout);
+      throw CLI::RuntimeError(128 + s.stop_signal);  // the shell's code for that signal
     }
     std::printf("wrote %s\n", a.out_dir.c_str());
   });

@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "base/input_error.h"
 #include "cli/commands.h"
 #include "models/config.h"
 #include "models/model_init.h"
@@ -15,7 +16,6 @@
 #include "perf/model_catalog.h"
 #include "perf/model_describe.h"
 #include "perf/model_resolve.h"
-#include "traces/input_error.h"
 
 namespace tidal::cli {
 namespace {

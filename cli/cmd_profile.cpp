@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "base/input_error.h"
 #include "cli/commands.h"
 #include "engine/engine_config.h"
 #include "engine/profile/cuda_target.h"
@@ -20,7 +21,6 @@
 #include "perf/model_resolve.h"
 #include "perf/profile.h"
 #include "perf/vidur_import.h"
-#include "traces/input_error.h"
 
 namespace tidal::cli {
 namespace {

@@ -22,13 +22,19 @@ void add_simulate_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "simulate", "Simulate a scenario (default: the built-in one-hour mix on 4 x H100)");
   cmd->add_option("scenario", args->scenario, "scenario JSON file (docs/scenario.md)");
-  cmd->add_option("--out", args->out, "run output folder (default: out/<scenario name>)");
-  CLI::Option* seed = cmd->add_option("--seed", args->seed, "override the scenario's seed");
+  CLI::Option* out =
+      cmd->add_option("--out", args->out, "run output folder (default: out/<scenario name>)");
+  // An unsigned option would read -1 as 2^64 - 1.
+  const CLI::Validator non_negative(
+      [](std::string& text) { return text.starts_with('-') ? "must be >= 0, got " + text : ""; },
+      "INT >= 0");
+  CLI::Option* seed =
+      cmd->add_option("--seed", args->seed, "override the scenario's seed")->check(non_negative);
   cmd->add_flag("--quiet", args->quiet, "no progress bar");
-  cmd->callback([args, seed] {
+  cmd->callback([args, out, seed] {
     sim::SimulateOptions options;
     if (!args->scenario.empty()) options.scenario_path = args->scenario;
-    if (!args->out.empty()) options.out_dir = args->out;
+    if (out->count() > 0) options.out_dir = args->out;  // `--out ""` is an error there
     if (seed->count() > 0) options.seed = args->seed;
     options.show_progress = !args->quiet;
     const std::string text = sim::run_simulate_command(options);

@@ -7,10 +7,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "base/input_error.h"
 #include "cli/commands.h"
 #include "engine/engine_config.h"
 #include "models/quantize_weights.h"
-#include "traces/input_error.h"
 #include "validate/matrix.h"
 #include "validate/matrix_rounds.h"
 #include "validate/validation.h"

@@ -2,11 +2,12 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "base/input_error.h"
 #include "cli/commands.h"
-#include "traces/input_error.h"
 
 namespace {
 
@@ -21,6 +22,8 @@ int main(int argc, char** argv) {
   CLI::App app{"tidal: simulate, run and cost LLM serving"};
   app.set_version_flag("--version", version_text());
   app.require_subcommand(1);
+  app.footer(
+      "`tidal help CMD` is `tidal CMD --help`. Questions and runnable answers: docs/howto.md.");
   tidal::cli::add_trace_command(app);
   tidal::cli::add_report_command(app);
   tidal::cli::add_plan_command(app);
@@ -31,8 +34,27 @@ int main(int argc, char** argv) {
   tidal::cli::add_profile_command(app);
   tidal::cli::add_validate_command(app);
   tidal::cli::add_calibrate_command(app);
+  // `tidal help [CMD ...]` is `tidal [CMD ...] --help`.
+  std::vector<char*> args(argv, argv + argc);
+  std::string help_flag = "--help";
+  if (argc >= 2 && std::string(argv[1]) == "help") {
+    args.erase(args.begin() + 1);
+    args.push_back(help_flag.data());
+    if (args.size() > 2) {
+      const std::string command = args[1];
+      bool known = false;
+      for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+        known = known || sub->get_name() == command;
+      }
+      if (!known) {
+        std::fprintf(stderr, "tidal: error: help: unknown command \"%s\" (`tidal help` lists them)\n",
+                     command.c_str());
+        return 1;
+      }
+    }
+  }
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const tidal::InputError& e) {

@@ -1,7 +1,7 @@
 // The CUDA rank entry points of a tidal built without the CUDA backend (no nvcc at configure
 // time): no devices, and asking for them is an InputError that says so.
+#include "base/input_error.h"
 #include "engine/cuda_ranks.h"
-#include "traces/input_error.h"
 
 namespace tidal::engine {
 

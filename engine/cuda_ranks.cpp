@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "base/input_error.h"
 #include "kernels/cuda/cuda_backend.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/cuda_step_graphs.h"
 #include "kernels/cuda/kv_arena.h"
 #include "models/memory_footprint.h"
-#include "traces/input_error.h"
 #ifdef TIDAL_HAVE_NCCL
 #include "engine/nccl_communicator.h"
 #include "engine/rank_threads.h"

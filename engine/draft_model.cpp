@@ -5,8 +5,8 @@
 #include <string>
 #include <utility>
 
+#include "base/input_error.h"
 #include "models/memory_footprint.h"
-#include "traces/input_error.h"
 
 namespace tidal::engine {
 

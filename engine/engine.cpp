@@ -4,9 +4,9 @@
 #include <string>
 #include <utility>
 
+#include "base/input_error.h"
 #include "engine/kv/flat_map.h"
 #include "engine/verification.h"
-#include "traces/input_error.h"
 
 namespace tidal::engine {
 

@@ -4,9 +4,9 @@
 #include <charconv>
 #include <vector>
 
+#include "base/input_error.h"
 #include "engine/cuda_ranks.h"
 #include "models/tensor_parallel.h"
-#include "traces/input_error.h"
 
 namespace tidal::engine {
 
@@ -116,9 +116,13 @@ void validate(const EngineConfig& config, const models::ModelConfig& model) {
           "CUDA path); use --spec ngram:K with --backend cuda");
     }
   }
-  if (config.num_threads < 1) {
-    throw InputError("--threads: must be at least 1 (got " + std::to_string(config.num_threads) +
-                     ")");
+  if (config.num_threads < 1 || config.num_threads > kMaxThreadsPerRank) {
+    throw InputError("--threads: must be between 1 and " + std::to_string(kMaxThreadsPerRank) +
+                     " (got " + std::to_string(config.num_threads) + ")");
+  }
+  if (config.block_size < 1 || config.block_size > kMaxBlockSize) {
+    throw InputError("--block-size: must be between 1 and " + std::to_string(kMaxBlockSize) +
+                     " tokens (got " + std::to_string(config.block_size) + ")");
   }
   if (config.num_gpu_blocks < 0) {
     throw InputError("--kv-blocks: must not be negative (got " +

@@ -49,6 +49,10 @@ const char* backend_kind_name(BackendKind kind);
 // --cuda-graphs for another word or when given with --backend cpu (which has no graphs).
 bool parse_cuda_graphs(const std::string& text, BackendKind backend);
 
+// Bounds of the settings below (docs/engine.md, "Limits"): validate() refuses what lies beyond.
+inline constexpr int32_t kMaxThreadsPerRank = 256;
+inline constexpr int32_t kMaxBlockSize = 1024;  // tokens per KV block
+
 struct EngineConfig {
   BackendKind backend = BackendKind::cpu;
   int32_t tp = 1;           // tensor-parallel ranks, one worker thread each (cuda: one GPU each)

@@ -1,22 +1,36 @@
 #include "engine/engine_run.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <utility>
 
+#include "base/input_error.h"
+#include "base/run_folder.h"
 #include "engine/cuda_ranks.h"
 #include "engine/model_loading.h"
 #include "engine/run_writer.h"
+#include "traces/dag.h"
 #include "traces/format.h"
 #include "traces/reader.h"
 
 namespace tidal::engine {
 
 EngineRunSummary run_engine(const EngineRunArgs& args) {
+  if (args.out_dir.empty()) throw InputError("--out: must name a folder (got an empty path)");
+  base::check_run_folder_target(args.out_dir);  // before the run, not after it
   traces::ReadOptions read_options;
   if (!args.trace_format.empty())
     read_options.format = traces::parse_format_name(args.trace_format);
-  std::vector<Request> requests =
-      prepare_requests(traces::read_trace(args.trace, read_options), args.replay);
+  std::vector<Request> trace = traces::read_trace(args.trace, read_options);
+  // Deps in a cycle would wait on each other forever: refused up front, naming the file.
+  if (std::any_of(trace.begin(), trace.end(), [](const Request& r) { return !r.deps.empty(); })) {
+    try {
+      traces::analyze_dag(trace);
+    } catch (const InputError& e) {
+      throw InputError(args.trace + ": " + e.what());
+    }
+  }
+  std::vector<Request> requests = prepare_requests(std::move(trace), args.replay);
 
   LoadedModel target = load_model(args.model, args.model_seed, "--model");
   std::optional<LoadedModel> draft = load_draft_model(args.config.spec, args.model_seed);
@@ -54,6 +68,7 @@ EngineRunSummary run_engine(const EngineRunArgs& args) {
     summary.num_output_tokens += r.num_output_tokens_done;
   }
   summary.num_steps = static_cast<int64_t>(run.steps.size());
+  summary.stop_signal = run.stop_signal;
   summary.wall_s = run.wall_s;
   summary.model_source = model_source;
   summary.spec = engine.spec_stats();

@@ -27,6 +27,7 @@ struct EngineRunSummary {
   int64_t num_finished = 0;
   int64_t num_rejected = 0;
   int64_t num_steps = 0;
+  int stop_signal = 0;  // nonzero: stopped early by that signal; the run folder is partial
   int64_t num_output_tokens = 0;
   double wall_s = 0.0;
   std::string model_source;
@@ -36,7 +37,9 @@ struct EngineRunSummary {
   MemoryReport memory;
 };
 
-// InputError for a bad model, trace or option (the message names it).
+// InputError for a bad model, trace or option (the message names it). With
+// args.replay.stop_signal set, a stop request ends the replay early and the run folder written
+// is marked partial (summary.stop_signal says so).
 EngineRunSummary run_engine(const EngineRunArgs& args);
 
 }  // namespace tidal::engine

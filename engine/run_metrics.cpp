@@ -107,12 +107,14 @@ std::vector<TimelineRow> compute_timeline(const std::vector<RequestRecord>& reco
                                           const std::vector<StepRecord>& steps,
                                           const std::vector<StateSample>& states,
                                           int64_t interval_ns, int64_t end_ns) {
-  const int64_t num_rows = std::max<int64_t>(1, (end_ns + interval_ns - 1) / interval_ns);
+  if (end_ns <= 0) return {};  // a run that ended at t = 0 has no interval (as the simulator)
+  // Files print microseconds: the last row ends on the next whole one, never where it starts.
+  end_ns = (end_ns + 999) / 1000 * 1000;
+  const int64_t num_rows = (end_ns + interval_ns - 1) / interval_ns;
   std::vector<TimelineRow> rows(static_cast<size_t>(num_rows));
   for (int64_t i = 0; i < num_rows; ++i) {
     rows[static_cast<size_t>(i)].start_ns = i * interval_ns;
-    rows[static_cast<size_t>(i)].end_ns =
-        std::min((i + 1) * interval_ns, std::max<int64_t>(end_ns, 1));
+    rows[static_cast<size_t>(i)].end_ns = std::min((i + 1) * interval_ns, end_ns);
   }
   const auto row_of = [&](int64_t t) -> TimelineRow& {
     return rows[static_cast<size_t>(std::clamp<int64_t>(t / interval_ns, 0, num_rows - 1))];

@@ -2,13 +2,15 @@
 
 #include <filesystem>
 #include <iterator>
+#include <limits>
 
 #include <fmt/format.h>
 
+#include "base/csv_text.h"
+#include "base/run_folder.h"
 #include "engine/steps_csv.h"
+#include "engine/stop_signals.h"
 #include "models/quantize_weights.h"
-#include "traces/csv_text.h"
-#include "traces/output_files.h"
 #include "traces/run_figures.h"
 
 namespace tidal::engine {
@@ -30,6 +32,23 @@ ojson metrics_json(const RunMetrics& m) {
   return metrics;
 }
 
+// What a replay stopped early got done (docs/run-output.md, "Partial engine runs").
+ojson partial_json(const EngineRun& run) {
+  int64_t num_finished = 0;
+  int64_t num_rejected = 0;
+  for (const RequestRecord& r : run.records) {
+    num_finished += r.status == RequestStatus::finished;
+    num_rejected += r.status == RequestStatus::rejected;
+  }
+  const auto num_requests = static_cast<int64_t>(run.records.size());
+  return ojson{{"stopped_by", signal_name(run.stop_signal)},
+               {"num_requests", num_requests},
+               {"num_finished", num_finished},
+               {"num_rejected", num_rejected},
+               {"num_unfinished", num_requests - num_finished - num_rejected},
+               {"num_steps", static_cast<int64_t>(run.steps.size())}};
+}
+
 }  // namespace
 
 void write_requests_csv(const EngineRun& run, const std::string& workload, std::ostream& out) {
@@ -43,38 +62,115 @@ void write_requests_csv(const EngineRun& run, const std::string& workload, std::
     const RequestRecord& r = run.records[i];
     const RequestLatency lat = request_latency(r);
     fmt::format_to(std::back_inserter(buf), "{},", q.id);
-    traces::append_csv_fields(buf, {workload, q.tenant, q.slo_class});
+    base::append_csv_fields(buf, {workload, q.tenant, q.slo_class});
     buf.push_back(',');
-    traces::append_seconds_fields_if_set(
+    base::append_seconds_fields_if_set(
         buf, {r.arrival_ns, r.first_scheduled_ns, r.first_token_ns, r.finish_ns});
     fmt::format_to(std::back_inserter(buf), ",{},{},", q.prompt_tokens, q.output_tokens);
     buf.append(std::string_view(r.replica >= 0 ? "0,engine" : ","));
     fmt::format_to(std::back_inserter(buf), ",{},{},", r.num_preemptions, r.num_prefix_hit_tokens);
-    traces::append_fixed6_fields_if_set(buf,
-                                        {lat.ttft_s, lat.tpot_s, lat.e2e_s, lat.queue_delay_s});
+    base::append_fixed6_fields_if_set(buf, {lat.ttft_s, lat.tpot_s, lat.e2e_s, lat.queue_delay_s});
     buf.push_back(',');
-    if (r.status == RequestStatus::finished) traces::append_seconds_if_set(buf, r.max_itl_ns);
+    if (r.status == RequestStatus::finished) base::append_seconds_if_set(buf, r.max_itl_ns);
     fmt::format_to(std::back_inserter(buf), ",{},{},", r.status == RequestStatus::finished ? 1 : 0,
                    request_status_name(r.status));
-    traces::append_csv_field(buf, r.reason);
+    base::append_csv_field(buf, r.reason);
     buf.push_back('\n');
-    traces::flush_if_large(buf, out);
+    base::flush_if_large(buf, out);
   }
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 }
 
-void write_timeline_csv(const std::vector<TimelineRow>& rows, std::ostream& out) {
+namespace {
+
+// The engine's queue depth, running requests and KV use as they change: a step's sequences
+// run from its start; the state after it holds from its end.
+struct Gauges {
+  double queue_depth = 0.0;
+  double running = 0.0;
+  double kv_usage = 0.0;
+};
+
+// Through one interval (docs/run-output.md, timeline.csv): the largest value, the end sample
+// included, and the time-weighted mean.
+struct IntervalGauges {
+  Gauges max, mean;
+};
+
+std::vector<IntervalGauges> interval_gauges(const EngineRun& run,
+                                            const std::vector<TimelineRow>& rows) {
+  std::vector<IntervalGauges> out(rows.size());
+  constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
+  Gauges now;
+  size_t next_step = 0;   // the next step start to apply
+  size_t next_state = 0;  // the next state sample to apply
+  const auto step_start = [&] {
+    return next_step < run.steps.size() ? run.steps[next_step].start_ns : kNone;
+  };
+  const auto state_time = [&] {
+    return next_state < run.states.size() ? run.states[next_state].time_ns : kNone;
+  };
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const TimelineRow& row = rows[r];
+    IntervalGauges& g = out[r];
+    g.max = now;
+    Gauges integral;
+    int64_t t = row.start_ns;
+    const auto integrate_to = [&](int64_t until) {
+      const auto dt = static_cast<double>(until - t);
+      integral.queue_depth += now.queue_depth * dt;
+      integral.running += now.running * dt;
+      integral.kv_usage += now.kv_usage * dt;
+      t = until;
+    };
+    while (std::min(step_start(), state_time()) <= row.end_ns) {
+      // A step's end (its state) comes before a step starting at the same time.
+      const bool state_first = state_time() <= step_start();
+      integrate_to(std::max(t, state_first ? state_time() : step_start()));
+      if (state_first) {
+        const StateSample& state = run.states[next_state++];
+        now = Gauges{static_cast<double>(state.num_waiting), static_cast<double>(state.num_running),
+                     state.kv_usage};
+      } else {
+        now.running = static_cast<double>(run.steps[next_step++].seqs.size());
+      }
+      g.max.queue_depth = std::max(g.max.queue_depth, now.queue_depth);
+      g.max.running = std::max(g.max.running, now.running);
+      g.max.kv_usage = std::max(g.max.kv_usage, now.kv_usage);
+    }
+    integrate_to(row.end_ns);
+    const auto length = static_cast<double>(std::max<int64_t>(1, row.end_ns - row.start_ns));
+    g.mean = Gauges{integral.queue_depth / length, integral.running / length,
+                    integral.kv_usage / length};
+    g.max.queue_depth = std::max(g.max.queue_depth, static_cast<double>(row.queue_depth));
+    g.max.running = std::max(g.max.running, static_cast<double>(row.num_running));
+    g.max.kv_usage = std::max(g.max.kv_usage, row.kv_usage);
+  }
+  return out;
+}
+
+}  // namespace
+
+void write_timeline_csv(const EngineRun& run, const std::vector<TimelineRow>& rows,
+                        std::ostream& out) {
+  const std::vector<IntervalGauges> gauges = interval_gauges(run, rows);
   fmt::memory_buffer buf;
   buf.append(std::string_view(
       "start_s,end_s,arrivals,finished,rejected,output_tokens,queue_depth,running,"
       "replicas_starting,replicas_warm,replicas_draining,replicas_stopped,kv_usage,utilization,"
-      "dollars,cumulative_dollars\n"));
-  for (const TimelineRow& row : rows) {
-    fmt::format_to(std::back_inserter(buf),
-                   "{},{},{},{},{},{},{},{},0,1,0,0,{:.6f},{:.6f},0.000000,0.000000\n",
-                   format_seconds(row.start_ns), format_seconds(row.end_ns), row.num_arrivals,
-                   row.num_finished, row.num_rejected, row.num_output_tokens, row.queue_depth,
-                   row.num_running, row.kv_usage, row.utilization);
+      "dollars,cumulative_dollars,queue_depth_max,queue_depth_mean,running_max,running_mean,"
+      "kv_usage_max,kv_usage_mean\n"));
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const TimelineRow& row = rows[r];
+    const IntervalGauges& g = gauges[r];
+    fmt::format_to(
+        std::back_inserter(buf),
+        "{},{},{},{},{},{},{},{},0,1,0,0,{:.6f},{:.6f},0.000000,0.000000,"
+        "{},{:.6f},{},{:.6f},{:.6f},{:.6f}\n",
+        format_seconds(row.start_ns), format_seconds(row.end_ns), row.num_arrivals,
+        row.num_finished, row.num_rejected, row.num_output_tokens, row.queue_depth, row.num_running,
+        row.kv_usage, row.utilization, static_cast<int64_t>(g.max.queue_depth), g.mean.queue_depth,
+        static_cast<int64_t>(g.max.running), g.mean.running, g.max.kv_usage, g.mean.kv_usage);
   }
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 }
@@ -101,7 +197,7 @@ void write_chrome_trace(const EngineRun& run, int64_t max_slices, std::ostream& 
     append_us(s.end_ns - s.start_ns);
     fmt::format_to(std::back_inserter(buf), ",\"args\":{{\"num_seqs\":{},\"num_tokens\":{}}}}}",
                    s.seqs.size(), num_tokens);
-    traces::flush_if_large(buf, out);
+    base::flush_if_large(buf, out);
   }
   fmt::format_to(std::back_inserter(buf),
                  "\n],\"otherData\":{{\"num_slices_written\":{},\"num_slices_dropped\":{}}}}}\n",
@@ -166,26 +262,24 @@ ojson summary_json(const ojson& inputs, const Engine& engine, const EngineRun& r
 void write_run_folder(const std::string& dir, const ojson& inputs, const Engine& engine,
                       const EngineRun& run, const ReplayOptions& replay,
                       const RunFolderOptions& options) {
-  traces::create_output_folder(dir);
-  const std::filesystem::path root(dir);
+  base::RunFolderWriter folder(dir);  // written as a whole (base/run_folder.h)
   const RunMetrics metrics =
       compute_metrics(run.records, run.requests, run.itl_s, run.busy_ns, run.end_ns);
-  traces::write_output_file((root / "summary.json").string(), [&](std::ostream& out) {
-    out << summary_json(inputs, engine, run, metrics).dump(2) << '\n';
-  });
-  traces::write_output_file((root / "requests.csv").string(), [&](std::ostream& out) {
-    write_requests_csv(run, options.workload, out);
-  });
-  traces::write_output_file((root / "timeline.csv").string(), [&](std::ostream& out) {
-    write_timeline_csv(compute_timeline(run.records, run.steps, run.states,
+  folder.write_file("requests.csv",
+                    [&](std::ostream& out) { write_requests_csv(run, options.workload, out); });
+  folder.write_file("timeline.csv", [&](std::ostream& out) {
+    write_timeline_csv(run,
+                       compute_timeline(run.records, run.steps, run.states,
                                         replay.timeline_interval_ns, run.end_ns),
                        out);
   });
-  traces::write_output_file((root / "trace.json").string(), [&](std::ostream& out) {
+  folder.write_file("trace.json", [&](std::ostream& out) {
     write_chrome_trace(run, options.trace_max_slices, out);
   });
-  traces::write_output_file((root / "steps.csv").string(),
-                            [&](std::ostream& out) { write_steps_csv(run, out); });
+  folder.write_file("steps.csv", [&](std::ostream& out) { write_steps_csv(run, out); });
+  ojson summary = summary_json(inputs, engine, run, metrics);
+  if (run.stop_signal != 0) summary["partial"] = partial_json(run);
+  folder.finish(summary);
 }
 
 }  // namespace tidal::engine

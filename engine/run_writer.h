@@ -15,19 +15,22 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/csv_text.h"
 #include "engine/engine.h"
 #include "engine/run_metrics.h"
 #include "engine/trace_replay.h"
-#include "traces/csv_text.h"
 
 namespace tidal::engine {
 
 // Seconds from nanoseconds with exactly six decimals (the simulator's format; steps.csv too).
-using traces::format_seconds;
+using base::format_seconds;
 
 // `workload` names the replayed trace in requests.csv's workload column.
 void write_requests_csv(const EngineRun& run, const std::string& workload, std::ostream& out);
-void write_timeline_csv(const std::vector<TimelineRow>& rows, std::ostream& out);
+// `rows` from compute_timeline; `run` gives the steps and states the per-interval maxima and
+// means of queue depth, running requests and KV use follow.
+void write_timeline_csv(const EngineRun& run, const std::vector<TimelineRow>& rows,
+                        std::ostream& out);
 // At most `max_slices` step slices (the first ones); the rest are counted as dropped.
 void write_chrome_trace(const EngineRun& run, int64_t max_slices, std::ostream& out);
 
@@ -43,8 +46,10 @@ struct RunFolderOptions {
   int64_t trace_max_slices = 100'000;
 };
 
-// Creates `dir` and writes summary.json, requests.csv, timeline.csv, trace.json and steps.csv.
-// InputError when the folder or a file cannot be written.
+// Writes the run folder `dir` as a whole (base::RunFolderWriter): summary.json, requests.csv,
+// timeline.csv, trace.json and steps.csv; a run stopped early (EngineRun::stop_signal) is marked
+// `partial` in summary.json. InputError when the folder cannot be written or `dir` holds files
+// and is not a tidal run folder; `dir` is then unchanged.
 void write_run_folder(const std::string& dir, const nlohmann::ordered_json& inputs,
                       const Engine& engine, const EngineRun& run, const ReplayOptions& replay,
                       const RunFolderOptions& options);

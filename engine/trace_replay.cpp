@@ -9,16 +9,28 @@
 #include <string>
 #include <utility>
 
+#include <fmt/format.h>
+
+#include "base/input_error.h"
+#include "base/limits.h"
 #include "engine/prompt_tokens.h"
-#include "traces/input_error.h"
 
 namespace tidal::engine {
 
 namespace {
 
-int64_t scale_length(int64_t tokens, double scale) {
+constexpr int64_t kStopPollNs = 50'000'000;  // longest wait before a stop request is seen
+
+// InputError naming --length-scale when the scaled length passes base::kMaxTokens.
+int64_t scale_length(int64_t tokens, double scale, int64_t request_id) {
   if (scale == 1.0) return tokens;
-  return std::max<int64_t>(1, std::llround(static_cast<double>(tokens) * scale));
+  const double scaled = static_cast<double>(tokens) * scale;
+  if (scaled > static_cast<double>(base::kMaxTokens)) {
+    throw InputError(fmt::format(
+        "--length-scale: request {} would have {:g} tokens, beyond the limit of {} per request",
+        request_id, scaled, base::kMaxTokens));
+  }
+  return std::max<int64_t>(1, std::llround(scaled));
 }
 
 void check_scale(double scale, const char* option) {
@@ -42,6 +54,10 @@ class Replay {
   void finish(size_t index, int64_t now_ns);
   void release_dependents(size_t index, int64_t now_ns);
   void apply(const StepRecord& step);
+  bool stop_requested() const {
+    return options_.stop_signal != nullptr && options_.stop_signal->load() != 0;
+  }
+  std::string stall_message() const;
 
   Engine& engine_;
   const ReplayOptions& options_;
@@ -125,6 +141,12 @@ void Replay::release_dependents(size_t index, int64_t now_ns) {
 void Replay::arrive(size_t index, int64_t now_ns) {
   const Request& request = run_.requests[index];
   run_.records[index].replica = 0;
+  // Refused before its prompt is synthesized: a trace may ask for 1e11 tokens.
+  if (request.prompt_tokens + request.output_tokens > engine_.scheduler().config().max_model_len) {
+    reject(index, now_ns,
+           std::string(sched::reject_reason_name(sched::RejectReason::exceeds_max_model_len)));
+    return;
+  }
   const sched::RejectReason reason = engine_.add_request(
       request, synthesize_prompt(request, engine_.model_config().vocab_size, options_.prompt_seed),
       now_ns);
@@ -165,11 +187,27 @@ void Replay::apply(const StepRecord& step) {
                                     scheduler.num_running(), scheduler.kv_usage()});
 }
 
+// Requests are refused up front when they could never run (too long, deps in a cycle), so a
+// stall is a bug; the message says what was left.
+std::string Replay::stall_message() const {
+  size_t first = 0;
+  while (run_.records[first].status != RequestStatus::pending) ++first;
+  const Request& r = run_.requests[first];
+  return fmt::format(
+      "engine replay stalled: {} of {} requests unfinished and nothing can run; "
+      "the first is request {} ({} prompt + {} output tokens, {} deps unfinished, {} running or "
+      "waiting in the engine)",
+      static_cast<int64_t>(run_.requests.size()) - num_done_, run_.requests.size(), r.id,
+      r.prompt_tokens, r.output_tokens, num_pending_deps_[first],
+      engine_.scheduler().num_running() + engine_.scheduler().num_waiting());
+}
+
 EngineRun Replay::run() {
   const int64_t wall_start_ns = clock_.now_ns();
   const auto num_requests = static_cast<int64_t>(run_.requests.size());
   StepRecord step;
   while (num_done_ < num_requests) {
+    if (stop_requested()) break;
     const int64_t now = clock_.now_ns();
     while (!arrivals_.empty() && arrivals_.top().first <= now) {
       const size_t index = arrivals_.top().second;
@@ -189,9 +227,16 @@ EngineRun Replay::run() {
         engine_.has_unfinished() ? engine_.next_wakeup_ns() : sched::Scheduler::kNoWakeup;
     if (!arrivals_.empty()) deadline = std::min(deadline, arrivals_.top().first);
     if (deadline == sched::Scheduler::kNoWakeup) {
-      throw std::logic_error("engine replay stalled: requests left but nothing can run");
+      if (num_done_ == num_requests) break;  // the last arrivals were rejected on arrival
+      throw std::logic_error(stall_message());
     }
+    // Waits in slices while a stop may come, so that it is seen promptly.
+    if (options_.stop_signal) deadline = std::min(deadline, clock_.now_ns() + kStopPollNs);
     clock_.sleep_until(deadline);
+  }
+  if (num_done_ < num_requests) run_.stop_signal = options_.stop_signal->load();  // stopped
+  if (run_.stop_signal != 0 && !run_.steps.empty()) {
+    run_.end_ns = std::max(run_.end_ns, run_.steps.back().end_ns);  // a partial run ends here
   }
   run_.wall_s = static_cast<double>(clock_.now_ns() - wall_start_ns) * 1e-9;
   return std::move(run_);
@@ -206,8 +251,14 @@ std::vector<Request> prepare_requests(std::vector<Request> requests, const Repla
   if (options.max_requests < 0) throw InputError("--max-requests: must not be negative");
   for (Request& r : requests) {
     r.arrival_s *= options.time_scale;
-    r.prompt_tokens = scale_length(r.prompt_tokens, options.length_scale);
-    r.output_tokens = scale_length(r.output_tokens, options.length_scale);
+    if (!(r.arrival_s <= kMaxReplayArrivalS)) {
+      throw InputError(fmt::format(
+          "--time-scale: request {} arrives at {:g} s after scaling by {:g}; a real-time replay "
+          "waits at most {:g} s for an arrival (--time-scale 0 sends every request at once)",
+          r.id, r.arrival_s, options.time_scale, kMaxReplayArrivalS));
+    }
+    r.prompt_tokens = scale_length(r.prompt_tokens, options.length_scale, r.id);
+    r.output_tokens = scale_length(r.output_tokens, options.length_scale, r.id);
     if (options.length_scale != 1.0 && r.prefix_block_tokens > 0) {
       const auto num_covered = static_cast<size_t>((r.prompt_tokens + r.prefix_block_tokens - 1) /
                                                    r.prefix_block_tokens);

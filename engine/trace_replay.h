@@ -4,6 +4,7 @@
 // a rejected dependency rejects it too.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -15,6 +16,9 @@
 
 namespace tidal::engine {
 
+// The replay runs in real time, so it refuses arrivals (after time_scale) later than a day.
+inline constexpr double kMaxReplayArrivalS = 86'400.0;
+
 struct ReplayOptions {
   double time_scale = 1.0;    // arrival times are multiplied by this (0: all arrive at once)
   double length_scale = 1.0;  // prompt and output lengths are multiplied by this
@@ -23,6 +27,9 @@ struct ReplayOptions {
   int64_t timeline_interval_ns = 1'000'000'000;
   // Told (requests finished or rejected, requests) whenever the first number grows; may be empty.
   std::function<void(int64_t num_done, int64_t num_requests)> on_progress;
+  // When set, the replay ends after the step in flight once it holds a nonzero value (the number
+  // of the signal that asked to stop, engine/stop_signals.h), leaving the rest unfinished.
+  const std::atomic<int>* stop_signal = nullptr;
 };
 
 struct EngineRun {
@@ -34,14 +41,17 @@ struct EngineRun {
   int64_t busy_ns = 0;                 // sum of step durations
   int64_t end_ns = 0;                  // when the last request finished or was rejected
   double wall_s = 0.0;                 // replay wall time
+  int stop_signal = 0;                 // nonzero: stopped early by that signal (a partial run)
 };
 
 // Scales arrivals (x time_scale) and lengths (x length_scale, rounded, at least 1; prefix hashes
 // cut to the source blocks the scaled prompt still touches), sorts by arrival (stable) and keeps
-// the first max_requests. InputError for a negative or non-finite scale.
+// the first max_requests. InputError for a negative or non-finite scale, an arrival after
+// kMaxReplayArrivalS or a length beyond base::kMaxTokens.
 std::vector<Request> prepare_requests(std::vector<Request> requests, const ReplayOptions& options);
 
-// Replays prepared requests (see prepare_requests) until every one finished or was rejected.
+// Replays prepared requests (see prepare_requests) until every one finished or was rejected, or
+// until options.stop_signal asks it to stop.
 EngineRun replay(Engine& engine, std::vector<Request> requests, const ReplayOptions& options,
                  Clock& clock);
 

@@ -6,7 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "traces/input_error.h"
+#include "base/input_error.h"
+#include "base/output_files.h"
 
 namespace tidal::models {
 
@@ -126,11 +127,7 @@ void save_checkpoint(const ModelWeights& weights, const std::filesystem::path& d
 
   nlohmann::json config = config_to_json(weights.config);
   config["torch_dtype"] = dtype == TensorDType::bf16 ? "bfloat16" : "float32";
-  std::ofstream out(dir / "config.json", std::ios::trunc);
-  if (!out) throw InputError((dir / "config.json").string() + ": cannot write");
-  out << config.dump(2) << "\n";
-  out.close();
-  if (!out) throw InputError((dir / "config.json").string() + ": write failed");
+  base::write_output_text((dir / "config.json").string(), config.dump(2) + "\n");
 
   std::vector<TensorToWrite> tensors;
   visit_tensors(weights, [&](const std::string& name, const std::vector<int64_t>& shape,

@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "traces/input_error.h"
+#include "base/input_error.h"
 
 namespace tidal::models {
 

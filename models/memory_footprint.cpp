@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "traces/input_error.h"
+#include "base/input_error.h"
 
 namespace tidal::models {
 

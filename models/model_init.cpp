@@ -1,10 +1,10 @@
 #include "models/model_init.h"
 
+#include "base/input_error.h"
 #include "models/checkpoint.h"
 #include "models/memory_footprint.h"
 #include "models/quantize_weights.h"
 #include "models/random_weights.h"
-#include "traces/input_error.h"
 
 namespace tidal::models {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "base/input_error.h"
 #include "kernels/rope_frequencies.h"
-#include "traces/input_error.h"
 
 namespace tidal::models {
 

@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "traces/input_error.h"
+#include "base/input_error.h"
 
 namespace tidal::models {
 

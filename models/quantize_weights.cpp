@@ -1,6 +1,6 @@
 #include "models/quantize_weights.h"
 
-#include "traces/input_error.h"
+#include "base/input_error.h"
 
 namespace tidal::models {
 

@@ -6,13 +6,13 @@
 #include <unistd.h>
 
 #include <cstring>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 
+#include "base/input_error.h"
+#include "base/output_files.h"
 #include "kernels/numeric/bf16.h"
 #include "kernels/numeric/fp16.h"
-#include "traces/input_error.h"
 
 namespace tidal::models {
 
@@ -221,8 +221,8 @@ void write_safetensors(const std::filesystem::path& path, const std::vector<Tens
   std::string header_text = header.dump();
   header_text.append((8 - header_text.size() % 8) % 8, ' ');  // data starts 8-byte aligned
 
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw InputError(path.string() + ": cannot write");
+  base::PendingFile file(path.string());  // in place only once complete
+  std::ostream& out = file.stream();
   char length[8];
   for (int i = 0; i < 8; ++i) length[i] = static_cast<char>((header_text.size() >> (8 * i)) & 0xFF);
   out.write(length, 8);
@@ -242,8 +242,7 @@ void write_safetensors(const std::filesystem::path& path, const std::vector<Tens
     }
     out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
   }
-  out.close();
-  if (!out) throw InputError(path.string() + ": write failed");
+  file.commit();
 }
 
 }  // namespace tidal::models

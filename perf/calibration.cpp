@@ -1,15 +1,11 @@
 #include "perf/calibration.h"
 
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
-
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/input_error.h"
+#include "base/output_files.h"
 #include "perf/json_reader.h"
-#include "traces/input_error.h"
 
 namespace tidal::perf {
 namespace {
@@ -182,25 +178,7 @@ std::string calibration_to_json_text(const CalibrationFile& file) {
 }
 
 void save_calibration(const CalibrationFile& file, const std::string& path) {
-  // Written beside the target under a temporary name, then renamed: an interrupted write never
-  // leaves a half file where a good one was.
-  const std::string temporary = fmt::format("{}.tmp-{}", path, ::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    if (!out) throw InputError(path + ": cannot write calibration file");
-    out << calibration_to_json_text(file);
-    out.flush();
-    if (!out) {
-      std::filesystem::remove(temporary);
-      throw InputError(path + ": write failed");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) {
-    std::filesystem::remove(temporary);
-    throw InputError(fmt::format("{}: cannot rename into place: {}", path, ec.message()));
-  }
+  base::write_output_text(path, calibration_to_json_text(file));
 }
 
 const Calibration& find_calibration(const CalibrationFile& file, const std::string& engine,

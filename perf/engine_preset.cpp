@@ -6,8 +6,8 @@
 #include <cctype>
 #include <cmath>
 
+#include "base/input_error.h"
 #include "perf/catalog_data.h"
-#include "traces/input_error.h"
 
 namespace tidal::perf {
 namespace {

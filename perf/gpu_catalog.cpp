@@ -4,10 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/input_error.h"
 #include "perf/catalog_data.h"
 #include "perf/gpu_spec_json.h"
 #include "perf/json_reader.h"
-#include "traces/input_error.h"
 
 namespace tidal::perf {
 namespace {

@@ -8,10 +8,10 @@
 
 #include <fmt/format.h>
 
+#include "base/input_error.h"
 #include "perf/hf_config_arch.h"
 #include "perf/hf_config_parse.h"
 #include "perf/hf_quant.h"
-#include "traces/input_error.h"
 
 namespace tidal::perf {
 namespace {

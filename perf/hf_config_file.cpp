@@ -4,9 +4,9 @@
 #include <optional>
 #include <sstream>
 
+#include "base/input_error.h"
 #include "perf/hf_config.h"
 #include "perf/hf_config_parse.h"
-#include "traces/input_error.h"
 
 namespace tidal::perf {
 namespace {

@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "traces/field_parse.h"
-#include "traces/input_error.h"
-#include "traces/row_error.h"
+#include "base/field_parse.h"
+#include "base/input_error.h"
+#include "base/row_error.h"
 
 namespace tidal::perf {
 namespace {
@@ -74,21 +74,21 @@ KernelDbManifest read_kernel_db_manifest(const std::string& dir) {
 
 KernelDbCsv::KernelDbCsv(const std::string& dir, const std::string& file,
                          const KernelDbManifest& manifest)
-    : path_(join_path(dir, file)), source_(traces::LineSource::open_file(path_)) {
+    : path_(join_path(dir, file)), source_(base::LineSource::open_file(path_)) {
   std::string_view header;
   while (source_->next_line(header)) {
-    if (!traces::trim_blanks(header).empty()) break;
+    if (!base::trim_blanks(header).empty()) break;
   }
-  if (traces::trim_blanks(header).empty()) {
+  if (base::trim_blanks(header).empty()) {
     throw InputError(path_ + ": empty file, expected a header line");
   }
   try {
-    traces::split_csv(header, fields_, scratch_);
-  } catch (const traces::RowError& error) {
+    base::split_csv(header, fields_, scratch_);
+  } catch (const base::RowError& error) {
     throw InputError(fmt::format("{}:{}: header: {}", path_, line(), error.what()));
   }
   for (const std::string_view field : fields_) {
-    const std::string name(traces::trim_blanks(field));
+    const std::string name(base::trim_blanks(field));
     if (name.empty())
       throw InputError(fmt::format("{}:{}: header: empty column name", path_, line()));
     if (find(name) >= 0) {
@@ -129,10 +129,10 @@ int64_t KernelDbCsv::line() const {
 bool KernelDbCsv::next() {
   std::string_view row;
   while (source_->next_line(row)) {
-    if (traces::trim_blanks(row).empty()) continue;
+    if (base::trim_blanks(row).empty()) continue;
     try {
-      traces::split_csv(row, fields_, scratch_);
-    } catch (const traces::RowError& error) {
+      base::split_csv(row, fields_, scratch_);
+    } catch (const base::RowError& error) {
       throw InputError(fmt::format("{}:{}: {}", path_, line(), error.what()));
     }
     if (fields_.size() != num_file_columns_) {
@@ -146,7 +146,7 @@ bool KernelDbCsv::next() {
 
 std::string_view KernelDbCsv::text(int column) const {
   const auto index = static_cast<std::size_t>(column);
-  if (index < num_file_columns_) return traces::trim_blanks(fields_[index]);
+  if (index < num_file_columns_) return base::trim_blanks(fields_[index]);
   return constants_[index - num_file_columns_];
 }
 
@@ -157,16 +157,16 @@ void KernelDbCsv::fail(int column, const std::string& what) const {
 
 int64_t KernelDbCsv::integer(int column) const {
   try {
-    return traces::parse_int64(text(column), names_[static_cast<std::size_t>(column)]);
-  } catch (const traces::RowError& error) {
+    return base::parse_int64(text(column), names_[static_cast<std::size_t>(column)]);
+  } catch (const base::RowError& error) {
     fail(column, error.what());
   }
 }
 
 double KernelDbCsv::number(int column) const {
   try {
-    return traces::parse_finite_double(text(column), names_[static_cast<std::size_t>(column)]);
-  } catch (const traces::RowError& error) {
+    return base::parse_finite_double(text(column), names_[static_cast<std::size_t>(column)]);
+  } catch (const base::RowError& error) {
     fail(column, error.what());
   }
 }

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "traces/csv_split.h"
-#include "traces/line_source.h"
+#include "base/csv_split.h"
+#include "base/line_source.h"
 
 namespace tidal::perf {
 
@@ -55,7 +55,7 @@ class KernelDbCsv {
   [[noreturn]] void fail(int column, const std::string& what) const;
 
   std::string path_;
-  std::unique_ptr<traces::LineSource> source_;
+  std::unique_ptr<base::LineSource> source_;
   std::vector<std::string> names_;        // [num_file_columns + num_constants]
   std::vector<std::string> constants_;    // [num_constants], values of names_ past the file's
   std::size_t num_file_columns_ = 0;      // columns of the header line

@@ -8,9 +8,9 @@
 
 #include <fmt/format.h>
 
+#include "base/input_error.h"
 #include "perf/kernel_db_csv.h"
 #include "perf/kernel_db_policy.h"
-#include "traces/input_error.h"
 
 namespace tidal::perf {
 namespace {

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "base/input_error.h"
 #include "perf/weight_formats.h"
-#include "traces/input_error.h"
 
 namespace tidal::perf {
 namespace {

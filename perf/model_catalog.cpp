@@ -2,10 +2,10 @@
 
 #include <vector>
 
+#include "base/input_error.h"
 #include "perf/catalog_data.h"
 #include "perf/hf_config.h"
 #include "perf/json_reader.h"
-#include "traces/input_error.h"
 
 namespace tidal::perf {
 namespace {

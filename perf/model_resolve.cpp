@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "base/input_error.h"
 #include "perf/hf_config.h"
 #include "perf/model_catalog.h"
-#include "traces/input_error.h"
 
 namespace tidal::perf {
 namespace {

@@ -1,11 +1,11 @@
-#include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "base/input_error.h"
+#include "base/output_files.h"
 #include "perf/json_reader.h"
 #include "perf/profile.h"
-#include "traces/input_error.h"
 
 namespace tidal::perf {
 namespace {
@@ -374,10 +374,7 @@ Profile load_profile(const std::string& path) {
 
 void save_profile(const Profile& profile, const std::string& path) {
   validate_profile(profile, path);
-  std::ofstream out(path);
-  if (!out) throw InputError(path + ": cannot write profile");
-  out << profile_json(profile).dump(2) << "\n";
-  if (!out) throw InputError(path + ": write failed");
+  base::write_output_text(path, profile_json(profile).dump(2) + "\n");
 }
 
 }  // namespace tidal::perf

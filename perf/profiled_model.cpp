@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "base/input_error.h"
 #include "perf/interpolation.h"
 #include "perf/roofline_costs.h"
 #include "perf/step_costs.h"
-#include "traces/input_error.h"
 
 namespace tidal::perf {
 namespace {

@@ -2,10 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include <fmt/format.h>
 
-#include "traces/input_error.h"
+#include "base/input_error.h"
 
 namespace tidal::perf {
 namespace {
@@ -233,14 +234,13 @@ OpWork RooflineCosts::layer_work(OpClass op, int64_t num_tokens) const {
 double RooflineCosts::token_seconds(OpClass op, int64_t num_tokens) const {
   if (num_tokens <= 0) return 0.0;
   const double t = static_cast<double>(num_tokens);
-  const double h = static_cast<double>(model_.hidden);
   const double layers = static_cast<double>(layers_running(model_, op));
   switch (op) {
-    case OpClass::embedding:  // gather [t, h] rows once per step
-      return elementwise_seconds(2.0 * t * h * kUnquantizedBytes, 1.0);
+    case OpClass::embedding:
+      return elementwise_seconds(embedding_work(t).bytes, 1.0);
     case OpClass::norm:  // two norms per layer plus the final norm
       return layers * elementwise_seconds(layer_work(op, num_tokens).bytes, 2.0) +
-             elementwise_seconds(2.0 * t * h * kActivationBytes + h * kUnquantizedBytes, 1.0);
+             elementwise_seconds(final_norm_work(t).bytes, 1.0);
     case OpClass::residual_add:  // two adds per layer
       return layers * elementwise_seconds(layer_work(op, num_tokens).bytes, 2.0);
     case OpClass::rope:
@@ -254,7 +254,8 @@ double RooflineCosts::token_seconds(OpClass op, int64_t num_tokens) const {
     case OpClass::moe_experts:
       return layers * gemms_seconds(layer_gemms(op, num_tokens));
     case OpClass::allreduce:  // after attention and after the MLP: [t, h] each
-      return 2.0 * layers * allreduce_seconds(t * h * kActivationBytes);
+      return 2.0 * layers *
+             allreduce_seconds(t * static_cast<double>(model_.hidden) * kActivationBytes);
     default:
       return 0.0;
   }
@@ -263,20 +264,64 @@ double RooflineCosts::token_seconds(OpClass op, int64_t num_tokens) const {
 double RooflineCosts::seq_seconds(OpClass op, int64_t count) const {
   if (count <= 0) return 0.0;
   const double s = static_cast<double>(count);
-  const double vocab_per_gpu = static_cast<double>(model_.vocab) / deployment_.tp;
   switch (op) {
     case OpClass::lm_head:
-      return gemm_seconds(
-          gemm(s, static_cast<double>(model_.hidden), vocab_per_gpu, kUnquantizedBytes),
-          gpu_.flops_bf16);
+      return gemm_seconds(lm_head_work(s), gpu_.flops_bf16);
     case OpClass::sampling:
-      return elementwise_seconds(
-          kSamplingPasses * s * static_cast<double>(model_.vocab) * kLogitBytes, kSamplingPasses);
+      return elementwise_seconds(sampling_work(s).bytes, kSamplingPasses);
     case OpClass::cpu_overhead:
       return options_.cpu_overhead_base_s + options_.cpu_overhead_per_seq_s * s;
     default:
       return 0.0;
   }
+}
+
+OpWork RooflineCosts::embedding_work(double num_tokens) const {
+  return {0.0, 2.0 * num_tokens * static_cast<double>(model_.hidden) * kUnquantizedBytes};
+}
+
+OpWork RooflineCosts::final_norm_work(double num_tokens) const {
+  const double h = static_cast<double>(model_.hidden);
+  return {0.0, 2.0 * num_tokens * h * kActivationBytes + h * kUnquantizedBytes};
+}
+
+OpWork RooflineCosts::lm_head_work(double num_logit_rows) const {
+  const double vocab_per_gpu = static_cast<double>(model_.vocab) / deployment_.tp;
+  return gemm(num_logit_rows, static_cast<double>(model_.hidden), vocab_per_gpu, kUnquantizedBytes);
+}
+
+OpWork RooflineCosts::sampling_work(double num_logit_rows) const {
+  return {0.0, kSamplingPasses * num_logit_rows * static_cast<double>(model_.vocab) * kLogitBytes};
+}
+
+OpWork RooflineCosts::step_work(std::span<const SeqWork> batch) const {
+  const BatchCounts counts = count_batch(batch);
+  OpWork total;
+  if (counts.num_seqs == 0) return total;
+  const double t = static_cast<double>(counts.num_tokens);
+  const double rows = static_cast<double>(counts.num_logit_rows);
+  total += embedding_work(t);
+  total += final_norm_work(t);
+  for (OpClass op : kTokenOpClasses) {
+    const double layers = static_cast<double>(layers_running(model_, op));
+    if (op == OpClass::embedding || op == OpClass::allreduce || layers <= 0) continue;
+    const OpWork layer = layer_work(op, counts.num_tokens);
+    total += OpWork{layers * layer.flops, layers * layer.bytes};
+  }
+  if (rows > 0) {
+    total += lm_head_work(rows);
+    total += sampling_work(rows);
+  }
+  const std::pair<const AttentionShape*, double> kinds[] = {
+      {&full_attention_, static_cast<double>(model_.num_full_layers())},
+      {&sliding_attention_, static_cast<double>(model_.num_sliding_layers())}};
+  for (const auto& [shape, layers] : kinds) {
+    if (layers <= 0) continue;
+    const AttentionWork work = attention_work(*shape, batch);
+    total += OpWork{layers * (work.prefill.flops + work.decode.flops),
+                    layers * (work.prefill.bytes + work.decode.bytes)};
+  }
+  return total;
 }
 
 double RooflineCosts::attention_layer_seconds(const OpWork& work) const {

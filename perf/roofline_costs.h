@@ -50,8 +50,16 @@ class RooflineCosts final : public StepCosts {
   double allreduce_seconds(double bytes) const;
   // The tensor FLOP/s the weight dtype computes at on this GPU.
   double gemm_peak_flops() const { return gemm_peak_flops_; }
+  // The whole step's work on one GPU (every layer, the embedding, LM head, sampling and
+  // attention; collectives and CPU overhead move no HBM bytes and do no FLOPs), by the same
+  // counts token_seconds, seq_seconds and attention_seconds price.
+  OpWork step_work(std::span<const SeqWork> batch) const;
 
  private:
+  OpWork embedding_work(double num_tokens) const;   // gather [t, h] rows once per step
+  OpWork final_norm_work(double num_tokens) const;  // the final RMSNorm: read and write [t, h]
+  OpWork lm_head_work(double num_logit_rows) const;
+  OpWork sampling_work(double num_logit_rows) const;
   double gemm_seconds(const OpWork& work, double peak_flops) const;
   double gemms_seconds(const LayerGemms& gemms) const;
   double elementwise_seconds(double bytes, double num_kernels) const;

@@ -3,7 +3,7 @@
 #include <charconv>
 #include <fstream>
 
-#include "traces/input_error.h"
+#include "base/input_error.h"
 
 namespace tidal::perf {
 namespace {

@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "base/input_error.h"
 #include "perf/vidur_csv.h"
-#include "traces/input_error.h"
 
 namespace tidal::perf {
 namespace {

@@ -4,10 +4,11 @@
 
 #include <fmt/format.h>
 
+#include "base/input_error.h"
+#include "perf/dtype.h"
 #include "plan/fnv_hash.h"
 #include "sim/metrics.h"
 #include "sim/simulator.h"
-#include "traces/input_error.h"
 
 namespace tidal::plan {
 namespace {
@@ -16,8 +17,14 @@ using json = nlohmann::json;
 
 struct Simulation {
   sim::RunMetrics metrics;
+  PoolSetup setup;
   std::optional<std::string> violation;  // empty: the SLO holds
 };
+
+// "fp8"; a dimension value as it reads in a name.
+std::string value_text(const nlohmann::ordered_json& v) {
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
 
 Simulation simulate_at(const PlanContext& context, const Candidate& candidate, double rate_scale) {
   const sim::Scenario scenario =
@@ -27,11 +34,14 @@ Simulation simulate_at(const PlanContext& context, const Candidate& candidate, d
   sim::RunResult result = sim::simulate(scenario, *table);
   Simulation s;
   s.metrics = sim::compute_metrics(scenario, result);
+  s.setup = pool_setup(scenario.pools.at(context.space.pool_index));
   s.violation = slo_violation(context.slo, s.metrics);
   return s;
 }
 
-void record(CandidateResult& r, const sim::RunMetrics& m) {
+void record(CandidateResult& r, const Simulation& s) {
+  const sim::RunMetrics& m = s.metrics;
+  r.setup = s.setup;
   int64_t num_gpus = 0;
   double per_hour = 0.0;
   for (const sim::PoolMetrics& p : m.pools) {
@@ -41,6 +51,8 @@ void record(CandidateResult& r, const sim::RunMetrics& m) {
   r.num_gpus = num_gpus;
   r.dollars = m.dollars;
   r.dollars_per_hour = per_hour;
+  r.dollars_per_day =
+      m.duration_s > 0 ? std::optional(m.dollars / m.duration_s * 86400.0) : std::nullopt;
   r.dollars_per_1m_tokens = m.dollars_per_1m_tokens;
   r.dollars_per_1m_output_tokens = m.dollars_per_1m_output_tokens;
   auto p99 = [](const sim::LatencySummary& s) {
@@ -56,7 +68,7 @@ void record(CandidateResult& r, const sim::RunMetrics& m) {
 void evaluate_cost(const PlanContext& context, const Candidate& candidate, CandidateResult& r) {
   const Simulation s = simulate_at(context, candidate, 1.0);
   r.num_simulations = 1;
-  record(r, s.metrics);
+  record(r, s);
   r.status = s.violation ? "slo_missed" : "feasible";
   r.reason = s.violation.value_or("");
 }
@@ -67,7 +79,7 @@ void evaluate_capacity(const PlanContext& context, const Candidate& candidate, C
   Simulation at_lo = simulate_at(context, candidate, lo);
   r.num_simulations = 1;
   if (at_lo.violation) {
-    record(r, at_lo.metrics);
+    record(r, at_lo);
     r.status = "slo_missed";
     r.reason = fmt::format("misses the SLO even at rate_scale {}: {}", lo, *at_lo.violation);
     return;
@@ -97,13 +109,52 @@ void evaluate_capacity(const PlanContext& context, const Candidate& candidate, C
       at_lo = std::move(s);
     }
   }
-  record(r, at_lo.metrics);
+  record(r, at_lo);
   r.rate_scale = lo;
   r.status = "feasible";
   if (hi == 0.0) r.reason = fmt::format("meets the SLO up to max_rate_scale {}", lo);
 }
 
 }  // namespace
+
+PoolSetup pool_setup(const sim::PoolSpec& pool) {
+  PoolSetup setup;
+  setup.gpu = pool.gpu;
+  setup.tp = pool.deployment.tp;
+  setup.num_replicas = pool.num_replicas;
+  setup.weight_dtype = std::string(perf::dtype_name(pool.deployment.weight_dtype));
+  setup.kv_dtype = std::string(perf::dtype_name(pool.deployment.kv_dtype));
+  return setup;
+}
+
+PoolSetup setup_with_overrides(PoolSetup base, const nlohmann::ordered_json& config) {
+  for (const auto& [key, v] : config.items()) {
+    if (key == "gpu" && v.is_string()) base.gpu = v.get<std::string>();
+    if (key == "gpu" && v.is_object() && v.contains("name") && v["name"].is_string())
+      base.gpu = v["name"].get<std::string>();
+    if (key == "tp" && v.is_number_integer()) base.tp = v.get<int32_t>();
+    if (key == "num_replicas" && v.is_number_integer()) base.num_replicas = v.get<int32_t>();
+    if (key == "weight_dtype" && v.is_string()) base.weight_dtype = v.get<std::string>();
+    if (key == "kv_dtype" && v.is_string()) base.kv_dtype = v.get<std::string>();
+  }
+  return base;
+}
+
+std::string candidate_name(const PoolSetup& setup, const nlohmann::ordered_json& config) {
+  std::string name =
+      fmt::format("{}x{} tp{} {}", setup.num_gpus(), setup.gpu, setup.tp, setup.weight_dtype);
+  if (config.contains("kv_dtype")) name += " kv-" + setup.kv_dtype;
+  for (const auto& [key, v] : config.items()) {
+    if (key == "gpu" || key == "tp" || key == "num_replicas" || key == "weight_dtype" ||
+        key == "kv_dtype") {
+      continue;
+    }
+    name += ' ';
+    if (!v.is_string()) name += key.substr(key.rfind('.') + 1) + "=";
+    name += value_text(v);
+  }
+  return name;
+}
 
 std::shared_ptr<const sim::RequestTable> TableCache::get(double rate_scale,
                                                          const sim::Scenario& scenario) {
@@ -152,11 +203,14 @@ CandidateResult evaluate_candidate(const PlanContext& context, const Candidate& 
     invalid.id = r.id;
     invalid.index = r.index;
     invalid.config = r.config;
+    invalid.setup = setup_with_overrides(context.base_setup, r.config);
+    invalid.name = candidate_name(invalid.setup, invalid.config);
     invalid.status = "invalid";
     invalid.reason = e.what();
     invalid.num_simulations = r.num_simulations;
     return invalid;
   }
+  r.name = candidate_name(r.setup, r.config);
   return r;
 }
 

@@ -24,10 +24,37 @@ namespace tidal::plan {
 
 enum class PlanMode { cost, capacity };
 
+// The varied pool's serving setup: from the candidate's loaded scenario, or for an invalid
+// candidate (which does not load) the scenario's pool with the candidate's own values of these
+// keys.
+struct PoolSetup {
+  std::string gpu;  // catalog name (an inline GPU object's name)
+  int32_t tp = 1;
+  int32_t num_replicas = 1;  // as configured (an autoscaler's starting count)
+  std::string weight_dtype = "bf16";
+  std::string kv_dtype = "bf16";
+
+  int64_t num_gpus() const { return static_cast<int64_t>(tp) * num_replicas; }
+};
+
+// The pool setup of `pool` as loaded.
+PoolSetup pool_setup(const sim::PoolSpec& pool);
+// `base` with the candidate's values of gpu, tp, num_replicas, weight_dtype and kv_dtype (those
+// of a usable type; the loader judges the rest).
+PoolSetup setup_with_overrides(PoolSetup base, const nlohmann::ordered_json& config);
+
+// A candidate's name from its settings: "<GPUs>x<GPU> tp<TP> <weight dtype>", then "kv-<dtype>"
+// when kv_dtype is a dimension, then every other dimension's value in dimension order (a string
+// as it is, "continuous", "spot"; anything else as "<last key part>=<value>",
+// "max_num_seqs=64"): "4xH100-SXM tp2 fp8 continuous max_num_seqs=64".
+std::string candidate_name(const PoolSetup& setup, const nlohmann::ordered_json& config);
+
 struct CandidateResult {
   std::string id;
   int64_t index = 0;
   nlohmann::ordered_json config;
+  std::string name;  // candidate_name(); conclude() makes names unique (" #<index>")
+  PoolSetup setup;
   std::string status;  // feasible | slo_missed | invalid
   std::string reason;  // why not feasible (empty when feasible)
   // Figures of the deciding simulation (cost mode: the trace; capacity mode: the run at the
@@ -35,6 +62,8 @@ struct CandidateResult {
   std::optional<int64_t> num_gpus;
   std::optional<double> dollars;
   std::optional<double> dollars_per_hour;  // GPUs x price, whole fleet
+  // dollars / duration x 86,400: a day of the trace's rate (an extrapolation for short traces)
+  std::optional<double> dollars_per_day;
   std::optional<double> dollars_per_1m_tokens;
   std::optional<double> dollars_per_1m_output_tokens;
   std::optional<double> p99_ttft_s, p99_tpot_s, p99_e2e_s;
@@ -64,6 +93,7 @@ struct PlanContext {
   PlanMode mode = PlanMode::cost;
   std::string fingerprint;  // of every input that decides results (results_file.h)
   std::shared_ptr<TableCache> tables = std::make_shared<TableCache>();
+  PoolSetup base_setup;  // the varied pool as the scenario gives it
 };
 
 // The scenario JSON of a candidate at a request-rate scale (1 = as given).

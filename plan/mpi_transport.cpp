@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 #include <mpi.h>
 
+#include "base/input_error.h"
 #include "plan/transport.h"
-#include "traces/input_error.h"
 
 namespace tidal::plan {
 namespace {

@@ -2,8 +2,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "base/input_error.h"
 #include "plan/transport.h"
-#include "traces/input_error.h"
 
 namespace tidal::plan {
 

@@ -13,10 +13,12 @@
 
 #include <fmt/format.h>
 
+#include "base/input_error.h"
 #include "plan/plan_setup.h"
+#include "plan/plan_table.h"
 #include "plan/results_file.h"
 #include "plan/transport.h"
-#include "traces/input_error.h"
+#include "base/number_format.h"
 
 namespace tidal::plan {
 namespace {
@@ -209,21 +211,23 @@ PlanRun run_on(Transport& transport, const PlanOptions& options) {
   run.header.scenario = in.base.name;
   run.header.mode = context.mode;
   for (const SloTarget& t : context.slo) run.header.slo.push_back(t.text);
+  for (const sim::SloClass& c : in.base.slo_classes) {
+    std::string bounds;
+    auto add = [&](const char* name, const std::optional<double>& v) {
+      if (v) bounds += fmt::format("{}{} <= {}", bounds.empty() ? "" : ", ", name,
+                                   base::format_latency(*v));
+    };
+    add("TTFT", c.slo.ttft_s);
+    add("TPOT", c.slo.tpot_s);
+    add("E2E", c.slo.e2e_s);
+    run.header.class_slos.push_back(c.name + ": " + (bounds.empty() ? "no bounds" : bounds));
+  }
   for (const Dimension& d : context.space.dimensions) run.header.dimensions.push_back(d.key);
   run.header.pool = context.space.pool_name;
   run.header.fingerprint = context.fingerprint;
   run.outcome = conclude(std::move(ordered), context.mode, options.latency);
   write_plan_outputs(run.out_dir, run.header, run.outcome);
   return run;
-}
-
-std::string config_text(const CandidateResult& r) {
-  std::string text;
-  for (const auto& [key, value] : r.config.items()) {
-    text += fmt::format("{}{}={}", text.empty() ? "" : ", ", key,
-                        value.is_string() ? value.get<std::string>() : value.dump());
-  }
-  return text.empty() ? "(the scenario as given)" : text;
 }
 
 }  // namespace
@@ -246,27 +250,24 @@ std::string plan_summary_text(const PlanRun& run) {
     num_missed += r.status == "slo_missed";
     num_invalid += r.status == "invalid";
   }
+  std::string slo;
+  for (const std::string& s : run.header.slo) slo += (slo.empty() ? "" : " and ") + s;
   std::string text = fmt::format(
       "plan {}: {} candidates ({} resumed, {} evaluated on {} rank(s) x {} thread(s)): {} meet "
       "the SLO, {} miss it, {} invalid\n",
       run.header.scenario, o.results.size(), run.num_resumed, run.num_evaluated, run.num_ranks,
       run.num_threads, num_feasible, num_missed, num_invalid);
-  auto line = [&](const CandidateResult& r) {
-    const std::optional<double> cost = objective_value(o, r);
-    const std::optional<double> latency = latency_value(o, r);
-    return fmt::format("  {}  {} = {}, {} = {}{}  [{}]\n", r.id, o.objective,
-                       cost ? fmt::format("{:.6g}", *cost) : "n/a", o.latency_metric,
-                       latency ? fmt::format("{:.4g}", *latency) : "n/a",
-                       r.rate_scale ? fmt::format(", rate_scale = {:.4g}", *r.rate_scale) : "",
-                       config_text(r));
-  };
-  if (o.cheapest) {
-    text += "cheapest meeting the SLO:\n" + line(o.results[*o.cheapest]);
-  } else {
-    text += "no candidate meets the SLO\n";
-  }
-  text += fmt::format("Pareto frontier ({} of cost vs {}):\n", o.objective, o.latency_metric);
-  for (size_t i : o.frontier) text += line(o.results[i]);
+  std::string classes;
+  for (const std::string& c : run.header.class_slos) classes += (classes.empty() ? "" : "; ") + c;
+  text += fmt::format("SLO: {} (class SLOs: {})\n{}\n\n", slo, classes, o.ranking_rule);
+  text += plan_table_text(o);
+  text += fmt::format(
+      "$/h: the fleet's GPUs x $/GPU-hour; $/day: the run's dollars over its duration x 24 h (the "
+      "trace's rate held for a day){}\n\n",
+      o.objective == "dollars" ? "; $ trace: the run's billed dollars" : "");
+  text += plan_winner_text(run.header, o);
+  text += plan_frontier_text(o);
+  text += plan_invalid_text(o);
   text += fmt::format("wrote {}/plan.json, plan.csv, results.jsonl\n", run.out_dir);
   return text;
 }

@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "base/input_error.h"
 #include "plan/fnv_hash.h"
 #include "sim/scenario.h"
-#include "traces/input_error.h"
 
 namespace tidal::plan {
 namespace {
@@ -74,6 +74,7 @@ PlanInputs load_plan_inputs(const PlanOptions& options) {
     }
     c.slo.push_back(std::move(t));
   }
+  c.base_setup = pool_setup(in.base.pools.at(c.space.pool_index));
   c.fingerprint = fingerprint_of(c);
   in.candidates = enumerate_candidates(c.space);
   for (const Candidate& cand : in.candidates) {

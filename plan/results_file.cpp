@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "traces/input_error.h"
+#include "base/input_error.h"
 
 namespace tidal::plan {
 namespace {
@@ -57,11 +57,18 @@ ojson result_to_json(const CandidateResult& r, const std::string& fingerprint) {
                {"id", r.id},
                {"index", r.index},
                {"config", r.config},
+               {"name", r.name},
                {"status", r.status},
                {"reason", r.reason},
+               {"gpu", r.setup.gpu},
+               {"tp", r.setup.tp},
+               {"num_replicas", r.setup.num_replicas},
+               {"weight_dtype", r.setup.weight_dtype},
+               {"kv_dtype", r.setup.kv_dtype},
                {"num_gpus", r.num_gpus ? ojson(*r.num_gpus) : ojson(nullptr)},
                {"dollars", optional_json(r.dollars)},
                {"dollars_per_hour", optional_json(r.dollars_per_hour)},
+               {"dollars_per_day", optional_json(r.dollars_per_day)},
                {"dollars_per_1m_tokens", optional_json(r.dollars_per_1m_tokens)},
                {"dollars_per_1m_output_tokens", optional_json(r.dollars_per_1m_output_tokens)},
                {"p99_ttft_s", optional_json(r.p99_ttft_s)},
@@ -82,15 +89,22 @@ CandidateResult result_from_json(const ojson& j, const std::string& where) {
     throw InputError(fmt::format("{}: config: expected an object", where));
   }
   r.config = j.at("config");
+  r.name = required<std::string>(j, "name", where);
   r.status = required<std::string>(j, "status", where);
   if (r.status != "feasible" && r.status != "slo_missed" && r.status != "invalid") {
     throw InputError(fmt::format("{}: status: unknown \"{}\"", where, r.status));
   }
   r.reason = required<std::string>(j, "reason", where);
+  r.setup.gpu = required<std::string>(j, "gpu", where);
+  r.setup.tp = required<int32_t>(j, "tp", where);
+  r.setup.num_replicas = required<int32_t>(j, "num_replicas", where);
+  r.setup.weight_dtype = required<std::string>(j, "weight_dtype", where);
+  r.setup.kv_dtype = required<std::string>(j, "kv_dtype", where);
   if (!j.contains("num_gpus")) throw InputError(fmt::format("{}: num_gpus: missing", where));
   if (!j.at("num_gpus").is_null()) r.num_gpus = required<int64_t>(j, "num_gpus", where);
   r.dollars = optional_number(j, "dollars", where);
   r.dollars_per_hour = optional_number(j, "dollars_per_hour", where);
+  r.dollars_per_day = optional_number(j, "dollars_per_day", where);
   r.dollars_per_1m_tokens = optional_number(j, "dollars_per_1m_tokens", where);
   r.dollars_per_1m_output_tokens = optional_number(j, "dollars_per_1m_output_tokens", where);
   r.p99_ttft_s = optional_number(j, "p99_ttft_s", where);
@@ -132,6 +146,12 @@ std::map<std::string, CandidateResult> read_results(const std::string& path,
           "{}: written by a different plan (fingerprint {} != {}): the scenario, search space, "
           "SLO or mode changed; use another --out folder or remove {}",
           where, found.empty() ? "missing" : found, fingerprint, path));
+    }
+    if (!j.contains("name")) {
+      throw InputError(fmt::format(
+          "{}: written by an older tidal (results without candidate names); use another --out "
+          "folder or remove {}",
+          where, path));
     }
     CandidateResult r = result_from_json(j, where);
     results.insert_or_assign(r.id, std::move(r));

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "traces/input_error.h"
+#include "base/input_error.h"
 
 namespace tidal::plan {
 namespace {

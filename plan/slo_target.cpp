@@ -5,7 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "traces/input_error.h"
+#include "base/input_error.h"
+#include "base/number_format.h"
 
 namespace tidal::plan {
 namespace {
@@ -46,6 +47,16 @@ bool is_latency_metric(const std::string& metric, bool per_class) {
 std::string format_value(const SloTarget& t, double v) {
   if (t.metric == "attainment") return fmt::format("{:.4g}%", v * 100.0);
   if (t.metric == "goodput") return fmt::format("{:.4g} req/s", v);
+  return fmt::format("{:.4g} s", v);
+}
+
+// The same for people (a failing target's reason): latencies below 1 s in ms, from 10,000 s in
+// whole seconds with separators. The normalized text (format_value) stays as it was: it is part
+// of a plan's fingerprint.
+std::string readable_value(const SloTarget& t, double v) {
+  if (t.metric == "attainment" || t.metric == "goodput") return format_value(t, v);
+  if (v < 1.0) return fmt::format("{:.4g} ms", v * 1e3);
+  if (v >= 1e4) return base::format_number(v, 0) + " s";
   return fmt::format("{:.4g} s", v);
 }
 
@@ -134,8 +145,8 @@ std::optional<std::string> slo_violation(const std::vector<SloTarget>& targets,
     // percent conversion) accepts an attainment of exactly 0.999.
     const bool holds = t.upper_bound ? *v <= t.value * (1 + kSlack) : *v >= t.value * (1 - kSlack);
     if (!holds) {
-      return fmt::format("{} = {} {} {}", name, format_value(t, *v), t.upper_bound ? ">" : "<",
-                         format_value(t, t.value));
+      return fmt::format("{} = {} {} {}", name, readable_value(t, *v), t.upper_bound ? ">" : "<",
+                         readable_value(t, t.value));
     }
   }
   return std::nullopt;

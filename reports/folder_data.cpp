@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "base/input_error.h"
 #include "reports/json_fields.h"
-#include "traces/input_error.h"
 
 namespace tidal::reports {
 namespace {
@@ -79,6 +79,8 @@ PlanData load_plan(const std::string& dir) {
   plan.slo = doc.strings("slo");
   plan.dimensions = doc.strings("dimensions");
   if (doc.has("cheapest")) plan.cheapest = doc.string("cheapest");
+  if (doc.has("ranking_rule")) plan.ranking_rule = doc.string("ranking_rule");
+  if (doc.has("ranking")) plan.ranking = doc.strings("ranking");
   plan.candidates = read_each(doc, "candidates", [&](const JsonView& c) {
     PlanCandidate p;
     p.id = c.string("id");
@@ -95,6 +97,19 @@ PlanData load_plan(const std::string& dir) {
     p.rate_scale = optional_number(c, "rate_scale");
     if (c.has("num_gpus")) p.num_gpus = c.integer("num_gpus");
     p.on_frontier = c.boolean("on_frontier");
+    if (c.has("name")) p.name = c.string("name");
+    if (c.has("gpu")) p.gpu = c.string("gpu");
+    if (c.has("weight_dtype")) p.weight_dtype = c.string("weight_dtype");
+    if (c.has("kv_dtype")) p.kv_dtype = c.string("kv_dtype");
+    if (c.has("tp")) p.tp = c.integer("tp");
+    if (c.has("num_replicas")) p.num_replicas = c.integer("num_replicas");
+    if (c.has("rank")) p.rank = c.integer("rank");
+    p.dollars = optional_number(c, "dollars");
+    p.dollars_per_hour = optional_number(c, "dollars_per_hour");
+    p.dollars_per_day = optional_number(c, "dollars_per_day");
+    p.dollars_per_1m_tokens = optional_number(c, "dollars_per_1m_tokens");
+    p.p99_ttft_s = optional_number(c, "p99_ttft_s");
+    p.p99_tpot_s = optional_number(c, "p99_tpot_s");
     return p;
   });
   return plan;

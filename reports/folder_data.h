@@ -54,6 +54,12 @@ struct PlanCandidate {
   std::optional<double> rate_scale;  // capacity mode
   std::optional<int64_t> num_gpus;
   bool on_frontier = false;
+  // Written by tidal plan since candidates have names (empty / unset in older plan folders).
+  std::string name;  // "4xH100-SXM tp2 fp8"
+  std::string gpu, weight_dtype, kv_dtype;
+  std::optional<int64_t> tp, num_replicas, rank;
+  std::optional<double> dollars, dollars_per_hour, dollars_per_day, dollars_per_1m_tokens;
+  std::optional<double> p99_ttft_s, p99_tpot_s;
 };
 
 struct PlanData {
@@ -65,6 +71,8 @@ struct PlanData {
   std::vector<std::string> slo;
   std::vector<std::string> dimensions;
   std::optional<std::string> cheapest;  // candidate id
+  std::string ranking_rule;             // empty in older plan folders
+  std::vector<std::string> ranking;     // candidate ids in rank order (older folders: none)
   std::vector<PlanCandidate> candidates;
 };
 

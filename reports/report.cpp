@@ -5,13 +5,13 @@
 
 #include <fmt/format.h>
 
+#include "base/input_error.h"
+#include "base/output_files.h"
 #include "reports/folder_data.h"
 #include "reports/folder_sections.h"
 #include "reports/render.h"
 #include "reports/run_data.h"
 #include "reports/sections.h"
-#include "traces/input_error.h"
-#include "traces/output_files.h"
 
 namespace tidal::reports {
 namespace {
@@ -78,6 +78,19 @@ Document build_report(const std::vector<std::string>& folders) {
   doc.notes.push_back(
       "Latencies in ms below one second, else s; costs in US$; $ / 1M tokens = dollars per "
       "million tokens of that kind served.");
+  for (const RunData& r : runs) {
+    if (r.partial) doc.notes.push_back(fmt::format("{}: a partial run ({})", r.label, *r.partial));
+    if (!r.has_requests) {
+      doc.notes.push_back(fmt::format(
+          "{}: the run wrote no requests.csv (output.requests_csv off): no per-request charts",
+          r.label));
+    }
+    if (!r.has_timeline) {
+      doc.notes.push_back(fmt::format(
+          "{}: the run wrote no timeline.csv (output.timeline_csv off): no charts over time",
+          r.label));
+    }
+  }
 
   if (runs.size() > 1) doc.sections.push_back(comparison_section(runs));
   for (size_t k = 0; k < runs.size(); ++k) {
@@ -113,19 +126,45 @@ ReportPaths report_paths(const std::string& html_path) {
   return paths;
 }
 
-ReportPaths write_report(const std::vector<std::string>& folders, const std::string& html_path) {
-  const ReportPaths paths = report_paths(html_path);
-  const Document doc = build_report(folders);
-  const std::filesystem::path parent = std::filesystem::path(html_path).parent_path();
-  if (!parent.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(parent, ec);
-    if (ec)
-      throw InputError(fmt::format("{}: cannot create folder: {}", parent.string(), ec.message()));
+std::string default_report_path(const std::vector<std::string>& folders) {
+  if (folders.empty()) throw InputError("tidal report: no folder given");
+  std::filesystem::path first = std::filesystem::path(folders.front()).lexically_normal();
+  if (!first.has_filename()) first = first.parent_path();  // "out/run/"
+  if (first.empty() || first.filename() == "." || first.filename() == "..") {
+    first = std::filesystem::weakly_canonical(std::filesystem::absolute(first));
   }
-  traces::write_output_text(paths.html, render_html(doc));
-  traces::write_output_text(paths.markdown, render_markdown(doc));
-  traces::write_output_text(paths.json, render_json(doc).dump(1) + "\n");
+  const char* suffix = folders.size() == 1 ? ".report.html" : ".comparison.html";
+  return (first.parent_path() / (first.filename().string() + suffix)).string();
+}
+
+void check_report_outputs(const ReportPaths& paths) {
+  for (const std::string& path : {paths.html, paths.markdown, paths.json}) {
+    const std::filesystem::path p(path);
+    std::filesystem::path parent = p.parent_path();
+    if (parent.empty()) parent = ".";
+    if (is_run_folder(parent.string()) || is_validation_folder(parent.string()) ||
+        is_plan_folder(parent.string())) {
+      throw InputError(fmt::format(
+          "{}: inside the run, validation or plan folder {}; a report never writes into one "
+          "(its files belong to the run): write it beside the folder instead",
+          path, parent.string()));
+    }
+    if (std::filesystem::is_directory(p)) {
+      throw InputError(fmt::format("{}: is a folder; give the HTML file to write", path));
+    }
+  }
+}
+
+ReportPaths write_report(const std::vector<std::string>& folders, const std::string& html_path) {
+  const ReportPaths paths =
+      report_paths(html_path.empty() ? default_report_path(folders) : html_path);
+  check_report_outputs(paths);
+  const Document doc = build_report(folders);
+  const std::filesystem::path parent = std::filesystem::path(paths.html).parent_path();
+  if (!parent.empty()) base::create_output_folder(parent.string());
+  base::write_output_text(paths.html, render_html(doc));
+  base::write_output_text(paths.markdown, render_markdown(doc));
+  base::write_output_text(paths.json, render_json(doc).dump(1) + "\n");
   return paths;
 }
 

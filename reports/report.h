@@ -21,8 +21,17 @@ struct ReportPaths {
 };
 ReportPaths report_paths(const std::string& html_path);
 
-// Builds the report and writes the three files (creating the folder). InputError when an input
-// cannot be read or an output cannot be written.
+// Where a report goes without --out: beside the first folder, named after it:
+// "out/run" -> "out/run.report.html", several folders -> "out/run.comparison.html".
+std::string default_report_path(const std::vector<std::string>& folders);
+
+// InputError when one of the three files would go into a run, validation or plan folder (a
+// report never writes over, or beside, the files of a run), or names a folder.
+void check_report_outputs(const ReportPaths& paths);
+
+// Builds the report and writes the three files (creating the folder), each atomically. An empty
+// `html_path` means default_report_path(folders). InputError when an input cannot be read or an
+// output is refused (check_report_outputs) or cannot be written.
 ReportPaths write_report(const std::vector<std::string>& folders, const std::string& html_path);
 
 }  // namespace tidal::reports

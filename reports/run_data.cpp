@@ -7,10 +7,11 @@
 
 #include <fmt/format.h>
 
+#include "base/input_error.h"
 #include "reports/csv_columns.h"
 #include "reports/engine_summary.h"
 #include "reports/json_fields.h"
-#include "traces/input_error.h"
+#include "reports/run_files.h"
 
 namespace tidal::reports {
 
@@ -145,6 +146,24 @@ FleetFigures read_fleet(const JsonView& f) {
   return fleet;
 }
 
+// fleet.pools[].load, where the run has it, into the pools of the same name.
+void read_pool_loads(const JsonView& f, std::vector<PoolFigures>& pools) {
+  const JsonView fleet_pools = f.at("pools");
+  for (size_t i = 0; i < fleet_pools.size() && i < pools.size(); ++i) {
+    const JsonView p = fleet_pools.at(i);
+    if (!p.has("load")) continue;
+    const JsonView l = p.at("load");
+    using L = PoolLoad;
+    PoolLoad load;
+    read_fields(l, load, "max_num_seqs", &L::max_num_seqs, "mean_batch", &L::mean_batch,
+                "p99_batch", &L::p99_batch, "mean_kv_usage", &L::mean_kv_usage, "peak_kv_usage",
+                &L::peak_kv_usage);
+    load.mfu = l.nullable_number("mfu");
+    load.mbu = l.nullable_number("mbu");
+    pools[i].load = load;
+  }
+}
+
 int32_t intern(std::map<std::string, int32_t>& ids, const std::string& name) {
   const auto [it, inserted] = ids.emplace(name, static_cast<int32_t>(ids.size()));
   return it->second;
@@ -242,11 +261,15 @@ RunSummary read_summary(const std::string& path) {
   s.queue_delay = read_latency_figures(m, "queue_delay");
   read_fields(m, s, "num_slo_met", &S::num_slo_met, "slo_attainment", &S::slo_attainment,
               "goodput_rps", &S::goodput_rps);
+  if (m.has("finished_slo_share")) s.finished_slo_share = m.nullable_number("finished_slo_share");
   s.classes = read_each(m, "slo_classes", read_class);
   s.utilization = m.number("utilization");
 
   if (s.priced) read_costs(doc, doc.at("scenario"), s);
-  if (doc.has("fleet")) s.fleet = read_fleet(doc.at("fleet"));
+  if (doc.has("fleet")) {
+    s.fleet = read_fleet(doc.at("fleet"));
+    read_pool_loads(doc.at("fleet"), s.pools);
+  }
   return s;
 }
 
@@ -313,6 +336,9 @@ TimelineRows read_timeline(const std::string& path) {
   for (const std::string& name : state_columns) wanted.push_back({name, CellKind::number, true});
   for (const std::string& name : dollar_columns) wanted.push_back({name, CellKind::number, true});
   wanted.push_back({"queued_at_router", CellKind::number, false});
+  const char* const maxima[] = {"queue_depth_max", "running_max", "kv_usage_max",
+                                "queued_at_router_max"};
+  for (const char* name : maxima) wanted.push_back({name, CellKind::number, false});
   CsvColumns csv = read_csv_columns(path, wanted);
   if (state_columns.empty()) {
     throw InputError(fmt::format("{}:1: no replicas_<state> column in the header", path));
@@ -334,6 +360,12 @@ TimelineRows read_timeline(const std::string& path) {
     rows.dollars_by_state.push_back({name.substr(8), std::move(csv.columns[c++].numbers)});
   }
   if (csv.columns[c].present) rows.queued_at_router = std::move(csv.columns[c].numbers);
+  std::vector<double>* maxima_targets[] = {&rows.queue_depth_max, &rows.running_max,
+                                           &rows.kv_usage_max, &rows.queued_at_router_max};
+  for (std::vector<double>* target : maxima_targets) {
+    ++c;
+    if (csv.columns[c].present) *target = std::move(csv.columns[c].numbers);
+  }
   for (size_t i = 0; i < rows.size(); ++i) {
     if (!(rows.end_s[i] > rows.start_s[i])) {
       throw InputError(fmt::format("{}:{}: end_s: {} is not after start_s {}", path, i + 2,
@@ -392,11 +424,15 @@ RunData load_run(const std::string& dir) {
   RunData run;
   run.dir = dir;
   run.summary = read_summary((root / "summary.json").string());
-  run.requests = read_requests((root / "requests.csv").string());
-  run.timeline = read_timeline((root / "timeline.csv").string());
+  const RunFiles files = read_run_files(dir);
+  run.partial = files.partial;
+  run.has_requests = use_run_file(dir, files, "requests.csv");
+  run.has_timeline = use_run_file(dir, files, "timeline.csv");
+  if (run.has_requests) run.requests = read_requests((root / "requests.csv").string());
+  if (run.has_timeline) run.timeline = read_timeline((root / "timeline.csv").string());
   run.label = run.summary.scenario_name;
   const int64_t num_rows = run.summary.num_requests + run.summary.num_warmup_excluded;
-  if (static_cast<int64_t>(run.requests.size()) != num_rows) {
+  if (run.has_requests && static_cast<int64_t>(run.requests.size()) != num_rows) {
     throw InputError(fmt::format(
         "{}: {} rows, but summary.json metrics.num_requests is {} (plus {} warm-up requests)",
         (root / "requests.csv").string(), run.requests.size(), run.summary.num_requests,

@@ -33,6 +33,16 @@ struct ClassFigures {
   LatencyFigures ttft, tpot, e2e;
 };
 
+// A pool's load over its steps (summary.json fleet.pools[].load).
+struct PoolLoad {
+  int64_t max_num_seqs = 0;
+  double mean_batch = 0.0;
+  int64_t p99_batch = 0;
+  double mean_kv_usage = 0.0;
+  double peak_kv_usage = 0.0;
+  std::optional<double> mfu, mbu;
+};
+
 struct PoolFigures {
   std::string name, model, gpu, weight_dtype, kv_dtype, policy;
   int64_t tp = 1;
@@ -44,6 +54,7 @@ struct PoolFigures {
   double dollars = 0.0;
   double utilization = 0.0;
   int64_t num_steps = 0;
+  std::optional<PoolLoad> load;      // fleet.pools[].load when the run has it
   std::string market = "on_demand";  // scenario pricing.market when given
   // pricing.on_demand_per_gpu_hour, else the scenario's price_per_gpu_hour; empty when the
   // scenario gives neither (the catalog's price, which summary.json does not echo).
@@ -125,6 +136,7 @@ struct RunSummary {
   LatencyFigures ttft, tpot, itl, e2e, queue_delay;
   int64_t num_slo_met = 0;
   double slo_attainment = 0.0;
+  std::optional<double> finished_slo_share;  // metrics.finished_slo_share when present
   double goodput_rps = 0.0;
   std::vector<ClassFigures> classes;  // summary order (sorted by name)
   double utilization = 0.0;
@@ -197,6 +209,9 @@ struct TimelineRows {
   std::vector<NamedSeries> replicas_by_state;  // columns replicas_<state>, file order
   std::vector<NamedSeries> dollars_by_state;   // optional columns dollars_<state>
   std::vector<double> queued_at_router;        // optional column queued_at_router, else empty
+  // Optional: the largest value within each interval (queue_depth_max, running_max,
+  // kv_usage_max, queued_at_router_max), else empty.
+  std::vector<double> queue_depth_max, running_max, kv_usage_max, queued_at_router_max;
 
   size_t size() const { return start_s.size(); }
 };
@@ -209,8 +224,12 @@ struct RunData {
   std::string dir;
   std::string label;  // the scenario name, or "name (folder)" when names repeat
   RunSummary summary;
-  RequestRows requests;
-  TimelineRows timeline;
+  RequestRows requests;   // empty when the run wrote no requests.csv (has_requests false)
+  TimelineRows timeline;  // empty when the run wrote no timeline.csv (has_timeline false)
+  bool has_requests = true;
+  bool has_timeline = true;
+  // A run stopped early (summary.json `partial`): "stopped by SIGINT: 3 of 10 requests done".
+  std::optional<std::string> partial;
 };
 
 // A simulator run's summary.json (with `scenario`) or an engine run's (with `engine`).
@@ -219,7 +238,8 @@ RunSummary read_summary(const std::string& path);
 LatencyFigures read_latency_figures(const JsonView& parent, std::string_view key);
 RequestRows read_requests(const std::string& path);
 TimelineRows read_timeline(const std::string& path);
-// Reads dir/summary.json, dir/requests.csv and dir/timeline.csv.
+// Reads dir/summary.json, then dir/requests.csv and dir/timeline.csv when the run wrote them
+// (reports/run_files.h: a file listed in summary.json must be the one the run wrote).
 RunData load_run(const std::string& dir);
 
 // True when `dir` holds a summary.json (a run folder).

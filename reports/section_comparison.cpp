@@ -71,7 +71,7 @@ const std::vector<ComparedMetric>& compared_metrics() {
       {{"GPU-hours", "", MetricKind::neutral, format_significant},
        [](const RunData& r) -> std::optional<double> { return r.summary.gpu_hours; },
        true},
-      {{"utilization", "", MetricKind::share, format_percent},
+      {{"busy share", "", MetricKind::share, format_percent},
        [](const RunData& r) -> std::optional<double> { return r.summary.utilization; }},
   };
   return metrics;

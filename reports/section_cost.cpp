@@ -104,7 +104,7 @@ Section cost_section(const RunSection& r) {
   if (!fleet_figures.items.empty()) section.blocks.push_back(std::move(fleet_figures));
   std::string notes =
       "Idle share = spend on provisioned GPU time not running a batch step: the sum over "
-      "timeline intervals of dollars x (1 - utilization), over total dollars. Cost per day "
+      "timeline intervals of dollars x (1 - busy share), over total dollars. Cost per day "
       "extrapolates the run's average spend rate to 24 h. Peak-sized fleet = the pools' peak "
       "replica counts kept for the whole run (summary.json costs.peak_sized_dollars).";
   if (spot && spot->estimated) {
@@ -150,7 +150,7 @@ Section cost_section(const RunSection& r) {
   Table pools{
       "cost-by-pool" + r.id_suffix,
       "Cost by pool",
-      {"pool", "GPU", "GPUs", "$ / GPU-hour", "GPU-hours", "dollars", "share", "utilization"},
+      {"pool", "GPU", "GPUs", "$ / GPU-hour", "GPU-hours", "dollars", "share", "busy share"},
       {}};
   for (const PoolFigures& p : s.pools) {
     pools.rows.push_back(

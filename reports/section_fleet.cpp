@@ -1,6 +1,6 @@
-// The fleet over time: pools, replicas by lifecycle state, queue depth and running batch,
-// KV-cache use and utilization, cold starts — whatever timeline.csv holds. For an engine run:
-// its configuration and own counters (steps, preemptions, prefix hits, speculative
+// The fleet over time: pools and their load, replicas by lifecycle state, queue depth and
+// running batch, KV-cache use and busy share, cold starts — whatever timeline.csv holds. For an
+// engine run: its configuration and own counters (steps, preemptions, prefix hits, speculative
 // acceptance) and the queue and KV views of its timeline.
 #include <algorithm>
 
@@ -49,6 +49,32 @@ Table cold_start_table(const FleetFigures& f, const std::string& id_suffix) {
                           text_cell(p.from_snapshot ? "yes" : "no")};
     for (const auto& [stage, seconds] : p.stages_s) row.push_back(latency_cell(seconds));
     table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+// The highest value over the run: of the interval maxima when the timeline has them, else of
+// the end-of-interval samples (older run folders).
+double peak_of(const std::vector<double>& maxima, const std::vector<double>& samples) {
+  const std::vector<double>& values = maxima.empty() ? samples : maxima;
+  return values.empty() ? 0.0 : *std::max_element(values.begin(), values.end());
+}
+
+// The pools' load over their steps (summary.json fleet.pools[].load).
+Table load_table(const RunSummary& s, const std::string& id_suffix) {
+  Table table{"pool-load" + id_suffix,
+              "Load: batch and KV use over each pool's steps; MFU and MBU = the roofline's FLOPs "
+              "and HBM bytes of each step over its predicted time, against the GPU's peaks",
+              {"pool", "busy share", "mean batch", "p99 batch", "batch limit", "mean KV use",
+               "peak KV use", "MFU", "MBU"},
+              {}};
+  for (const PoolFigures& p : s.pools) {
+    if (!p.load) continue;
+    const PoolLoad& l = *p.load;
+    table.rows.push_back({text_cell(p.name), percent_cell(p.utilization),
+                          significant_cell(l.mean_batch), count_cell(l.p99_batch),
+                          count_cell(l.max_num_seqs), percent_cell(l.mean_kv_usage),
+                          percent_cell(l.peak_kv_usage), percent_cell(l.mfu), percent_cell(l.mbu)});
   }
   return table;
 }
@@ -133,7 +159,7 @@ Section fleet_section(const RunSection& r) {
   Table pools{"pools" + r.id_suffix,
               "Pools",
               {"pool", "model", "GPU", "TP", "weights", "KV cache", "batching", "replicas", "GPUs",
-               "KV blocks per replica", "utilization", "steps", "step-time model"},
+               "KV blocks per replica", "busy share", "steps", "step-time model"},
               {}};
   for (const PoolFigures& p : s.pools) {
     pools.rows.push_back({text_cell(p.name), text_cell(p.model), text_cell(p.gpu), count_cell(p.tp),
@@ -143,16 +169,16 @@ Section fleet_section(const RunSection& r) {
                           count_cell(p.num_steps), text_cell(p.step_time_model)});
   }
   if (!s.engine) section.blocks.push_back(std::move(pools));
+  Table load = load_table(s, r.id_suffix);
+  if (!load.rows.empty()) section.blocks.push_back(std::move(load));
   section.blocks.push_back(KeyFigures{{
-      {"utilization", percent_cell(s.utilization)},
+      {"busy share", percent_cell(s.utilization)},
       {"preemptions", count_cell(s.num_preemptions)},
       {"prefix-cache hit tokens", count_cell(s.num_prefix_hit_tokens)},
       {"peak queue depth",
-       count_cell(static_cast<int64_t>(
-           t.size() ? *std::max_element(t.queue_depth.begin(), t.queue_depth.end()) : 0.0))},
-      {"peak running",
-       count_cell(static_cast<int64_t>(
-           t.size() ? *std::max_element(t.running.begin(), t.running.end()) : 0.0))},
+       count_cell(static_cast<int64_t>(peak_of(t.queue_depth_max, t.queue_depth)))},
+      {"peak running", count_cell(static_cast<int64_t>(peak_of(t.running_max, t.running)))},
+      {"peak KV use", percent_cell(peak_of(t.kv_usage_max, t.kv_usage))},
   }});
 
   const TimeAxis time = time_axis_for(s.duration_s);
@@ -168,22 +194,34 @@ Section fleet_section(const RunSection& r) {
   // An engine run is one replica, warm throughout: its timeline has nothing to stack.
   if (!s.engine) section.blocks.push_back(xy_chart_block("replicas" + r.id_suffix, replicas));
 
-  XYChart load{"Queue depth and running requests", time.axis(), {"requests"}};
-  load.series.push_back(
+  XYChart queue{"Queue depth and running requests", time.axis(), {"requests"}};
+  queue.series.push_back(
       timeline_series("queued", t, t.queue_depth, time.divisor, SeriesStyle::step));
-  load.series.push_back(timeline_series("running", t, t.running, time.divisor, SeriesStyle::step));
-  if (!t.queued_at_router.empty()) {
-    load.series.push_back(timeline_series("held at the router", t, t.queued_at_router, time.divisor,
-                                          SeriesStyle::step));
+  queue.series.push_back(timeline_series("running", t, t.running, time.divisor, SeriesStyle::step));
+  if (!t.queue_depth_max.empty()) {
+    queue.series.push_back(timeline_series("queued (interval max)", t, t.queue_depth_max,
+                                           time.divisor, SeriesStyle::step));
   }
-  section.blocks.push_back(xy_chart_block("queue-running" + r.id_suffix, load));
+  if (!t.running_max.empty()) {
+    queue.series.push_back(timeline_series("running (interval max)", t, t.running_max, time.divisor,
+                                           SeriesStyle::step));
+  }
+  if (!t.queued_at_router.empty()) {
+    queue.series.push_back(timeline_series("held at the router", t, t.queued_at_router,
+                                           time.divisor, SeriesStyle::step));
+  }
+  section.blocks.push_back(xy_chart_block("queue-running" + r.id_suffix, queue));
 
-  XYChart use{"KV-cache use and utilization", time.axis(),
+  XYChart use{"KV-cache use and busy share", time.axis(),
               Axis("share", AxisUnit::percent, false, 0.0, 1.0)};
   use.series.push_back(
       timeline_series("KV blocks in use", t, t.kv_usage, time.divisor, SeriesStyle::step));
+  if (!t.kv_usage_max.empty()) {
+    use.series.push_back(timeline_series("KV blocks in use (interval max)", t, t.kv_usage_max,
+                                         time.divisor, SeriesStyle::step));
+  }
   use.series.push_back(
-      timeline_series("busy replica time", t, t.utilization, time.divisor, SeriesStyle::step));
+      timeline_series("busy share", t, t.utilization, time.divisor, SeriesStyle::step));
   section.blocks.push_back(xy_chart_block("kv-utilization" + r.id_suffix, use));
 
   if (s.fleet) section.blocks.push_back(cold_start_table(*s.fleet, r.id_suffix));
@@ -191,8 +229,8 @@ Section fleet_section(const RunSection& r) {
     section.blocks.push_back(Paragraph{
         "An engine run serves with one replica, warm throughout: no fleet, no lifecycle "
         "states and no cold starts. Queue depth, running requests and KV-cache use are "
-        "sampled after the last step ending in each interval (timeline.csv); busy share = "
-        "time spent executing steps."});
+        "sampled after the last step ending in each interval (timeline.csv), and their "
+        "interval maxima are drawn beside them; busy share = time spent executing steps."});
     return section;
   }
   std::string note = "States drawn: " + (states_seen.empty() ? std::string("none") : states_seen) +

@@ -37,15 +37,20 @@ Chart latency_cdf(const RunSection& r, const std::string& id, const std::string&
 Section latency_section(const RunSection& r) {
   const RunSummary& s = r.run.summary;
   Section section{"latency" + r.id_suffix, "Latency" + r.title_suffix, {}};
-  section.blocks.push_back(KeyFigures{{
+  KeyFigures figures{{
       {"p99 TTFT", latency_cell(s.ttft.p99_s)},
       {"p99 TPOT", latency_cell(s.tpot.p99_s)},
       {"p99 ITL", latency_cell(s.itl.p99_s)},
       {"p99 E2E", latency_cell(s.e2e.p99_s)},
       {"p99 queue delay", latency_cell(s.queue_delay.p99_s)},
       {"SLO attainment", percent_cell(s.slo_attainment)},
-      {"goodput", rate_cell(s.goodput_rps, "req/s")},
-  }});
+  }};
+  // Over all requests above (rejected ones count as missed); over finished ones here.
+  if (s.finished_slo_share) {
+    figures.items.push_back({"SLO met, of finished", percent_cell(s.finished_slo_share)});
+  }
+  figures.items.push_back({"goodput", rate_cell(s.goodput_rps, "req/s")});
+  section.blocks.push_back(std::move(figures));
 
   Table slo_table{
       "slo-attainment" + r.id_suffix,

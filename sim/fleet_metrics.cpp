@@ -59,10 +59,13 @@ FleetMetrics compute_fleet_metrics(const Scenario& scenario, const RunResult& re
   if (dollars > 0.0) {
     m.tokens_per_dollar = static_cast<double>(num_input_tokens + num_output_tokens) / dollars;
   }
-  const double hours = static_cast<double>(result.end_ns) / 3.6e12;
   for (size_t p = 0; p < scenario.pools.size(); ++p) {
     const PoolSpec& pool = scenario.pools[p];
     const int32_t peak = p < fleet.peak_replicas.size() ? fleet.peak_replicas[p] : 0;
+    // One lease per replica for the whole run, billed as the pool bills (period, minimum), so a
+    // fixed pool saves exactly nothing.
+    const double hours =
+        static_cast<double>(fleet::billed_lease_ns(pool.pool_pricing, result.end_ns)) / 3.6e12;
     m.peak_sized_dollars += peak * pool.deployment.tp * pool.resolved_price_per_gpu_hour * hours;
     m.peak_replicas.push_back(peak);
   }

@@ -2,10 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include <fmt/format.h>
 
-#include "traces/input_error.h"
+#include "base/input_error.h"
 
 namespace tidal::sim {
 namespace {
@@ -26,7 +27,69 @@ std::string got(const nlohmann::json& v) {
   return fmt::format("{} {}", type_name(v), describe_json(v));
 }
 
+// Where the parser is, for parse_strict_json's messages: one frame per open object or array.
+struct JsonFrame {
+  bool is_array = false;
+  int64_t index = -1;          // arrays: the element being read
+  std::string key;             // objects: the key being read
+  std::set<std::string> keys;  // objects: the keys read so far
+};
+
+std::string frames_path(const std::vector<JsonFrame>& frames) {
+  std::string path;
+  for (const JsonFrame& frame : frames) {
+    if (frame.is_array) {
+      path += fmt::format("[{}]", frame.index);
+    } else {
+      path += (path.empty() ? "" : ".") + frame.key;
+    }
+  }
+  return path;
+}
+
 }  // namespace
+
+nlohmann::json parse_strict_json(const std::string& text, const std::string& file) {
+  std::vector<JsonFrame> frames;
+  const auto begin_value = [&frames] {
+    if (!frames.empty() && frames.back().is_array) ++frames.back().index;
+  };
+  const nlohmann::json::parser_callback_t track =
+      [&](int /*depth*/, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+        using Event = nlohmann::json::parse_event_t;
+        switch (event) {
+          case Event::object_start:
+          case Event::array_start:
+            begin_value();
+            frames.push_back(JsonFrame{event == Event::array_start, -1, {}, {}});
+            break;
+          case Event::key: {
+            JsonFrame& frame = frames.back();
+            frame.key = parsed.get<std::string>();
+            if (!frame.keys.insert(frame.key).second) {
+              throw_at(file, frames_path(frames), "duplicate key (each key may appear once)");
+            }
+            break;
+          }
+          case Event::value:
+            begin_value();
+            break;
+          case Event::object_end:
+          case Event::array_end:
+            frames.pop_back();
+            break;
+        }
+        return true;
+      };
+  try {
+    return nlohmann::json::parse(text, track);
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.what() is "[json.exception.parse_error.101] parse error at line L, column C: ...".
+    const std::string what = e.what();
+    const size_t at = what.find("parse error");
+    throw InputError(fmt::format("{}: {}", file, at == std::string::npos ? what : what.substr(at)));
+  }
+}
 
 void throw_at(const std::string& file, const std::string& path, const std::string& what) {
   if (path.empty()) throw InputError(fmt::format("{}: {}", file, what));

@@ -56,6 +56,11 @@ class JsonObject {
 [[noreturn]] void throw_at(const std::string& file, const std::string& path,
                            const std::string& what);
 
+// Parses the JSON text of a scenario (or another strictly read file): a syntax error names line
+// and column ("file: parse error at line 3, column 7: ..."), and a key given twice in one
+// object is an error naming its JSON path (nlohmann would keep the last one silently).
+nlohmann::json parse_strict_json(const std::string& text, const std::string& file);
+
 // A short rendering of a JSON value for messages: strings quoted, long values cut.
 std::string describe_json(const nlohmann::json& value);
 

@@ -13,6 +13,63 @@ double seconds(int64_t ns) {
   return static_cast<double>(ns) / 1e9;
 }
 
+std::optional<double> optional_share(int64_t part, int64_t whole) {
+  if (whole <= 0) return std::nullopt;
+  return static_cast<double>(part) / static_cast<double>(whole);
+}
+
+std::optional<double> ratio(double part, double whole) {
+  if (!(whole > 0.0)) return std::nullopt;
+  return part / whole;
+}
+
+// Work over every GPU of a pool's or the fleet's steps (StepLoad is per GPU).
+struct WorkTotals {
+  double flops = 0.0, bytes = 0.0, peak_flops_seconds = 0.0, peak_bytes_seconds = 0.0;
+
+  void add(const StepLoad& load, double num_gpus) {
+    flops += num_gpus * load.flops;
+    bytes += num_gpus * load.bytes;
+    peak_flops_seconds += num_gpus * load.peak_flops_seconds;
+    peak_bytes_seconds += num_gpus * load.peak_bytes_seconds;
+  }
+};
+
+// The pool's load figures from its replicas' step sums, weighted by step time.
+void add_pool_load(const std::vector<const StepLoad*>& loads, PoolMetrics& pm) {
+  std::vector<int64_t> by_batch;  // [largest batch + 1] step ns
+  int64_t busy_ns = 0;
+  double batch_ns = 0.0;  // sum of batch x step ns
+  double kv_share_ns = 0.0;
+  WorkTotals work;
+  for (const StepLoad* load : loads) {
+    if (by_batch.size() < load->busy_ns_by_batch.size()) {
+      by_batch.resize(load->busy_ns_by_batch.size(), 0);
+    }
+    for (size_t b = 0; b < load->busy_ns_by_batch.size(); ++b) {
+      by_batch[b] += load->busy_ns_by_batch[b];
+      batch_ns += static_cast<double>(b) * static_cast<double>(load->busy_ns_by_batch[b]);
+    }
+    busy_ns += load->busy_ns;
+    kv_share_ns += load->kv_share_ns;
+    pm.peak_kv_usage = std::max(pm.peak_kv_usage, load->peak_kv_share);
+    work.add(*load, 1.0);
+  }
+  if (busy_ns > 0) {
+    pm.mean_batch = batch_ns / static_cast<double>(busy_ns);
+    pm.mean_kv_usage = kv_share_ns / static_cast<double>(busy_ns);
+  }
+  pm.p99_batch = count_percentile(by_batch, 99);
+  for (size_t b = by_batch.size(); b-- > 0;) {
+    if (by_batch[b] > 0) {
+      pm.max_batch = static_cast<int64_t>(b);
+      break;
+    }
+  }
+  pm.mfu = ratio(work.flops, work.peak_flops_seconds);
+  pm.mbu = ratio(work.bytes, work.peak_bytes_seconds);
+}
+
 std::optional<double> per_million(double dollars, int64_t tokens) {
   if (tokens <= 0) return std::nullopt;
   return dollars / (static_cast<double>(tokens) * 1e-6);
@@ -134,10 +191,12 @@ RunMetrics compute_metrics(const Scenario& scenario, RunResult& result) {
   m.input_tokens_per_s = static_cast<double>(m.num_input_tokens) / duration;
   m.output_tokens_per_s = static_cast<double>(m.num_output_tokens) / duration;
   m.slo_attainment = share(m.num_slo_met, m.num_requests);
+  m.finished_slo_share = optional_share(m.num_slo_met, m.num_finished);
   m.goodput_rps = static_cast<double>(m.num_slo_met) / duration;
   for (size_t c = 0; c < m.classes.size(); ++c) {
     ClassMetrics& cm = m.classes[c];
     cm.slo_attainment = share(cm.num_slo_met, cm.num_requests);
+    cm.finished_slo_share = optional_share(cm.num_slo_met, cm.num_finished);
     cm.goodput_rps = static_cast<double>(cm.num_slo_met) / duration;
     cm.ttft = class_samples[c].ttft.summarize();
     cm.tpot = class_samples[c].tpot.summarize();
@@ -149,6 +208,7 @@ RunMetrics compute_metrics(const Scenario& scenario, RunResult& result) {
   const fleet::BillingReport& bill = result.fleet.billing;
   int64_t busy_ns = 0;
   int64_t warm_ns = 0;
+  WorkTotals fleet_work;
   for (size_t p = 0; p < scenario.pools.size(); ++p) {
     const PoolSpec& spec = scenario.pools[p];
     PoolMetrics pm;
@@ -160,14 +220,19 @@ RunMetrics compute_metrics(const Scenario& scenario, RunResult& result) {
     pm.num_gpus = spec.num_gpus();
     pm.num_kv_blocks = spec.kv.num_gpu_blocks;
     pm.price_per_gpu_hour = spec.resolved_price_per_gpu_hour;
+    pm.max_num_seqs = spec.scheduler.max_num_seqs;
     int64_t pool_busy_ns = 0;
     int64_t pool_warm_ns = 0;
+    std::vector<const StepLoad*> loads;
     for (const ReplicaSummary& r : result.replicas) {
       if (r.pool != static_cast<int32_t>(p)) continue;
       pool_busy_ns += r.busy_ns;
       pool_warm_ns += r.warm_ns;
       pm.num_steps += r.num_steps;
+      loads.push_back(&r.load);
+      fleet_work.add(r.load, static_cast<double>(spec.deployment.tp));
     }
+    add_pool_load(loads, pm);
     if (p < bill.by_pool.size()) {
       pm.gpu_hours = bill.by_pool[p].gpu_hours_billed;
       pm.dollars = fleet::to_dollars(bill.by_pool[p].total);
@@ -180,6 +245,8 @@ RunMetrics compute_metrics(const Scenario& scenario, RunResult& result) {
   m.gpu_hours = bill.fleet.gpu_hours_billed;
   m.dollars = fleet::to_dollars(bill.fleet.total);
   m.utilization = share(busy_ns, warm_ns);
+  m.mfu = ratio(fleet_work.flops, fleet_work.peak_flops_seconds);
+  m.mbu = ratio(fleet_work.bytes, fleet_work.peak_bytes_seconds);
   m.dollars_per_1m_input_tokens = per_million(m.dollars, num_billed_input_tokens);
   m.dollars_per_1m_output_tokens = per_million(m.dollars, num_billed_output_tokens);
   m.dollars_per_1m_tokens =

@@ -36,8 +36,9 @@ struct ClassMetrics {
   int64_t num_finished = 0;
   int64_t num_rejected = 0;
   int64_t num_slo_met = 0;
-  double slo_attainment = 0.0;  // num_slo_met / num_requests
-  double goodput_rps = 0.0;     // num_slo_met / duration
+  double slo_attainment = 0.0;               // num_slo_met / num_requests
+  std::optional<double> finished_slo_share;  // num_slo_met / num_finished; empty when none
+  double goodput_rps = 0.0;                  // num_slo_met / duration
   LatencySummary ttft, tpot, e2e;
 };
 
@@ -52,6 +53,15 @@ struct PoolMetrics {
   double dollars = 0.0;
   double utilization = 0.0;  // busy share of its replicas' warm (and draining) time
   int64_t num_steps = 0;
+  // Load (docs/run-output.md, "Load"), over its replicas' steps, weighted by step time.
+  int32_t max_num_seqs = 0;  // the limit of a step's batch
+  double mean_batch = 0.0;   // sequences a step computes
+  int64_t p99_batch = 0;     // nearest rank over step time
+  int64_t max_batch = 0;
+  double mean_kv_usage = 0.0;  // the stepping replica's used / all GPU KV blocks
+  double peak_kv_usage = 0.0;  // the largest share one replica reached
+  std::optional<double> mfu;   // roofline FLOPs / (peak FLOP/s x step seconds)
+  std::optional<double> mbu;   // roofline HBM bytes / (bandwidth x step seconds)
 };
 
 // What the metrics left out as warm-up (scenario `metrics.warmup_s`,
@@ -71,10 +81,12 @@ struct WarmupExclusion {
 // the fleet section cover every request.
 struct RunMetrics : traces::RequestFigures {
   int64_t num_slo_met = 0;
-  double slo_attainment = 0.0;  // over all requests
+  double slo_attainment = 0.0;               // over all requests: rejected ones count as missed
+  std::optional<double> finished_slo_share;  // over finished requests; empty when none
   double goodput_rps = 0.0;
   std::vector<ClassMetrics> classes;  // in Scenario::slo_classes order
   double utilization = 0.0;           // busy share of all replicas' warm (and draining) time
+  std::optional<double> mfu, mbu;     // over every pool's steps and GPUs (PoolMetrics)
   double gpu_hours = 0.0;             // billed (the ledger)
   double dollars = 0.0;               // billed total (the ledger)
   // Whole-run dollars over a million tokens of each kind; empty when no such tokens.

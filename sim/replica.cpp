@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
+#include "base/checked_time.h"
+#include "base/input_error.h"
 #include "sim/spec_drafting.h"
 
 namespace tidal::sim {
@@ -20,7 +24,14 @@ Replica::Replica(int32_t index, int32_t pool, const PoolSpec& spec, int64_t long
       speculative_(spec.speculative.enabled()),
       acceptance_(spec.speculative.acceptance_rate, seed),
       proposal_(traces::derive_seed(seed, 1)),
-      accepting_seed_(traces::derive_seed(seed, 2)) {}
+      accepting_seed_(traces::derive_seed(seed, 2)) {
+  const bool known = spec.model_spec.num_layers > 0 && spec.gpu_spec.flops_bf16 > 0 &&
+                     spec.gpu_spec.hbm_bandwidth_Bps > 0;
+  if (known) {
+    work_counter_ = std::make_unique<const perf::StepWorkCounter>(spec.model_spec, spec.gpu_spec,
+                                                                  spec.deployment);
+  }
+}
 
 bool Replica::accepts_drafts(int64_t request_id) const {
   if (speculative_spec_.accepting_share >= 1.0) return true;
@@ -96,6 +107,28 @@ void Replica::account_hol(double step_s) {
                                        step_model_.step_seconds(short_work_));
 }
 
+// The load figures of the planned step: its batch, the KV blocks it holds, its work.
+void Replica::account_load(const sched::StepPlan& plan, int64_t duration_ns) {
+  const size_t batch = plan.seqs.size();
+  if (load_.busy_ns_by_batch.size() <= batch) load_.busy_ns_by_batch.resize(batch + 1, 0);
+  load_.busy_ns_by_batch[batch] += duration_ns;
+  load_.busy_ns += duration_ns;
+  const double kv_share = num_gpu_blocks_ > 0
+                              ? static_cast<double>(block_manager_->num_used_blocks()) /
+                                    static_cast<double>(num_gpu_blocks_)
+                              : 0.0;
+  load_.kv_share_ns += kv_share * static_cast<double>(duration_ns);
+  load_.peak_kv_share = std::max(load_.peak_kv_share, kv_share);
+  step_work_ = perf::OpWork{};
+  if (!work_counter_) return;
+  step_work_ = work_counter_->step_work(work_);
+  const double seconds = static_cast<double>(duration_ns) / 1e9;
+  load_.flops += step_work_.flops;
+  load_.bytes += step_work_.bytes;
+  load_.peak_flops_seconds += work_counter_->peak_flops() * seconds;
+  load_.peak_bytes_seconds += work_counter_->peak_bandwidth_Bps() * seconds;
+}
+
 int64_t Replica::plan_step(int64_t now_ns) {
   const sched::StepPlan& plan = scheduler_->schedule(now_ns);
   plan_ = &plan;
@@ -119,8 +152,15 @@ int64_t Replica::plan_step(int64_t now_ns) {
   }
   const int64_t num_swapped_blocks = plan.num_swap_out_blocks() + plan.num_swap_in_blocks();
   if (num_swapped_blocks > 0) seconds += step_model_.swap_seconds(num_swapped_blocks);
+  // Hostile figures (an inline GPU of 1e-300 TFLOP/s) must not overflow the clock.
+  if (!(seconds <= base::kMaxSimulatedS)) {
+    throw InputError(fmt::format("replica {}: a step of {:g} s, beyond the clock's range of {:g} s",
+                                 index_, seconds, base::kMaxSimulatedS));
+  }
   // Positive: rounding by adding a half is exact enough and avoids a libm call per step.
-  return std::max<int64_t>(1, static_cast<int64_t>(seconds * 1e9 + 0.5));
+  const int64_t duration_ns = std::max<int64_t>(1, static_cast<int64_t>(seconds * 1e9 + 0.5));
+  account_load(plan, duration_ns);
+  return duration_ns;
 }
 
 }  // namespace tidal::sim

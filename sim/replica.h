@@ -12,6 +12,7 @@
 #include "engine/kv/block_manager.h"
 #include "engine/sched/scheduler.h"
 #include "perf/step_time_model.h"
+#include "perf/step_work.h"
 #include "sim/fleet/hol_blocking.h"
 #include "sim/replica_state.h"
 #include "sim/scenario.h"
@@ -19,6 +20,22 @@
 #include "sim/spec_proposal.h"
 
 namespace tidal::sim {
+
+// A replica's steps summed, for the load figures of docs/run-output.md ("Load"). Batch and
+// KV use are weighted by step time: what ran for how long.
+struct StepLoad {
+  std::vector<int64_t> busy_ns_by_batch;  // [largest batch + 1] step time computing b sequences
+  double kv_share_ns = 0.0;    // sum over steps of (used / all GPU KV blocks once scheduled) x ns
+  double peak_kv_share = 0.0;  // the largest of those shares
+  int64_t busy_ns = 0;         // sum of step times
+  // Per GPU, by the roofline's counts (perf/step_work.h), over the steps it could count (all of
+  // them, or none when the pool's model or GPU has no figures to count by): FLOPs and HBM
+  // bytes, and the GPU's peak FLOP/s and bytes/s times each step's predicted seconds.
+  double flops = 0.0;
+  double bytes = 0.0;
+  double peak_flops_seconds = 0.0;
+  double peak_bytes_seconds = 0.0;
+};
 
 class Replica {
  public:
@@ -62,6 +79,15 @@ class Replica {
   // when the step holds no long prefill beside other sequences).
   std::span<const double> hol_delay_s() const { return hol_.delay_s; }
   std::span<const double> hol_caused_s() const { return hol_.caused_s; }
+  // The planned step's work on one GPU (zero when the pool's model or GPU is not known to the
+  // roofline counts, e.g. a profile-only pool) and the GPU's peaks; the sums over every step.
+  const perf::OpWork& step_work() const { return step_work_; }
+  bool counts_work() const { return work_counter_ != nullptr; }
+  double peak_flops() const { return counts_work() ? work_counter_->peak_flops() : 0.0; }
+  double peak_bandwidth_Bps() const {
+    return counts_work() ? work_counter_->peak_bandwidth_Bps() : 0.0;
+  }
+  const StepLoad& load() const { return load_; }
 
   // Lifecycle and the event loop's bookkeeping (the simulator owns their meaning).
   ReplicaState state = ReplicaState::warm;
@@ -92,6 +118,7 @@ class Replica {
   sched::SchedulerStats released_scheduler_stats_;  // kept by release()
   kv::BlockManagerStats released_block_manager_stats_;
   void account_hol(double step_s);
+  void account_load(const sched::StepPlan& plan, int64_t duration_ns);
 
   const perf::StepTimeModel& step_model_;
   const sched::StepPlan* plan_ = nullptr;
@@ -111,6 +138,10 @@ class Replica {
   // Whether the request is one whose drafts can be accepted (speculative.accepting_share).
   bool accepts_drafts(int64_t request_id) const;
   fleet::StepStretch hol_;
+  // Roofline counts of each step; null when the pool has no model or GPU figures to count by.
+  std::unique_ptr<const perf::StepWorkCounter> work_counter_;
+  perf::OpWork step_work_;  // of the planned step
+  StepLoad load_;
 };
 
 }  // namespace tidal::sim

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "base/run_folder.h"
 #include "perf/dtype.h"
-#include "traces/output_files.h"
 #include "traces/run_figures.h"
 
 namespace tidal::sim {
@@ -40,6 +40,7 @@ ojson metrics_json(const RunMetrics& m) {
                             {"num_rejected", c.num_rejected},
                             {"num_slo_met", c.num_slo_met},
                             {"slo_attainment", c.slo_attainment},
+                            {"finished_slo_share", optional_json(c.finished_slo_share)},
                             {"goodput_rps", c.goodput_rps},
                             {"ttft", traces::latency_summary_json(c.ttft)},
                             {"tpot", traces::latency_summary_json(c.tpot)},
@@ -48,9 +49,12 @@ ojson metrics_json(const RunMetrics& m) {
   ojson metrics = traces::request_figures_json(m);
   metrics["num_slo_met"] = m.num_slo_met;
   metrics["slo_attainment"] = m.slo_attainment;
+  metrics["finished_slo_share"] = optional_json(m.finished_slo_share);
   metrics["goodput_rps"] = m.goodput_rps;
   metrics["slo_classes"] = classes;
   metrics["utilization"] = m.utilization;
+  metrics["mfu"] = optional_json(m.mfu);
+  metrics["mbu"] = optional_json(m.mbu);
   metrics["warmup"] = warmup_json(m.warmup);
   return metrics;
 }
@@ -95,6 +99,14 @@ ojson demand_json(const fleet::PeakToMean& d) {
   return ojson{{"peak_per_s", d.peak_per_s}, {"mean_per_s", d.mean_per_s}, {"ratio", d.ratio}};
 }
 
+// A pool's load over its steps (docs/run-output.md, "Load").
+ojson load_json(const PoolMetrics& p) {
+  return ojson{{"max_num_seqs", p.max_num_seqs},   {"mean_batch", p.mean_batch},
+               {"p99_batch", p.p99_batch},         {"max_batch", p.max_batch},
+               {"mean_kv_usage", p.mean_kv_usage}, {"peak_kv_usage", p.peak_kv_usage},
+               {"mfu", optional_json(p.mfu)},      {"mbu", optional_json(p.mbu)}};
+}
+
 ojson fleet_json(const Scenario& s, const RunMetrics& m) {
   const FleetMetrics& f = m.fleet;
   ojson tenants = ojson::array();
@@ -125,7 +137,8 @@ ojson fleet_json(const Scenario& s, const RunMetrics& m) {
                                                {"engine_init_s", c.engine_init_s},
                                                {"snapshot_restore_s", c.snapshot_restore_s},
                                                {"kv_alloc_s", c.kv_alloc_s},
-                                               {"from_snapshot", c.from_snapshot}}}});
+                                               {"from_snapshot", c.from_snapshot}}},
+                          {"load", load_json(m.pools[p])}});
   }
   return ojson{{"pools", pools},
                {"num_replicas_total", f.num_replicas_total},
@@ -217,26 +230,21 @@ nlohmann::ordered_json summary_json(const Scenario& scenario, const RunResult& r
 
 void write_run_output(const std::string& dir, const Scenario& scenario, const RunResult& result,
                       const RunMetrics& metrics) {
-  traces::create_output_folder(dir);
-  const std::filesystem::path root(dir);
-  traces::write_output_file((root / "summary.json").string(), [&](std::ostream& out) {
-    out << summary_json(scenario, result, metrics).dump(2) << '\n';
-  });
-  // A file the knobs turn off is removed, so a reused folder holds no stale output.
-  auto write_or_remove = [&](bool enabled, const char* name, const auto& write) {
-    if (enabled) {
-      traces::write_output_file((root / name).string(), write);
-    } else {
-      std::error_code ec;
-      std::filesystem::remove(root / name, ec);
-    }
-  };
-  write_or_remove(scenario.output.requests_csv, "requests.csv",
-                  [&](std::ostream& out) { write_requests_csv(scenario, result, out); });
-  write_or_remove(scenario.output.timeline_csv, "timeline.csv",
-                  [&](std::ostream& out) { write_timeline_csv(result, out); });
-  write_or_remove(scenario.output.trace_json, "trace.json",
-                  [&](std::ostream& out) { write_chrome_trace(scenario, result, out); });
+  // Written as a whole (base/run_folder.h): a failed write leaves the previous run as it was,
+  // and a reused folder keeps no file of an earlier run (a file the knobs turn off is gone).
+  base::RunFolderWriter folder(dir);
+  if (scenario.output.requests_csv) {
+    folder.write_file("requests.csv",
+                      [&](std::ostream& out) { write_requests_csv(scenario, result, out); });
+  }
+  if (scenario.output.timeline_csv) {
+    folder.write_file("timeline.csv", [&](std::ostream& out) { write_timeline_csv(result, out); });
+  }
+  if (scenario.output.trace_json) {
+    folder.write_file("trace.json",
+                      [&](std::ostream& out) { write_chrome_trace(scenario, result, out); });
+  }
+  folder.finish(summary_json(scenario, result, metrics));
 }
 
 }  // namespace tidal::sim

@@ -21,8 +21,9 @@ void write_chrome_trace(const Scenario& scenario, const RunResult& result, std::
 nlohmann::ordered_json summary_json(const Scenario& scenario, const RunResult& result,
                                     const RunMetrics& metrics);
 
-// Creates `dir` (and parents) and writes summary.json plus the files the scenario's output
-// knobs enable. InputError when the folder or a file cannot be written.
+// Writes the run folder `dir` as a whole (base::RunFolderWriter): summary.json plus the files
+// the scenario's output knobs enable, replacing an earlier run there. InputError when the folder
+// cannot be written or `dir` holds files and is not a tidal run folder; `dir` is then unchanged.
 void write_run_output(const std::string& dir, const Scenario& scenario, const RunResult& result,
                       const RunMetrics& metrics);
 

@@ -90,4 +90,17 @@ LatencySummary SampleSet::summarize() {
   return s;
 }
 
+int64_t count_percentile(const std::vector<int64_t>& counts, double p) {
+  int64_t n = 0;
+  for (int64_t c : counts) n += c;
+  if (n == 0) return 0;
+  const int64_t k = traces::nearest_rank_position(p, n);
+  int64_t seen = 0;
+  for (size_t v = 0; v < counts.size(); ++v) {
+    seen += counts[v];
+    if (seen >= k) return static_cast<int64_t>(v);
+  }
+  return static_cast<int64_t>(counts.size()) - 1;
+}
+
 }  // namespace tidal::sim

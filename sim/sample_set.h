@@ -44,4 +44,8 @@ class SampleSet {
   double max_ = 0.0;
 };
 
+// The nearest-rank p-th percentile, p in (0, 100], of integer samples given as counts:
+// counts[v] samples equal v. Exact; 0 when there are no samples.
+int64_t count_percentile(const std::vector<int64_t>& counts, double p);
+
 }  // namespace tidal::sim

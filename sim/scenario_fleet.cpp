@@ -5,16 +5,17 @@
 
 #include <fmt/format.h>
 
+#include "base/input_error.h"
 #include "engine/sched/config_json.h"
 #include "perf/calibration.h"
 #include "perf/kernel_db_model.h"
 #include "perf/model_catalog.h"
 #include "perf/model_resolve.h"
 #include "perf/perf.h"
+#include "sim/fleet/spec_reading.h"
 #include "sim/json_object.h"
 #include "sim/scenario_engine.h"
 #include "sim/scenario_pool_keys.h"
-#include "traces/input_error.h"
 
 namespace tidal::sim {
 namespace {
@@ -81,6 +82,16 @@ PerfSpec parse_perf(JsonObject& pool, const std::string& base_dir) {
   return perf;
 }
 
+// Reads the file a scenario key names; its InputError gets the key's path in front.
+template <typename Read>
+auto read_named_by(const std::string& key_path, Read read) {
+  try {
+    return read();
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", key_path, e.what()));
+  }
+}
+
 // The step-time model of a pool, built once here so a bad profile, table folder or calibration
 // fails at load time.
 std::shared_ptr<const perf::StepTimeModel> make_step_model(PoolSpec& pool,
@@ -103,7 +114,8 @@ std::shared_ptr<const perf::StepTimeModel> make_step_model(PoolSpec& pool,
         model, gpu, pool.deployment, options, &coverage);
     pool.kernel_db_coverage = coverage;
   } else {
-    const perf::Profile profile = perf::load_profile(pool.perf.resolved_profile);
+    const perf::Profile profile = read_named_by(
+        where + ".perf.profile", [&] { return perf::load_profile(pool.perf.resolved_profile); });
     base = perf::make_profiled_model(profile, model, gpu, pool.deployment, where + ".perf.profile",
                                      options);
   }
@@ -113,7 +125,9 @@ std::shared_ptr<const perf::StepTimeModel> make_step_model(PoolSpec& pool,
                      ".perf.calibration: calibrations are fitted per engine and GPU: "
                      "give the pool's \"engine\"");
   }
-  const perf::CalibrationFile file = perf::load_calibration(pool.perf.resolved_calibration);
+  const perf::CalibrationFile file = read_named_by(where + ".perf.calibration", [&] {
+    return perf::load_calibration(pool.perf.resolved_calibration);
+  });
   pool.calibration =
       perf::find_calibration(file, pool.engine->name, gpu.name, pool.perf.resolved_calibration,
                              where + ".perf.calibration");
@@ -154,6 +168,10 @@ PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string
   }
   pool.deployment.block_size = int32_at_least(obj, "block_size", 16, 1);
   pool.num_replicas = int32_at_least(obj, "num_replicas", 1, 0);
+  if (pool.num_replicas > fleet::kMaxReplicas) {
+    obj.fail("num_replicas", fmt::format("must be at most {} replicas per pool, got {}",
+                                         fleet::kMaxReplicas, pool.num_replicas));
+  }
   pool.prefix_caching = obj.boolean("prefix_caching", true);
   pool.swap_space_gib = obj.non_negative("swap_space_gib", obj.number("swap_space_gib", 4.0));
   if (const std::optional<double> price = obj.optional_number("price_per_gpu_hour")) {
@@ -173,6 +191,12 @@ PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string
   } else if (pool.scheduler.max_model_len > model.max_position) {
     throw InputError(fmt::format("{}.max_model_len: {} exceeds max_position {} of {}", sched_path,
                                  pool.scheduler.max_model_len, model.max_position, model.name));
+  }
+  // The budget left out follows the policy (chunked_prefill: vLLM's chunk budget); an engine
+  // preset's own default replaces it below.
+  if (sched_json == nullptr || !sched_json->contains("max_num_batched_tokens")) {
+    pool.scheduler.max_num_batched_tokens =
+        sched::default_max_num_batched_tokens(pool.scheduler.policy);
   }
   if (pool.scheduler.max_num_batched_tokens < 1) {  // before plan_memory reads it
     throw InputError(fmt::format("{}.max_num_batched_tokens: must be at least 1 (got {})",

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/fleet/spec_reading.h"
+
 namespace tidal::sim {
 
 void read_workload_fleet_keys(JsonObject& obj, WorkloadSpec& w) {
@@ -24,6 +26,14 @@ void read_workload_fleet_keys(JsonObject& obj, WorkloadSpec& w) {
   if (obj.has("max_output_tokens") && !obj.child("max_output_tokens")->is_null()) {
     w.max_output_tokens = obj.at_least("max_output_tokens", obj.integer("max_output_tokens", 1), 1);
   }
+}
+
+bool router_reads_knob(std::string_view policy, std::string_view key) {
+  if (key == "load_factor") {
+    return policy == "session_affinity" || policy == "prefix_aware" || policy == "cache_aware";
+  }
+  if (key == "prefix_blocks" || key == "virtual_nodes") return policy == "prefix_aware";
+  return true;
 }
 
 void read_router_knobs(JsonObject& obj, RouterSpec& router) {
@@ -56,6 +66,11 @@ MetricsSpec parse_metrics_spec(JsonObject& root) {
   spec.long_prefill_tokens = obj.at_least(
       "long_prefill_tokens", obj.integer("long_prefill_tokens", spec.long_prefill_tokens), 1);
   spec.peak_bin_s = obj.positive("peak_bin_s", obj.number("peak_bin_s", spec.peak_bin_s));
+  if (spec.peak_bin_s < fleet::kMinIntervalS || spec.peak_bin_s > fleet::kMaxDurationS) {
+    obj.fail("peak_bin_s",
+             fmt::format("must be between {:g} and {:g} s, got {:g}", fleet::kMinIntervalS,
+                         fleet::kMaxDurationS, spec.peak_bin_s));
+  }
   spec.warmup_s = obj.non_negative("warmup_s", obj.number("warmup_s", spec.warmup_s));
   if (spec.warmup_s > 1e9)
     obj.fail("warmup_s", fmt::format("must be <= 1e9, got {}", spec.warmup_s));

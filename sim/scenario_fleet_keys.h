@@ -14,6 +14,10 @@ namespace tidal::sim {
 void read_workload_fleet_keys(JsonObject& workload_obj, WorkloadSpec& workload);
 // Every router knob but `policy`.
 void read_router_knobs(JsonObject& router_obj, RouterSpec& router);
+// Whether the router `policy` reads the knob `key` (load_factor, prefix_blocks, virtual_nodes
+// belong to some policies only; every policy reads the others). A knob of another policy is an
+// error, and the echo leaves it out.
+bool router_reads_knob(std::string_view policy, std::string_view key);
 MetricsSpec parse_metrics_spec(JsonObject& root);
 // The `network` (null when absent). With a network every pool needs a hosting `region`, every
 // workload region must be a client region, and each client region must reach a pool; without

@@ -1,9 +1,12 @@
 // The resolved scenario as JSON: every key with the value the run used, for summary.json.
 // The result is itself a valid scenario that reproduces the run.
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "engine/sched/config_json.h"
 #include "sim/scenario.h"
+#include "sim/scenario_fleet_keys.h"
 
 namespace tidal::sim {
 namespace {
@@ -20,7 +23,9 @@ ojson slo_json(const SloBounds& slo) {
                {"e2e_s", optional_number(slo.e2e_s)}};
 }
 
-ojson workload_json(const WorkloadSpec& w) {
+// `class_slo`: the bounds of the workload's class, which a workload without its own `slo` takes
+// from another of the class; echoed for every workload of the class, so the echo loads again.
+ojson workload_json(const WorkloadSpec& w, const SloBounds& class_slo) {
   ojson j;
   j["name"] = w.name;
   if (w.trace) {
@@ -33,7 +38,7 @@ ojson workload_json(const WorkloadSpec& w) {
   }
   j["tenant"] = w.tenant ? ojson(*w.tenant) : ojson(nullptr);
   j["slo_class"] = w.slo_class;
-  j["slo"] = slo_json(w.slo);
+  j["slo"] = slo_json(class_slo);
   j["time_scale"] = w.time_scale;
   j["rate_scale"] = w.rate_scale;
   j["length_scale"] = w.length_scale;
@@ -163,17 +168,26 @@ nlohmann::ordered_json scenario_to_json(const Scenario& s) {
   j["duration_s"] = optional_number(s.duration_s);
   j["timeline_interval_s"] = s.timeline_interval_s;
   ojson workloads = ojson::array();
-  for (const WorkloadSpec& w : s.workloads) workloads.push_back(workload_json(w));
+  for (const WorkloadSpec& w : s.workloads) {
+    const auto cls = std::find_if(s.slo_classes.begin(), s.slo_classes.end(),
+                                  [&](const SloClass& c) { return c.name == w.slo_class; });
+    workloads.push_back(workload_json(w, cls != s.slo_classes.end() ? cls->slo : w.slo));
+  }
   j["workloads"] = workloads;
   ojson pools = ojson::array();
   for (const PoolSpec& p : s.pools) pools.push_back(pool_json(p));
   j["fleet"] = ojson{{"pools", pools}};
-  j["router"] = ojson{{"policy", s.router.policy},
-                      {"load_factor", s.router.load_factor},
-                      {"prefix_blocks", s.router.prefix_blocks},
-                      {"virtual_nodes", s.router.virtual_nodes},
-                      {"prefer_nearest_region", s.router.prefer_nearest_region},
-                      {"class_priority", s.router.class_priority}};
+  ojson router{{"policy", s.router.policy}};
+  if (router_reads_knob(s.router.policy, "load_factor")) {
+    router["load_factor"] = s.router.load_factor;
+  }
+  if (router_reads_knob(s.router.policy, "prefix_blocks")) {
+    router["prefix_blocks"] = s.router.prefix_blocks;
+    router["virtual_nodes"] = s.router.virtual_nodes;
+  }
+  router["prefer_nearest_region"] = s.router.prefer_nearest_region;
+  router["class_priority"] = s.router.class_priority;
+  j["router"] = router;
   j["metrics"] = ojson{{"long_prefill_tokens", s.metrics.long_prefill_tokens},
                        {"peak_bin_s", s.metrics.peak_bin_s},
                        {"warmup_s", s.metrics.warmup_s},

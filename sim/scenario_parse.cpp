@@ -1,16 +1,21 @@
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "base/checked_time.h"
+#include "base/input_error.h"
+#include "base/limits.h"
+#include "sim/fleet/spec_reading.h"
 #include "sim/json_object.h"
 #include "sim/router.h"
 #include "sim/scenario.h"
 #include "sim/scenario_fleet.h"
 #include "sim/scenario_fleet_keys.h"
-#include "traces/input_error.h"
+#include "sim/scenario_limits.h"
 #include "traces/random.h"
 
 namespace tidal::sim {
@@ -69,6 +74,10 @@ WorkloadSpec parse_workload(const nlohmann::json& value, size_t index, const std
   w.rate_scale = obj.positive("rate_scale", obj.number("rate_scale", 1.0));
   w.length_scale = obj.positive("length_scale", obj.number("length_scale", 1.0));
   w.start_s = obj.non_negative("start_s", obj.number("start_s", 0.0));
+  if (w.start_s > base::kMaxArrivalS) {
+    obj.fail("start_s", fmt::format("must be at most {:g} s (the latest arrival), got {:g}",
+                                    base::kMaxArrivalS, w.start_s));
+  }
   read_workload_fleet_keys(obj, w);
   obj.finish({"name", "trace", "generator", "tenant", "slo_class", "slo", "time_scale",
               "rate_scale", "length_scale", "start_s", "region", "region_mix",
@@ -135,12 +144,57 @@ RouterSpec parse_router(JsonObject& root) {
     for (std::string_view n : names) known += (known.empty() ? "" : ", ") + std::string(n);
     obj.fail("policy", fmt::format("unknown router \"{}\" (known: {})", router.policy, known));
   }
+  for (std::string_view key : {"load_factor", "prefix_blocks", "virtual_nodes"}) {
+    if (obj.has(key) && !router_reads_knob(router.policy, key)) {
+      obj.fail(key, fmt::format("not a knob of router \"{}\"", router.policy));
+    }
+  }
   obj.finish({"policy", "load_factor", "prefix_blocks", "virtual_nodes", "prefer_nearest_region",
               "class_priority"});
   return router;
 }
 
 }  // namespace
+
+void check_run_limits(const Scenario& s, int64_t last_arrival_ns) {
+  const double span_s = static_cast<double>(last_arrival_ns) * 1e-9;
+  const auto check = [&](double interval_s, const std::string& key) {
+    const double num_intervals = span_s / interval_s;
+    if (num_intervals <= static_cast<double>(kMaxIntervalsPerRun)) return;
+    throw_at(s.file, key,
+             fmt::format("{:g} s makes {:.0f} intervals up to the last arrival at {:g} s, above "
+                         "the limit of {} per run; give at least {:g} s",
+                         interval_s, num_intervals, span_s, kMaxIntervalsPerRun,
+                         span_s / static_cast<double>(kMaxIntervalsPerRun)));
+  };
+  check(s.timeline_interval_s, "timeline_interval_s");
+  check(s.metrics.peak_bin_s, "metrics.peak_bin_s");
+  for (size_t p = 0; p < s.pools.size(); ++p) {
+    const PoolSpec& pool = s.pools[p];
+    if (pool.autoscaler.policy == "fixed" && !pool.is_spot()) continue;  // never evaluated
+    check(pool.autoscaler.evaluation_interval_s,
+          fmt::format("fleet.pools[{}].autoscaler.evaluation_interval_s", p));
+  }
+}
+
+void check_run_time(const Scenario& s, int64_t now_ns) {
+  const double now_s = static_cast<double>(now_ns) * 1e-9;
+  if (now_ns > base::kMaxSimulatedNs) {
+    throw InputError(
+        fmt::format("{}: the run reached t = {:g} s, past the simulated-time limit "
+                    "of {:g} s",
+                    s.file, now_s, base::kMaxSimulatedS));
+  }
+  const double interval_s = std::min(s.timeline_interval_s, s.metrics.peak_bin_s);
+  const double interval_ns = static_cast<double>(std::llround(interval_s * 1e9));
+  if (static_cast<double>(now_ns) / interval_ns > static_cast<double>(kMaxIntervalsRunning)) {
+    throw InputError(fmt::format(
+        "{}: the run reached t = {:g} s with requests unfinished, past the limit of {} "
+        "intervals of {:g} s (timeline_interval_s, metrics.peak_bin_s); does the fleet ever "
+        "serve them?",
+        s.file, now_s, kMaxIntervalsRunning, interval_s));
+  }
+}
 
 uint64_t workload_seed(uint64_t scenario_seed, size_t workload_index) {
   return traces::derive_seed(scenario_seed, workload_index);
@@ -153,6 +207,10 @@ int32_t Scenario::num_replicas() const {
 }
 
 void Scenario::set_seed(uint64_t new_seed) {
+  // The echo in summary.json must load again, and JSON integers stop at INT64_MAX.
+  if (new_seed > static_cast<uint64_t>(INT64_MAX)) {
+    throw InputError(fmt::format("seed: must be between 0 and {}, got {}", INT64_MAX, new_seed));
+  }
   seed = new_seed;
   for (size_t i = 0; i < workloads.size(); ++i) workloads[i].seed = workload_seed(seed, i);
 }
@@ -165,11 +223,19 @@ Scenario parse_scenario(const nlohmann::json& root, const std::string& file,
   s.base_dir = base_dir;
   s.name = obj.string("name", std::filesystem::path(file).stem().string());
   if (s.name.empty()) obj.fail("name", "must not be empty");
+  if (s.name.find_first_of("/\\") != std::string::npos || s.name == "." || s.name == "..") {
+    obj.fail("name", "must not hold '/', '\\' or be '.' or '..' (it names the run folder)");
+  }
   s.seed = static_cast<uint64_t>(obj.at_least("seed", obj.integer("seed", 0), 0));
   if (auto d = obj.optional_number("duration_s")) s.duration_s = obj.positive("duration_s", *d);
   s.timeline_interval_s =
       obj.positive("timeline_interval_s", obj.number("timeline_interval_s", 1.0));
-  if (s.timeline_interval_s < 1e-3) obj.fail("timeline_interval_s", "must be >= 0.001");
+  if (s.timeline_interval_s < fleet::kMinIntervalS ||
+      s.timeline_interval_s > fleet::kMaxDurationS) {
+    obj.fail("timeline_interval_s",
+             fmt::format("must be between {:g} and {:g} s, got {:g}", fleet::kMinIntervalS,
+                         fleet::kMaxDurationS, s.timeline_interval_s));
+  }
 
   const nlohmann::json* workloads = obj.child("workloads");
   if (workloads == nullptr) obj.fail("workloads", "missing (required)");
@@ -192,14 +258,7 @@ Scenario parse_scenario(const nlohmann::json& root, const std::string& file,
 }
 
 nlohmann::json parse_scenario_json_text(const std::string& text, const std::string& file) {
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.what() is "[json.exception.parse_error.101] parse error at line L, column C: ...".
-    std::string what = e.what();
-    const size_t at = what.find("parse error");
-    throw InputError(fmt::format("{}: {}", file, at == std::string::npos ? what : what.substr(at)));
-  }
+  return parse_strict_json(text, file);
 }
 
 Scenario load_scenario_text(const std::string& text, const std::string& file,

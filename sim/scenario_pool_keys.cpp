@@ -22,6 +22,12 @@ constexpr std::array<SpecDefaults, 3> kSpecDefaults{{
     {"eagle", 0.8, 0.05},  // EAGLE on Vicuna-7B: 3.61 tokens/step -> alpha ~0.8 at k = 4-5
 }};
 
+// A draft position costing more target steps than this, or host drafting longer than this per
+// sequence or context token, is no speculative decoding anyone runs; larger values would
+// overflow a step's duration.
+constexpr double kMaxDraftCostRatio = 10.0;
+constexpr double kMaxDraftSeconds = 1.0;
+
 // A rate in [0, 1] under `key` of `obj`, which must have it.
 double required_rate(JsonObject& obj, std::string_view key) {
   if (!obj.has(key)) obj.fail(key, "missing (required)");
@@ -116,6 +122,10 @@ SpeculativeSpec read_speculative(JsonObject& pool_obj) {
   }
   spec.draft_cost_ratio = obj.non_negative(
       "draft_cost_ratio", obj.number("draft_cost_ratio", defaults->draft_cost_ratio));
+  if (spec.draft_cost_ratio > kMaxDraftCostRatio) {
+    obj.fail("draft_cost_ratio", fmt::format("must be at most {:g} target steps, got {:g}",
+                                             kMaxDraftCostRatio, spec.draft_cost_ratio));
+  }
   spec.proposal_rate = obj.number("proposal_rate", 1.0);
   if (!(spec.proposal_rate >= 0.0 && spec.proposal_rate <= 1.0)) {
     obj.fail("proposal_rate", fmt::format("must be in [0, 1], got {}", spec.proposal_rate));
@@ -124,6 +134,13 @@ SpeculativeSpec read_speculative(JsonObject& pool_obj) {
       obj.non_negative("draft_seconds_per_seq", obj.number("draft_seconds_per_seq", 0.0));
   spec.draft_seconds_per_context_token = obj.non_negative(
       "draft_seconds_per_context_token", obj.number("draft_seconds_per_context_token", 0.0));
+  for (std::string_view key : {"draft_seconds_per_seq", "draft_seconds_per_context_token"}) {
+    const double seconds = key == "draft_seconds_per_seq" ? spec.draft_seconds_per_seq
+                                                          : spec.draft_seconds_per_context_token;
+    if (seconds > kMaxDraftSeconds) {
+      obj.fail(key, fmt::format("must be at most {:g} s, got {:g}", kMaxDraftSeconds, seconds));
+    }
+  }
   spec.accepting_share = obj.number("accepting_share", 1.0);
   if (!(spec.accepting_share > 0.0 && spec.accepting_share <= 1.0)) {
     obj.fail("accepting_share", fmt::format("must be in (0, 1], got {}", spec.accepting_share));
@@ -204,6 +221,18 @@ void resolve_pool_fleet(const JsonObject& obj, const perf::ModelSpec& model,
   pool.resolved_price_per_gpu_hour = fleet::to_dollars(pool.pool_pricing.market_per_gpu_hour());
   pool.cold_start_times =
       fleet::cold_start(pool.cold_start, model, gpu, pool.deployment, pool.memory);
+  // Leases shorter than a cold start on average: replacements would seldom become warm, and a
+  // run whose replicas are all lost would never end.
+  const double cold_start_s =
+      pool.cold_start_times.provisioning_s + pool.cold_start_times.loading_s();
+  if (pool.is_spot() &&
+      pool.spot.mean_time_between_interruptions_s < pool.spot.notice_s + cold_start_s) {
+    throw_at(
+        obj.file(), obj.path_of("spot") + ".mean_time_between_interruptions_s",
+        fmt::format("{:g} s is shorter than notice_s plus the pool's cold start ({:g} s + "
+                    "{:g} s): a replacement replica would seldom become warm",
+                    pool.spot.mean_time_between_interruptions_s, pool.spot.notice_s, cold_start_s));
+  }
   if (pool.speculative.enabled()) {
     const int32_t k = pool.speculative.num_speculative_tokens;
     if (pool.scheduler.num_speculative_tokens != 0 && pool.scheduler.num_speculative_tokens != k) {

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "base/checked_time.h"
 #include "sim/cluster.h"
 #include "sim/event_queue.h"
 #include "sim/fleet/spec_reading.h"
@@ -15,6 +16,7 @@
 #include "sim/request_regions.h"
 #include "sim/router.h"
 #include "sim/router_queue.h"
+#include "sim/scenario_limits.h"
 #include "sim/warmup.h"
 #include "traces/random.h"
 
@@ -96,6 +98,8 @@ class Simulator {
   // The event being handled is still at the queue's top; the first event its handler schedules
   // takes that slot (EventQueue::replace_top), which pops and pushes in one sift.
   bool top_handled_ = false;
+  // Events past this time are checked against the run's limits (sim/scenario_limits.h).
+  int64_t time_limit_ns_ = 0;
   TimelineRecorder timeline_;
   FleetController fleet_;
   RouterQueue held_;
@@ -126,6 +130,14 @@ Simulator::Simulator(const Scenario& scenario, RequestTable table, ProgressSink*
       held_(static_cast<int32_t>(scenario.router.class_priority.size()) + 1),
       deps_(table.requests) {
   result_.table = std::move(table);
+  if (!result_.table.arrival_ns.empty()) {
+    check_run_limits(scenario, result_.table.arrival_ns.back());
+  }
+  time_limit_ns_ = std::min<int64_t>(
+      base::kMaxSimulatedNs,
+      kMaxIntervalsRunning *
+          std::min(timeline_.interval_ns(),
+                   base::checked_seconds_to_ns(scenario.metrics.peak_bin_s, "metrics.peak_bin_s")));
   apply_token_caps(scenario, result_.table);
   const size_t n = result_.table.requests.size();
   rank_.resize(n);
@@ -164,6 +176,7 @@ RunResult Simulator::run() {
       continue;
     }
     top_handled_ = true;
+    if (event.time_ns > time_limit_ns_) check_run_time(scenario_, event.time_ns);
     now = event.time_ns;
     timeline_.advance_to(now);
     switch (event.kind) {
@@ -225,7 +238,7 @@ RunResult Simulator::run() {
     result_.replicas.push_back(
         ReplicaSummary{r.pool(), r.busy_ns, r.num_steps, r.num_batched_tokens, r.num_used_blocks(),
                        r.num_gpu_blocks(), r.scheduler_stats(), r.block_manager_stats(), r.warm_ns,
-                       r.num_routed_tokens});
+                       r.num_routed_tokens, r.load()});
   }
   return std::move(result_);
 }
@@ -287,6 +300,7 @@ void Simulator::arrive(int64_t request, int64_t now) {
 
 void Simulator::release(int64_t request, int64_t now) {
   const auto k = static_cast<size_t>(request);
+  // At most base::kMaxArrivalS (sim/workload_loader.cpp), so the sum stays in range.
   const int64_t think_ns = std::llround(result_.table.requests[k].think_time_s * 1e9);
   const int64_t at = deps_.done_ns[k] + think_ns;
   if (at > now) {
@@ -402,6 +416,7 @@ void Simulator::deliver(int64_t request, int32_t target, int64_t now) {
     return;
   }
   at_replica_[static_cast<size_t>(request)] = 1;
+  timeline_.observe(replica);
   if (!replica.stepping) request_wake(replica, now);
 }
 
@@ -494,6 +509,7 @@ void Simulator::on_wake(int32_t index, int64_t now) {
 
 void Simulator::start_step(Replica& replica, int64_t now) {
   const int64_t duration_ns = replica.plan_step(now);
+  timeline_.observe(replica, duration_ns);
   if (duration_ns < 0) {
     // Idle until an arrival, or until the batching policy's own deadline (static batching).
     const int64_t wakeup = replica.scheduler().next_wakeup_ns();

@@ -36,6 +36,7 @@ struct ReplicaSummary {
   kv::BlockManagerStats block_manager;
   int64_t warm_ns = 0;            // time spent warm or draining
   int64_t num_routed_tokens = 0;  // prompt + output tokens of the requests routed to it
+  StepLoad load;                  // its steps' batches, KV use and work (sim/replica.h)
 };
 
 struct RunResult {

@@ -1,28 +1,64 @@
 #include "sim/summary_table.h"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include "base/number_format.h"
 
 namespace tidal::sim {
 namespace {
 
-std::string seconds_cell(const LatencySummary& s, double value) {
-  return s.count > 0 ? fmt::format("{:.3f}", value) : std::string("-");
+using base::format_count;
+using base::format_dollars;
+using base::format_latency;
+using base::format_percent;
+using base::format_significant;
+
+std::string latency_cell(const LatencySummary& s, double value) {
+  return s.count > 0 ? format_latency(value) : std::string("-");
 }
 
 std::string dollars_cell(const std::optional<double>& v) {
-  return v ? fmt::format("${:.3f}", *v) : std::string("-");
+  return v ? format_dollars(*v) : std::string("-");
+}
+
+std::string percent_cell(const std::optional<double>& v) {
+  return v ? format_percent(*v) : std::string("-");
+}
+
+// A per-second rate: three significant digits, separators ("12.0 req/s", "9,876 tok/s").
+std::string rate(double per_second, const char* unit) {
+  return format_significant(per_second) + " " + unit;
 }
 
 std::string fleet_text(const Scenario& scenario) {
   std::string text;
   for (const PoolSpec& p : scenario.pools) {
     if (!text.empty()) text += " + ";
-    text += fmt::format("{} x {} (tp {} on {}, ${:.2f}/GPU-h)", p.num_replicas, p.model,
-                        p.deployment.tp, p.gpu, p.resolved_price_per_gpu_hour);
+    text += fmt::format("{} x {} (tp {} on {}, {}/GPU-h)", format_count(p.num_replicas), p.model,
+                        p.deployment.tp, p.gpu, format_dollars(p.resolved_price_per_gpu_hour));
   }
   return text;
+}
+
+// "12 rejected: exceeds_kv_capacity 10, unfinished when the simulation ended 2".
+std::string rejections_text(const RunMetrics& m) {
+  std::string text = fmt::format("{} rejected", format_count(m.num_rejected));
+  const char* separator = ": ";
+  for (const auto& [reason, count] : m.rejections) {
+    text += fmt::format("{}{} {}", separator, reason, format_count(count));
+    separator = ", ";
+  }
+  return text;
+}
+
+// One pool's load: its batch against the limit, KV use, MFU and MBU.
+std::string load_text(const PoolMetrics& p) {
+  return fmt::format(
+      "{}: batch mean {} p99 {} of {}   KV mean {} peak {}   MFU {}   MBU {}   busy share {}",
+      p.name, format_significant(p.mean_batch), format_count(p.p99_batch),
+      format_count(p.max_num_seqs), format_percent(p.mean_kv_usage),
+      format_percent(p.peak_kv_usage), percent_cell(p.mfu), percent_cell(p.mbu),
+      format_percent(p.utilization));
 }
 
 }  // namespace
@@ -34,29 +70,34 @@ std::string format_summary_table(const Scenario& scenario, const RunMetrics& m) 
     out += '\n';
   };
   line(fmt::format("scenario {}: {}", scenario.name, fleet_text(scenario)));
-  line(fmt::format("requests    {} ({} finished, {} rejected) over {:.1f} s simulated",
-                   m.num_requests, m.num_finished, m.num_rejected, m.duration_s));
-  line(fmt::format("throughput  {:.2f} req/s   input {:.0f} tok/s   output {:.0f} tok/s",
-                   m.request_throughput_rps, m.input_tokens_per_s, m.output_tokens_per_s));
-  line(fmt::format("{:<12}{:>10}{:>10}{:>10}{:>10}", "latency (s)", "mean", "p50", "p90", "p99"));
+  line(fmt::format("requests    {} ({} finished, {}) over {} s simulated",
+                   format_count(m.num_requests), format_count(m.num_finished), rejections_text(m),
+                   base::format_number(m.duration_s, 1)));
+  line(fmt::format("throughput  {}   input {}   output {}", rate(m.request_throughput_rps, "req/s"),
+                   rate(m.input_tokens_per_s, "tok/s"), rate(m.output_tokens_per_s, "tok/s")));
+  line(fmt::format("{:<12}{:>10}{:>10}{:>10}{:>10}", "latency", "mean", "p50", "p90", "p99"));
   const std::pair<const char*, const LatencySummary*> rows[] = {{"TTFT", &m.ttft},
                                                                 {"TPOT", &m.tpot},
                                                                 {"ITL", &m.itl},
                                                                 {"E2E", &m.e2e},
                                                                 {"queue", &m.queue_delay}};
   for (const auto& [name, s] : rows) {
-    line(fmt::format("  {:<10}{:>10}{:>10}{:>10}{:>10}", name, seconds_cell(*s, s->mean),
-                     seconds_cell(*s, s->p50), seconds_cell(*s, s->p90), seconds_cell(*s, s->p99)));
+    line(fmt::format("  {:<10}{:>10}{:>10}{:>10}{:>10}", name, latency_cell(*s, s->mean),
+                     latency_cell(*s, s->p50), latency_cell(*s, s->p90), latency_cell(*s, s->p99)));
   }
   std::string classes;
   for (const ClassMetrics& c : m.classes) {
     if (!classes.empty()) classes += ", ";
-    classes += fmt::format("{} {:.1f}%", c.name, 100.0 * c.slo_attainment);
+    classes += fmt::format("{} {}", c.name, format_percent(c.slo_attainment));
   }
-  line(fmt::format("SLO         {:.1f}% met ({})   goodput {:.2f} req/s", 100.0 * m.slo_attainment,
-                   classes, m.goodput_rps));
-  line(fmt::format("cost        {:.2f} GPU-hours   ${:.2f}   utilization {:.1f}%", m.gpu_hours,
-                   m.dollars, 100.0 * m.utilization));
+  line(fmt::format("SLO         {} of all requests met ({}), {} of finished   goodput {}",
+                   format_percent(m.slo_attainment), classes, percent_cell(m.finished_slo_share),
+                   rate(m.goodput_rps, "req/s")));
+  line(fmt::format("load        busy share {}   MFU {}   MBU {}", format_percent(m.utilization),
+                   percent_cell(m.mfu), percent_cell(m.mbu)));
+  for (const PoolMetrics& p : m.pools) line("            " + load_text(p));
+  line(fmt::format("cost        {} GPU-hours   {}", base::format_number(m.gpu_hours, 2),
+                   format_dollars(m.dollars)));
   line(fmt::format("            {} / 1M input tokens   {} / 1M output tokens",
                    dollars_cell(m.dollars_per_1m_input_tokens),
                    dollars_cell(m.dollars_per_1m_output_tokens)));
@@ -64,27 +105,29 @@ std::string format_summary_table(const Scenario& scenario, const RunMetrics& m) 
   std::string by_state;
   for (const auto& [state, dollars] : f.dollars_by_state) {
     if (dollars <= 0.0) continue;
-    by_state += fmt::format("{}{} ${:.2f}", by_state.empty() ? "" : ", ", state, dollars);
+    by_state +=
+        fmt::format("{}{} {}", by_state.empty() ? "" : ", ", state, format_dollars(dollars));
   }
   if (f.dollars_granularity >= 0.005) {
-    by_state += fmt::format(", rounding ${:.2f}", f.dollars_granularity);
+    by_state += fmt::format(", rounding {}", format_dollars(f.dollars_granularity));
   }
   if (!by_state.empty()) line(fmt::format("            by state: {}", by_state));
   if (f.tokens_per_dollar) {
-    line(fmt::format("            {:.0f} tokens per $   peak-sized fleet ${:.2f} ({:.1f}% saved)",
-                     *f.tokens_per_dollar, f.peak_sized_dollars,
-                     // rounded to the printed digit; + 0.0 turns -0.0 into 0.0
-                     std::round(1000.0 * f.peak_sized_savings.value_or(0.0)) / 10.0 + 0.0));
+    line(fmt::format("            {} tokens per $   peak-sized fleet {} ({} saved)",
+                     base::format_number(*f.tokens_per_dollar, 0),
+                     format_dollars(f.peak_sized_dollars),
+                     base::format_number(100.0 * f.peak_sized_savings.value_or(0.0), 1) + "%"));
   }
   if (f.spot_savings_dollars > 0.0) {
     line(fmt::format(
-        "            spot savings ${:.2f} (spot time at the on-demand price, minus its cost)",
-        f.spot_savings_dollars));
+        "            spot savings {} (spot time at the on-demand price, minus its cost)",
+        format_dollars(f.spot_savings_dollars)));
   }
   if (f.num_scale_ups + f.num_scale_downs + f.num_spot_interruptions > 0) {
     line(
         fmt::format("fleet       {} scale-ups, {} scale-downs, {} spot interruptions, {} re-queued",
-                    f.num_scale_ups, f.num_scale_downs, f.num_spot_interruptions, f.num_requeues));
+                    format_count(f.num_scale_ups), format_count(f.num_scale_downs),
+                    format_count(f.num_spot_interruptions), format_count(f.num_requeues)));
   }
   return out;
 }

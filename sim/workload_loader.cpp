@@ -6,17 +6,26 @@
 
 #include <fmt/format.h>
 
+#include "base/input_error.h"
+#include "base/limits.h"
 #include "traces/dag.h"
 #include "traces/generators.h"
-#include "traces/input_error.h"
 #include "traces/reader.h"
 
 namespace tidal::sim {
 namespace {
 
-int64_t scale_length(int64_t tokens, double scale) {
+// InputError naming the workload's length_scale when the scaled length passes base::kMaxTokens.
+int64_t scale_length(int64_t tokens, double scale, const std::string& where, int64_t id) {
   if (scale == 1.0) return tokens;
-  return std::max<int64_t>(1, std::llround(static_cast<double>(tokens) * scale));
+  const double scaled = static_cast<double>(tokens) * scale;
+  if (scaled > static_cast<double>(base::kMaxTokens)) {
+    throw InputError(
+        fmt::format("{}.length_scale: request {} would have {:g} tokens, beyond the "
+                    "limit of {} per request",
+                    where, id, scaled, base::kMaxTokens));
+  }
+  return std::max<int64_t>(1, std::llround(scaled));
 }
 
 std::vector<Request> read_workload(const Scenario& s, size_t index) {
@@ -27,16 +36,32 @@ std::vector<Request> read_workload(const Scenario& s, size_t index) {
   }
   traces::ReadOptions options;
   options.format = w.trace->format;
-  return traces::read_trace(w.trace->resolved_path, options);
+  try {
+    std::vector<Request> requests = traces::read_trace(w.trace->resolved_path, options);
+    if (requests.empty()) {
+      throw InputError(fmt::format("{}: no requests (a header and no rows)", w.trace->path));
+    }
+    return requests;
+  } catch (const InputError& e) {  // the reader names the trace file, not the scenario key
+    throw InputError(fmt::format("{}.trace.path: {}", where, e.what()));
+  }
 }
 
-// Scales arrivals, think times and lengths, sets tenant and class.
-void shape_workload(const WorkloadSpec& w, std::vector<Request>& requests) {
+// Scales arrivals, think times and lengths, sets tenant and class. InputError naming the
+// workload (`where`) when a scaled arrival or think time passes base::kMaxArrivalS.
+void shape_workload(const WorkloadSpec& w, const std::string& where,
+                    std::vector<Request>& requests) {
   for (Request& r : requests) {
     r.arrival_s = w.start_s + r.arrival_s * w.time_scale / w.rate_scale;
     r.think_time_s = r.think_time_s * w.time_scale / w.rate_scale;
-    r.prompt_tokens = scale_length(r.prompt_tokens, w.length_scale);
-    r.output_tokens = scale_length(r.output_tokens, w.length_scale);
+    if (!(r.arrival_s <= base::kMaxArrivalS && r.think_time_s <= base::kMaxArrivalS)) {
+      throw InputError(fmt::format(
+          "{}: request {} arrives at {:g} s, think time {:g} s, after start_s, time_scale and "
+          "rate_scale; both must stay at most {:g} s",
+          where, r.id, r.arrival_s, r.think_time_s, base::kMaxArrivalS));
+    }
+    r.prompt_tokens = scale_length(r.prompt_tokens, w.length_scale, where, r.id);
+    r.output_tokens = scale_length(r.output_tokens, w.length_scale, where, r.id);
     if (w.length_scale != 1.0 && r.prefix_block_tokens > 0) {
       // Hashes cover whole source blocks; keep those the scaled prompt still fills.
       const auto num_covered = static_cast<size_t>((r.prompt_tokens + r.prefix_block_tokens - 1) /
@@ -103,7 +128,7 @@ RequestTable load_workloads(const Scenario& s) {
       }
       for (size_t i = 0; i < requests.size(); ++i) position_of_id[w][requests[i].id] = i;
     }
-    shape_workload(s.workloads[w], requests);
+    shape_workload(s.workloads[w], fmt::format("{}: workloads[{}]", s.file, w), requests);
     const std::vector<char> kept = cut_at_duration(s, requests, position_of_id[w]);
     for (size_t i = 0; i < requests.size(); ++i) {
       if (kept[i]) {

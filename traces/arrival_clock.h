@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "base/row_error.h"
 #include "traces/limits.h"
-#include "traces/row_error.h"
 
 namespace tidal::traces {
 
@@ -30,17 +30,19 @@ class ArrivalClock {
       return 0.0;
     }
     if (sorted_ && raw < last_) {
-      throw RowError(field_, fmt::format("goes back in time by {} s (rows must be sorted by time)",
-                                         seconds(last_ - raw)));
+      throw base::RowError(field_,
+                           fmt::format("goes back in time by {} s (rows must be sorted by time)",
+                                       seconds(last_ - raw)));
     }
     if (raw < *origin_) {
-      throw RowError(field_, fmt::format("{} s before the first row, which defines time 0",
-                                         seconds(*origin_ - raw)));
+      throw base::RowError(field_, fmt::format("{} s before the first row, which defines time 0",
+                                               seconds(*origin_ - raw)));
     }
     const double arrival = seconds(raw - *origin_);
-    if (arrival > kMaxArrivalS) {
-      throw RowError(field_, fmt::format("{} s after the first row; tidal accepts at most {} s",
-                                         arrival, kMaxArrivalS));
+    if (arrival > base::kMaxArrivalS) {
+      throw base::RowError(
+          field_, fmt::format("{} s after the first row; tidal accepts at most {} s", arrival,
+                              base::kMaxArrivalS));
     }
     last_ = raw;
     return arrival;

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "traces/field_parse.h"
-#include "traces/row_error.h"
+#include "base/field_parse.h"
+#include "base/row_error.h"
 
 namespace tidal::traces {
 namespace {
@@ -45,11 +45,11 @@ int64_t days_since_epoch(int64_t year, int64_t month, int64_t day) {
 }
 
 int64_t parse_civil_time_ns(std::string_view text, std::string_view field) {
-  text = trim_blanks(text);
-  if (text.empty()) throw RowError(field, "missing value");
+  text = base::trim_blanks(text);
+  if (text.empty()) throw base::RowError(field, "missing value");
   auto fail = [&]() {
-    throw RowError(
-        field, "not a timestamp like '2023-11-16 18:17:03.9799600': " + quote_for_message(text));
+    throw base::RowError(field, "not a timestamp like '2023-11-16 18:17:03.9799600': " +
+                                    base::quote_for_message(text));
   };
   // "YYYY-MM-DD HH:MM:SS" is 19 characters.
   if (text.size() < 19 || text[4] != '-' || text[7] != '-' ||
@@ -65,11 +65,11 @@ int64_t parse_civil_time_ns(std::string_view text, std::string_view field) {
   if (year < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0) fail();
   // 1970-2200 keeps every difference of two times within int64 nanoseconds.
   if (year < 1970 || year > 2200) {
-    throw RowError(field, "year outside 1970-2200: " + quote_for_message(text));
+    throw base::RowError(field, "year outside 1970-2200: " + base::quote_for_message(text));
   }
   if (month < 1 || month > 12 || day < 1 || day > days_in_month(year, month) || hour > 23 ||
       minute > 59 || second > 59) {
-    throw RowError(field, "impossible date or time: " + quote_for_message(text));
+    throw base::RowError(field, "impossible date or time: " + base::quote_for_message(text));
   }
   size_t pos = 19;
   int64_t fraction_ns = 0;

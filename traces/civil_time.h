@@ -9,8 +9,8 @@ namespace tidal::traces {
 
 // Accepts "YYYY-MM-DD HH:MM:SS" (or a 'T' between date and time), an optional fraction of
 // 1 to 9 digits, and an optional zone "Z" or "+HH:MM" / "-HH:MM" (converted to UTC; none means
-// UTC). Years 1970-2200 (so differences fit int64 ns). RowError naming `field` on anything else or
-// an impossible date.
+// UTC). Years 1970-2200 (so differences fit int64 ns). base::RowError naming `field` on anything
+// else or an impossible date.
 int64_t parse_civil_time_ns(std::string_view text, std::string_view field);
 
 // Days from 1970-01-01 to the given proleptic Gregorian date (month 1-12, day 1-31).

@@ -8,7 +8,8 @@
 namespace tidal::traces {
 
 // Reads `input_path` and writes every request to `output_path` (format from its extension).
-// Returns the reader's report (rows written, rows skipped with their messages).
+// Returns the reader's report (rows written, rows skipped with their messages). InputError when
+// `output_path` names the input file; a bad row leaves `output_path` as it was (TraceWriter).
 ReadReport convert_trace(const std::string& input_path, const std::string& output_path,
                          const ReadOptions& options);
 

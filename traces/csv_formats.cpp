@@ -1,13 +1,15 @@
 // Readers of the foreign CSV formats: Azure LLM inference, BurstGPT, Vidur/Splitwise.
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
+#include "base/csv_split.h"
+#include "base/field_parse.h"
+#include "base/row_error.h"
 #include "traces/arrival_clock.h"
 #include "traces/civil_time.h"
-#include "traces/csv_split.h"
-#include "traces/field_parse.h"
-#include "traces/row_error.h"
 #include "traces/row_parser.h"
 
 namespace tidal::traces {
@@ -19,13 +21,23 @@ class CsvRowParser : public RowParser {
   bool has_header() const override { return true; }
 
  protected:
+  // RowError for a column named twice: which of the two holds the data would be a guess.
+  void read_header(std::string_view line) {
+    columns_.read_header(line);
+    std::unordered_set<std::string_view> names;
+    for (size_t i = 0; i < columns_.size(); ++i) {
+      if (!names.insert(columns_.name(i)).second) {
+        throw base::RowError(columns_.name(i), "column appears twice in the header");
+      }
+    }
+  }
   void split(std::string_view line) {
-    split_csv(line, fields_, scratch_);
+    base::split_csv(line, fields_, scratch_);
     columns_.check_row_width(fields_);
   }
   std::string_view field(int column) const { return fields_[static_cast<size_t>(column)]; }
 
-  CsvColumns columns_;
+  base::CsvColumns columns_;
 
  private:
   std::vector<std::string_view> fields_;  // [num_columns] views into the line or scratch_
@@ -36,7 +48,7 @@ class CsvRowParser : public RowParser {
 class AzureParser final : public CsvRowParser {
  public:
   void parse_header(std::string_view line) override {
-    columns_.read_header(line);
+    read_header(line);
     time_column_ = columns_.require("TIMESTAMP");
     prompt_column_ = columns_.require("ContextTokens");
     output_column_ = columns_.require("GeneratedTokens");
@@ -45,8 +57,8 @@ class AzureParser final : public CsvRowParser {
   bool parse_row(std::string_view line, Request& out) override {
     split(line);
     const int64_t time_ns = parse_civil_time_ns(field(time_column_), "TIMESTAMP");
-    const int64_t prompt_tokens = parse_token_count(field(prompt_column_), "ContextTokens");
-    const int64_t output_tokens = parse_token_count(field(output_column_), "GeneratedTokens");
+    const int64_t prompt_tokens = base::parse_token_count(field(prompt_column_), "ContextTokens");
+    const int64_t output_tokens = base::parse_token_count(field(output_column_), "GeneratedTokens");
     const double arrival_s = clock_.arrival_s(time_ns);
     reset_request(out);
     out.arrival_s = arrival_s;
@@ -66,7 +78,7 @@ class AzureParser final : public CsvRowParser {
 class BurstGptParser final : public CsvRowParser {
  public:
   void parse_header(std::string_view line) override {
-    columns_.read_header(line);
+    read_header(line);
     time_column_ = columns_.require("Timestamp");
     model_column_ = columns_.require("Model");
     prompt_column_ = columns_.require("Request tokens");
@@ -76,17 +88,17 @@ class BurstGptParser final : public CsvRowParser {
 
   bool parse_row(std::string_view line, Request& out) override {
     split(line);
-    const double time_s = parse_finite_double(field(time_column_), "Timestamp");
-    if (time_s < 0.0) throw RowError("Timestamp", "must be >= 0");
-    const int64_t prompt_tokens = parse_token_count(field(prompt_column_), "Request tokens");
-    const int64_t output_tokens = parse_token_count(field(output_column_), "Response tokens");
+    const double time_s = base::parse_finite_double(field(time_column_), "Timestamp");
+    if (time_s < 0.0) throw base::RowError("Timestamp", "must be >= 0");
+    const int64_t prompt_tokens = base::parse_token_count(field(prompt_column_), "Request tokens");
+    const int64_t output_tokens = base::parse_token_count(field(output_column_), "Response tokens");
     const double arrival_s = clock_.arrival_s(time_s);
     reset_request(out);
     out.arrival_s = arrival_s;
     out.prompt_tokens = prompt_tokens;
     out.output_tokens = output_tokens;
-    out.tenant.assign(trim_blanks(field(model_column_)));
-    out.slo_class.assign(trim_blanks(field(log_type_column_)));
+    out.tenant.assign(base::trim_blanks(field(model_column_)));
+    out.slo_class.assign(base::trim_blanks(field(log_type_column_)));
     out.failed = output_tokens == 0;
     return false;
   }
@@ -105,21 +117,24 @@ class BurstGptParser final : public CsvRowParser {
 class VidurParser final : public CsvRowParser {
  public:
   void parse_header(std::string_view line) override {
-    columns_.read_header(line);
+    read_header(line);
     time_column_ = columns_.find("arrived_at");
     prompt_column_ = columns_.require("num_prefill_tokens");
     output_column_ = columns_.require("num_decode_tokens");
   }
+  bool has_arrival_times() const override { return time_column_ >= 0; }
 
   bool parse_row(std::string_view line, Request& out) override {
     split(line);
     double time_s = 0.0;
     if (time_column_ >= 0) {
-      time_s = parse_finite_double(field(time_column_), "arrived_at");
-      if (time_s < 0.0) throw RowError("arrived_at", "must be >= 0");
+      time_s = base::parse_finite_double(field(time_column_), "arrived_at");
+      if (time_s < 0.0) throw base::RowError("arrived_at", "must be >= 0");
     }
-    const int64_t prompt_tokens = parse_token_count(field(prompt_column_), "num_prefill_tokens");
-    const int64_t output_tokens = parse_token_count(field(output_column_), "num_decode_tokens");
+    const int64_t prompt_tokens =
+        base::parse_token_count(field(prompt_column_), "num_prefill_tokens");
+    const int64_t output_tokens =
+        base::parse_token_count(field(output_column_), "num_decode_tokens");
     const double arrival_s = time_column_ >= 0 ? clock_.arrival_s(time_s) : 0.0;
     reset_request(out);
     out.arrival_s = arrival_s;

@@ -10,7 +10,7 @@
 #include <boost/graph/exception.hpp>
 #include <boost/graph/topological_sort.hpp>
 
-#include "traces/input_error.h"
+#include "base/input_error.h"
 
 namespace tidal::traces {
 namespace {
@@ -36,6 +36,53 @@ class DisjointSets {
   std::vector<size_t> parent_;  // [size]
 };
 
+// One cycle of the deps graph, as "request 3 waits on 5, 5 on 4, 4 on 3" (ids). Peels off every
+// request whose deps can all finish; each request left waits on another one left, so walking
+// those deps from any of them comes back around.
+std::string describe_cycle(const std::vector<Request>& requests,
+                           const std::unordered_map<int64_t, size_t>& index_of_id) {
+  const size_t num_requests = requests.size();
+  std::vector<int64_t> num_unfinished_deps(num_requests);     // [num_requests]
+  std::vector<std::vector<size_t>> dependents(num_requests);  // [num_requests]
+  for (size_t i = 0; i < num_requests; ++i) {
+    for (const int64_t dep : requests[i].deps) {
+      dependents[index_of_id.at(dep)].push_back(i);
+      ++num_unfinished_deps[i];
+    }
+  }
+  std::vector<size_t> ready;
+  for (size_t i = 0; i < num_requests; ++i) {
+    if (num_unfinished_deps[i] == 0) ready.push_back(i);
+  }
+  while (!ready.empty()) {
+    const size_t done = ready.back();
+    ready.pop_back();
+    for (const size_t d : dependents[done]) {
+      if (--num_unfinished_deps[d] == 0) ready.push_back(d);
+    }
+  }
+  size_t at = 0;
+  while (num_unfinished_deps[at] == 0) ++at;
+  std::vector<size_t> walk_step(num_requests, num_requests);  // [num_requests] position on walk
+  std::vector<size_t> walk;
+  while (walk_step[at] == num_requests) {
+    walk_step[at] = walk.size();
+    walk.push_back(at);
+    for (const int64_t dep : requests[at].deps) {
+      const size_t next = index_of_id.at(dep);
+      if (num_unfinished_deps[next] > 0) {
+        at = next;
+        break;
+      }
+    }
+  }
+  std::string text = fmt::format("request {} waits on", requests[at].id);
+  for (size_t k = walk_step[at] + 1; k < walk.size(); ++k) {
+    text += fmt::format(" {}, {} on", requests[walk[k]].id, requests[walk[k]].id);
+  }
+  return text + fmt::format(" {}", requests[at].id);
+}
+
 }  // namespace
 
 DagAnalysis analyze_dag(const std::vector<Request>& requests) {
@@ -45,8 +92,8 @@ DagAnalysis analyze_dag(const std::vector<Request>& requests) {
   for (size_t i = 0; i < num_requests; ++i) {
     const auto [it, inserted] = index_of_id.emplace(requests[i].id, i);
     if (!inserted) {
-      throw InputError(fmt::format("requests[{}].id: id {} is also used by requests[{}]", i,
-                                   requests[i].id, it->second));
+      throw InputError(fmt::format("request {} (requests[{}]): id: also used by requests[{}]",
+                                   requests[i].id, i, it->second));
     }
   }
   Graph graph(num_requests);
@@ -56,10 +103,12 @@ DagAnalysis analyze_dag(const std::vector<Request>& requests) {
     for (const int64_t dep : requests[i].deps) {
       const auto it = index_of_id.find(dep);
       if (it == index_of_id.end()) {
-        throw InputError(fmt::format("requests[{}].deps: unknown id {}", i, dep));
+        throw InputError(
+            fmt::format("request {} (requests[{}]): deps: unknown id {}", requests[i].id, i, dep));
       }
       if (it->second == i) {
-        throw InputError(fmt::format("requests[{}].deps: request {} depends on itself", i, dep));
+        throw InputError(
+            fmt::format("request {} (requests[{}]): deps: depends on itself", requests[i].id, i));
       }
       boost::add_edge(it->second, i, graph);
       in_dag[i] = in_dag[it->second] = true;
@@ -72,7 +121,7 @@ DagAnalysis analyze_dag(const std::vector<Request>& requests) {
   try {
     boost::topological_sort(graph, std::back_inserter(reverse_order));
   } catch (const boost::not_a_dag&) {
-    throw InputError("requests: deps form a cycle");
+    throw InputError("deps form a cycle: " + describe_cycle(requests, index_of_id));
   }
   analysis.topo_order.assign(reverse_order.rbegin(), reverse_order.rend());
 

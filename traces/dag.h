@@ -17,8 +17,9 @@ struct DagAnalysis {
   int64_t critical_path_output_tokens = 0;  // most output tokens summed along one chain
 };
 
-// InputError ("requests[i].deps: ...") when a dep names an unknown id, the request itself,
-// or the deps form a cycle; also when two requests share an id.
+// InputError ("request 7 (requests[2]): deps: unknown id 9", "deps form a cycle: request 3
+// waits on 5, 5 on 3") when a dep names an unknown id or the request itself, or the deps form a
+// cycle; also when two requests share an id. Callers prefix the file the requests came from.
 DagAnalysis analyze_dag(const std::vector<Request>& requests);
 
 }  // namespace tidal::traces

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "traces/input_error.h"
+#include "base/input_error.h"
 #include "traces/limits.h"
 #include "traces/reader.h"
 #include "traces/spec_object.h"
@@ -24,7 +24,7 @@ Distribution Distribution::parse(const nlohmann::json& json, const std::string& 
   dist.integral_ = context.quantity != Quantity::seconds;
   dist.scale_ = context.scale;
   const double lowest = 0.0;
-  const double highest = dist.integral_ ? static_cast<double>(kMaxTokens) : 1e9;
+  const double highest = dist.integral_ ? static_cast<double>(base::kMaxTokens) : 1e9;
   if (json.is_number()) {
     return parse(nlohmann::json{{"dist", "fixed"}, {"value", json}}, path, context);
   }
@@ -39,9 +39,9 @@ Distribution Distribution::parse(const nlohmann::json& json, const std::string& 
     // The range is its own clamp.
     dist.kind_ = Kind::uniform;
     if (dist.integral_) {
-      const std::optional<int64_t> low = spec.optional_integer("min", 0, kMaxTokens);
+      const std::optional<int64_t> low = spec.optional_integer("min", 0, base::kMaxTokens);
       if (!low) spec.fail("min", "missing (required)");
-      const std::optional<int64_t> high = spec.optional_integer("max", *low, kMaxTokens);
+      const std::optional<int64_t> high = spec.optional_integer("max", *low, base::kMaxTokens);
       if (!high) spec.fail("max", "missing (required)");
       dist.a_ = static_cast<double>(*low);
       dist.b_ = static_cast<double>(*high);
@@ -73,8 +73,8 @@ Distribution Distribution::parse(const nlohmann::json& json, const std::string& 
     }
   } else if (kind == "zipf") {
     dist.kind_ = Kind::zipf;
-    const int64_t low = spec.integer("min", 1, 1, kMaxTokens);
-    const std::optional<int64_t> max_rank = spec.optional_integer("max", low, kMaxTokens);
+    const int64_t low = spec.integer("min", 1, 1, base::kMaxTokens);
+    const std::optional<int64_t> max_rank = spec.optional_integer("max", low, base::kMaxTokens);
     if (!max_rank) spec.fail("max", "missing (required)");
     const int64_t high = *max_rank;
     if (high - low + 1 > kMaxZipfSupport) {
@@ -170,7 +170,7 @@ double Distribution::sample(Rng& rng) const {
   value = std::clamp(value, min_, max_) * scale_;
   if (!integral_) return value;
   // Scaling never takes a length that must be >= 1 down to 0.
-  return std::clamp(std::round(value), std::min(min_, 1.0), static_cast<double>(kMaxTokens));
+  return std::clamp(std::round(value), std::min(min_, 1.0), static_cast<double>(base::kMaxTokens));
 }
 
 }  // namespace tidal::traces

@@ -2,11 +2,11 @@
 
 #include <string>
 
-#include "traces/csv_split.h"
-#include "traces/field_parse.h"
-#include "traces/input_error.h"
-#include "traces/line_source.h"
-#include "traces/row_error.h"
+#include "base/csv_split.h"
+#include "base/field_parse.h"
+#include "base/input_error.h"
+#include "base/line_source.h"
+#include "base/row_error.h"
 
 namespace tidal::traces {
 namespace {
@@ -20,7 +20,7 @@ std::string accepted_names() {
   return names;
 }
 
-bool has_column(const CsvColumns& columns, std::string_view name) {
+bool has_column(const base::CsvColumns& columns, std::string_view name) {
   return columns.find(name) >= 0;
 }
 
@@ -63,7 +63,7 @@ TraceFormat parse_format_name(std::string_view name) {
 
 TraceFormat detect_format_from_first_line(std::string_view first_line, const std::string& source,
                                           int64_t line_number) {
-  const std::string_view line = trim_blanks(first_line);
+  const std::string_view line = base::trim_blanks(first_line);
   if (line.starts_with("{")) {
     if (line.find("\"input_length\"") != std::string_view::npos ||
         line.find("\"hash_ids\"") != std::string_view::npos) {
@@ -71,11 +71,11 @@ TraceFormat detect_format_from_first_line(std::string_view first_line, const std
     }
     if (line.find("\"prompt_tokens\"") != std::string_view::npos) return TraceFormat::tidal_jsonl;
   } else {
-    CsvColumns columns;
+    base::CsvColumns columns;
     try {
       columns.read_header(line);
-    } catch (const RowError&) {
-      columns = CsvColumns();
+    } catch (const base::RowError&) {
+      columns = base::CsvColumns();
     }
     if (has_column(columns, "TIMESTAMP") && has_column(columns, "ContextTokens")) {
       return TraceFormat::azure;
@@ -88,17 +88,18 @@ TraceFormat detect_format_from_first_line(std::string_view first_line, const std
       return TraceFormat::tidal_csv;
     }
   }
-  throw InputError(
-      source + ":" + std::to_string(line_number) +
-      ": format: cannot tell the trace format from the first line " + quote_for_message(line) +
-      " (expected a known CSV header or a JSON object); pass --format (" + accepted_names() + ")");
+  throw InputError(source + ":" + std::to_string(line_number) +
+                   ": format: cannot tell the trace format from the first line " +
+                   base::quote_for_message(line) +
+                   " (expected a known CSV header or a JSON object); pass --format (" +
+                   accepted_names() + ")");
 }
 
 TraceFormat detect_format(const std::string& path) {
-  auto source = LineSource::open_file(path);
+  auto source = base::LineSource::open_file(path);
   std::string_view line;
   while (source->next_line(line)) {
-    if (!trim_blanks(line).empty()) {
+    if (!base::trim_blanks(line).empty()) {
       return detect_format_from_first_line(line, path, source->line_number());
     }
   }

@@ -115,7 +115,7 @@ std::vector<Request> generate_agent(SpecObject& spec, const CommonSettings& sett
         request.deps.push_back(id_of_call[dep]);
         request.prompt_tokens += job.output_tokens[dep];
       }
-      request.prompt_tokens = std::min(request.prompt_tokens, kMaxTokens);
+      request.prompt_tokens = std::min(request.prompt_tokens, base::kMaxTokens);
       std::sort(request.deps.begin(), request.deps.end());
     }
     check_request_budget(spec, static_cast<double>(requests.size()));

@@ -36,7 +36,7 @@ ClosedLoopParams parse_params(SpecObject& spec, const CommonSettings& settings) 
   params.think_time_s = Distribution::parse(think != nullptr ? *think : nlohmann::json(0),
                                             spec.key_path("think_time_s"), seconds);
   params.lengths = parse_lengths(spec, settings, kDefaultPrompt, kDefaultOutput);
-  params.system_prompt_tokens = spec.integer("system_prompt_tokens", 0, 0, kMaxTokens);
+  params.system_prompt_tokens = spec.integer("system_prompt_tokens", 0, 0, base::kMaxTokens);
   params.block_tokens = static_cast<int32_t>(spec.integer("block_tokens", 16, 1, 1 << 20));
   params.start_spread_s = spec.number("start_spread_s", 0.0, 0.0, 1e9);
   return params;
@@ -68,8 +68,9 @@ std::vector<Request> generate_closed_loop(SpecObject& spec, const CommonSettings
                             ? params.start_spread_s * static_cast<double>(client) /
                                   static_cast<double>(params.concurrency)
                             : 0.0;
-    request.prompt_tokens = std::min(
-        params.system_prompt_tokens + params.lengths.prompt.sample_integer(prompt_rng), kMaxTokens);
+    request.prompt_tokens =
+        std::min(params.system_prompt_tokens + params.lengths.prompt.sample_integer(prompt_rng),
+                 base::kMaxTokens);
     request.output_tokens = params.lengths.output.sample_integer(output_rng);
     request.session_id = fmt::format("c{}", client);
     request.turn = static_cast<int32_t>(j / params.concurrency);  // < kMaxGeneratedRequests

@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "base/input_error.h"
 #include "traces/generator_kinds.h"
 #include "traces/generators.h"
-#include "traces/input_error.h"
 #include "traces/limits.h"
 #include "traces/reader.h"
 
@@ -51,7 +51,7 @@ std::vector<Request> load_file_workload(SpecObject& spec, const std::string& bas
   const double rate_scale = spec.number("rate_scale", 1.0, 0.0, 1e6, true);
   const double length_scale = spec.number("length_scale", 1.0, 0.0, 1e3, true);
   const std::optional<double> duration_s =
-      spec.optional_number("duration_s", 0.0, kMaxArrivalS, true);
+      spec.optional_number("duration_s", 0.0, base::kMaxArrivalS, true);
   const std::optional<int64_t> num_requests =
       spec.optional_integer("num_requests", 1, kMaxGeneratedRequests);
   const std::optional<std::string> tenant = spec.optional_string("tenant");
@@ -72,7 +72,7 @@ std::vector<Request> load_file_workload(SpecObject& spec, const std::string& bas
       auto scale = [&](int64_t tokens) {
         const double scaled = std::round(static_cast<double>(tokens) * length_scale);
         return std::clamp<int64_t>(static_cast<int64_t>(std::min(scaled, 1e15)), tokens > 0 ? 1 : 0,
-                                   kMaxTokens);
+                                   base::kMaxTokens);
       };
       request.prompt_tokens = scale(request.prompt_tokens);
       request.output_tokens = scale(request.output_tokens);
@@ -86,9 +86,9 @@ std::vector<Request> load_file_workload(SpecObject& spec, const std::string& bas
   }
   order_and_renumber(requests, spec.path());
   cut_to_horizon(requests, duration_s, num_requests);
-  if (!requests.empty() && requests.back().arrival_s > kMaxArrivalS) {
+  if (!requests.empty() && requests.back().arrival_s > base::kMaxArrivalS) {
     spec.fail("time_scale", fmt::format("arrivals reach {:.3g} s, beyond tidal's limit of {:.0g} s",
-                                        requests.back().arrival_s, kMaxArrivalS));
+                                        requests.back().arrival_s, base::kMaxArrivalS));
   }
   return requests;
 }
@@ -108,7 +108,7 @@ std::vector<Request> generate_mix(SpecObject& spec, uint64_t seed, const std::st
     scales[key] = spec.number(key, 1.0, 0.0, 1e6, true);
   }
   const std::optional<double> duration_s =
-      spec.optional_number("duration_s", 0.0, kMaxArrivalS, true);
+      spec.optional_number("duration_s", 0.0, base::kMaxArrivalS, true);
   const std::optional<int64_t> num_requests =
       spec.optional_integer("num_requests", 1, kMaxGeneratedRequests);
   spec.reject_unknown_keys();

@@ -34,12 +34,12 @@ OpenLoopProcess parse_process(SpecObject& spec, const std::string& kind,
     const double peak_rate = spec.required_number("peak_rate", 0.0, inf, true);
     params.peak_rate = peak_rate * settings.rate_scale;
     params.trough_rate = spec.required_number("trough_rate", 0.0, peak_rate) * settings.rate_scale;
-    params.period_s = spec.number("period_s", params.period_s, 0.0, kMaxArrivalS, true);
-    params.peak_time_s = spec.number("peak_time_s", params.peak_time_s, 0.0, kMaxArrivalS);
-    params.start_time_s = spec.number("start_time_s", params.start_time_s, 0.0, kMaxArrivalS);
+    params.period_s = spec.number("period_s", params.period_s, 0.0, base::kMaxArrivalS, true);
+    params.peak_time_s = spec.number("peak_time_s", params.peak_time_s, 0.0, base::kMaxArrivalS);
+    params.start_time_s = spec.number("start_time_s", params.start_time_s, 0.0, base::kMaxArrivalS);
     params.noise_sigma = spec.number("noise_sigma", params.noise_sigma, 0.0, 3.0);
     params.noise_interval_s =
-        spec.number("noise_interval_s", params.noise_interval_s, 1e-3, kMaxArrivalS);
+        spec.number("noise_interval_s", params.noise_interval_s, 1e-3, base::kMaxArrivalS);
     result.mean_rate = 0.5 * (params.peak_rate + params.trough_rate);
     result.make = [params] { return make_diurnal_process(params); };
     return result;
@@ -53,7 +53,7 @@ OpenLoopProcess parse_process(SpecObject& spec, const std::string& kind,
     result.make = [rate, cv] { return make_gamma_process(rate, cv); };
   } else {
     const double peak_to_mean = spec.required_number("peak_to_mean", 1.0, 1e4);
-    const double mean_burst_s = spec.number("mean_burst_s", 60.0, 1e-3, kMaxArrivalS);
+    const double mean_burst_s = spec.number("mean_burst_s", 60.0, 1e-3, base::kMaxArrivalS);
     result.make = [&spec, &settings, rate, peak_to_mean, mean_burst_s] {
       // One calibrated block spans the whole horizon, or the time num_requests should take.
       const double block_s = settings.duration_s
@@ -101,8 +101,8 @@ std::vector<Request> generate_open_loop(SpecObject& spec, const std::string& kin
 
 std::vector<Request> generate_batch(SpecObject& spec, const CommonSettings& settings) {
   const int64_t num_waves = spec.integer("num_waves", 1, 1, kMaxGeneratedRequests);
-  const double wave_interval_s = spec.number("wave_interval_s", 60.0, 0.0, kMaxArrivalS);
-  const double spread_s = spec.number("spread_s", 0.0, 0.0, kMaxArrivalS);
+  const double wave_interval_s = spec.number("wave_interval_s", 60.0, 0.0, base::kMaxArrivalS);
+  const double spread_s = spec.number("spread_s", 0.0, 0.0, base::kMaxArrivalS);
   const LengthDistributions lengths = parse_lengths(spec, settings, kDefaultPrompt, kDefaultOutput);
   finish_parsing(spec, settings, /*is_batch=*/true);
   const int64_t num_requests = *settings.num_requests;

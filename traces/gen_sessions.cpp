@@ -42,8 +42,8 @@ SessionParams parse_params(SpecObject& spec, const CommonSettings& settings) {
   params.think_time_s = Distribution::parse(think != nullptr ? *think : kDefaultThinkTime,
                                             spec.key_path("think_time_s"), seconds);
   params.lengths = parse_lengths(spec, settings, kDefaultMessage, kDefaultReply);
-  params.system_prompt_tokens = spec.integer("system_prompt_tokens", 0, 0, kMaxTokens);
-  params.max_context_tokens = spec.integer("max_context_tokens", 131072, 1, kMaxTokens);
+  params.system_prompt_tokens = spec.integer("system_prompt_tokens", 0, 0, base::kMaxTokens);
+  params.max_context_tokens = spec.integer("max_context_tokens", 131072, 1, base::kMaxTokens);
   params.block_tokens = static_cast<int32_t>(spec.integer("block_tokens", 16, 1, 1 << 20));
   params.closed_loop = spec.boolean("closed_loop", false);
   return params;

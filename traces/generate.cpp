@@ -3,9 +3,9 @@
 
 #include <fmt/format.h>
 
+#include "base/input_error.h"
 #include "traces/generator_kinds.h"
 #include "traces/generators.h"
-#include "traces/input_error.h"
 #include "traces/limits.h"
 
 namespace tidal::traces {
@@ -28,7 +28,7 @@ CommonSettings read_common_settings(SpecObject& spec, const std::string& kind, u
   settings.time_scale = spec.number("time_scale", 1.0, 0.0, 1e6, true);
   settings.rate_scale = spec.number("rate_scale", 1.0, 0.0, 1e6, true);
   settings.length_scale = spec.number("length_scale", 1.0, 0.0, 1e3, true);
-  settings.duration_s = spec.optional_number("duration_s", 0.0, kMaxArrivalS, true);
+  settings.duration_s = spec.optional_number("duration_s", 0.0, base::kMaxArrivalS, true);
   settings.num_requests = spec.optional_integer("num_requests", 1, kMaxGeneratedRequests);
   settings.tenant = spec.string("tenant", "default");
   settings.slo_class = spec.string("slo_class", kind == "batch" ? "batch" : "interactive");
@@ -128,11 +128,11 @@ std::vector<Request> generate(const nlohmann::json& spec_json, uint64_t seed,
   if (settings.num_requests && static_cast<int64_t>(requests.size()) > *settings.num_requests) {
     requests.resize(static_cast<size_t>(*settings.num_requests));
   }
-  if (!requests.empty() && requests.back().arrival_s > kMaxArrivalS) {
+  if (!requests.empty() && requests.back().arrival_s > base::kMaxArrivalS) {
     throw InputError(
         fmt::format("{}: arrivals reach {:.3g} s, beyond tidal's limit of {:.0g} s; "
                     "raise the rate or use duration_s",
-                    spec.path(), requests.back().arrival_s, kMaxArrivalS));
+                    spec.path(), requests.back().arrival_s, base::kMaxArrivalS));
   }
   return requests;
 }

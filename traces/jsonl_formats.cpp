@@ -6,10 +6,10 @@
 
 #include <fmt/format.h>
 
+#include "base/field_parse.h"
+#include "base/json_cursor.h"
+#include "base/row_error.h"
 #include "traces/arrival_clock.h"
-#include "traces/field_parse.h"
-#include "traces/json_cursor.h"
-#include "traces/row_error.h"
 #include "traces/row_parser.h"
 
 namespace tidal::traces {
@@ -25,7 +25,7 @@ class MooncakeParser final : public RowParser {
   void parse_header(std::string_view /*line*/) override {}
 
   bool parse_row(std::string_view line, Request& out) override {
-    JsonCursor cursor(line);
+    base::JsonCursor cursor(line);
     cursor.begin_object();
     int64_t timestamp_ms = -1;
     int64_t prompt_tokens = -1;
@@ -36,13 +36,13 @@ class MooncakeParser final : public RowParser {
     while (cursor.next_key(key, key_scratch_)) {
       if (key == "timestamp") {
         timestamp_ms = read_once(cursor, key, timestamp_ms);
-        if (timestamp_ms < 0) throw RowError("timestamp", "must be >= 0");
+        if (timestamp_ms < 0) throw base::RowError("timestamp", "must be >= 0");
       } else if (key == "input_length") {
         prompt_tokens = read_tokens_once(cursor, key, prompt_tokens);
       } else if (key == "output_length") {
         output_tokens = read_tokens_once(cursor, key, output_tokens);
       } else if (key == "hash_ids") {
-        if (has_hash_ids) throw RowError(key, "appears twice");
+        if (has_hash_ids) throw base::RowError(key, "appears twice");
         cursor.read_uint64_array(out.prefix_blocks, "hash_ids");
         has_hash_ids = true;
       } else {
@@ -50,13 +50,13 @@ class MooncakeParser final : public RowParser {
       }
     }
     cursor.expect_end();
-    if (timestamp_ms < 0) throw RowError("timestamp", "missing field");
-    if (prompt_tokens < 0) throw RowError("input_length", "missing field");
-    if (output_tokens < 0) throw RowError("output_length", "missing field");
-    if (!has_hash_ids) throw RowError("hash_ids", "missing field");
+    if (timestamp_ms < 0) throw base::RowError("timestamp", "missing field");
+    if (prompt_tokens < 0) throw base::RowError("input_length", "missing field");
+    if (output_tokens < 0) throw base::RowError("output_length", "missing field");
+    if (!has_hash_ids) throw base::RowError("hash_ids", "missing field");
     const int64_t num_blocks = (prompt_tokens + kMooncakeBlockTokens - 1) / kMooncakeBlockTokens;
     if (static_cast<int64_t>(out.prefix_blocks.size()) != num_blocks) {
-      throw RowError(
+      throw base::RowError(
           "hash_ids",
           fmt::format("{} blocks, but input_length {} needs ceil({}/512) = {}",
                       out.prefix_blocks.size(), prompt_tokens, prompt_tokens, num_blocks));
@@ -69,12 +69,13 @@ class MooncakeParser final : public RowParser {
   }
 
  private:
-  static int64_t read_once(JsonCursor& cursor, std::string_view key, int64_t previous) {
-    if (previous >= 0) throw RowError(key, "appears twice");
+  static int64_t read_once(base::JsonCursor& cursor, std::string_view key, int64_t previous) {
+    if (previous >= 0) throw base::RowError(key, "appears twice");
     return cursor.read_int64(key);
   }
-  static int64_t read_tokens_once(JsonCursor& cursor, std::string_view key, int64_t previous) {
-    if (previous >= 0) throw RowError(key, "appears twice");
+  static int64_t read_tokens_once(base::JsonCursor& cursor, std::string_view key,
+                                  int64_t previous) {
+    if (previous >= 0) throw base::RowError(key, "appears twice");
     return cursor.read_token_count(key);
   }
 
@@ -90,21 +91,21 @@ class TidalJsonlParser final : public RowParser {
   void parse_header(std::string_view /*line*/) override {}
 
   bool parse_row(std::string_view line, Request& out) override {
-    JsonCursor cursor(line);
+    base::JsonCursor cursor(line);
     cursor.begin_object();
     reset_request(out);
     uint32_t seen = 0;  // one bit per key, to catch repeats and missing required keys
     std::string_view key;
     while (cursor.next_key(key, key_scratch_)) {
       const uint32_t bit = key_bit(key);
-      if (bit == 0) throw RowError(key, "unknown field");
-      if ((seen & bit) != 0) throw RowError(key, "appears twice");
+      if (bit == 0) throw base::RowError(key, "unknown field");
+      if ((seen & bit) != 0) throw base::RowError(key, "appears twice");
       seen |= bit;
       read_value(cursor, key, out);
     }
     cursor.expect_end();
     for (const char* required : {"arrival_s", "prompt_tokens", "output_tokens"}) {
-      if ((seen & key_bit(required)) == 0) throw RowError(required, "missing field");
+      if ((seen & key_bit(required)) == 0) throw base::RowError(required, "missing field");
     }
     check_tidal_request(out);
     return (seen & key_bit("id")) != 0;
@@ -123,16 +124,16 @@ class TidalJsonlParser final : public RowParser {
     return 0;
   }
 
-  static int32_t read_int32(JsonCursor& cursor, std::string_view key) {
+  static int32_t read_int32(base::JsonCursor& cursor, std::string_view key) {
     const int64_t value = cursor.read_int64(key);
     if (value < std::numeric_limits<int32_t>::min() ||
         value > std::numeric_limits<int32_t>::max()) {
-      throw RowError(key, fmt::format("out of range: {}", value));
+      throw base::RowError(key, fmt::format("out of range: {}", value));
     }
     return static_cast<int32_t>(value);
   }
 
-  void read_value(JsonCursor& cursor, std::string_view key, Request& out) {
+  void read_value(base::JsonCursor& cursor, std::string_view key, Request& out) {
     if (key == "id") {
       out.id = cursor.read_int64(key);
     } else if (key == "arrival_s") {

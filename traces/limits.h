@@ -1,15 +1,9 @@
-// Bounds every reader enforces, so that downstream int64 arithmetic (nanosecond clocks, token
-// sums) cannot overflow on hostile input.
+// Bounds of the trace generators, beside base/limits.h's bounds on every request.
 #pragma once
 
 #include <cstdint>
 
-namespace tidal::traces {
-
-inline constexpr double kMaxArrivalS = 1e9;              // about 31 years after time 0
-inline constexpr int64_t kMaxTokens = int64_t{1} << 40;  // per request, prompt or output
-
-}  // namespace tidal::traces
+#include "base/limits.h"
 
 namespace tidal::traces {
 

@@ -3,45 +3,70 @@
 #include <algorithm>
 #include <utility>
 
-#include "traces/field_parse.h"
-#include "traces/input_error.h"
-#include "traces/line_source.h"
-#include "traces/row_error.h"
+#include "base/field_parse.h"
+#include "base/input_error.h"
+#include "base/line_source.h"
+#include "base/row_error.h"
 #include "traces/row_parser.h"
 
 namespace tidal::traces {
+namespace {
+
+// A header names a few columns; a row holds at most a long list of prefix hashes. Longer lines
+// are refused before they are parsed (parsing one 200 MB line takes tens of seconds).
+constexpr size_t kMaxHeaderBytes = size_t{1} << 16;
+constexpr size_t kMaxRowBytes = size_t{1} << 24;
+
+}  // namespace
 
 struct TraceReader::Impl {
   std::string name;  // the path (or given name) errors start with
   ReadOptions options;
-  std::unique_ptr<LineSource> source;
+  std::unique_ptr<base::LineSource> source;
   std::unique_ptr<RowParser> parser;
   TraceFormat format = TraceFormat::tidal_jsonl;
   ReadReport report;
   std::string pending_row;  // a first line that is data, not header (JSONL formats)
   bool has_pending_row = false;
 
-  std::string locate(int64_t line_number, const RowError& error) const {
-    return name + ":" + std::to_string(line_number) + ": " + error.field() + ": " + error.what();
+  // "file:line: field: what"; a field name from the row itself (a JSONL key may hold a newline
+  // or other control bytes) is quoted with those bytes escaped, so the message stays one line.
+  std::string locate(int64_t line_number, const base::RowError& error) const {
+    const std::string_view field = error.field();
+    const bool printable = std::all_of(field.begin(), field.end(), [](char c) {
+      return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f;
+    });
+    return name + ":" + std::to_string(line_number) + ": " +
+           (printable ? std::string(field) : base::quote_for_message(field)) + ": " + error.what();
   }
 
   // Reads the first non-blank line: detects the format and takes the header.
   void start() {
     std::string_view line;
     while (source->next_line(line)) {
-      if (!trim_blanks(line).empty()) break;
+      if (!base::trim_blanks(line).empty()) break;
     }
-    if (trim_blanks(line).empty()) throw InputError(name + ": empty file (no header and no rows)");
+    if (base::trim_blanks(line).empty())
+      throw InputError(name + ": empty file (no header and no rows)");
+    // JSONL files start with a row, the CSV formats with a header.
+    const size_t max_bytes =
+        base::trim_blanks(line).starts_with('{') ? kMaxRowBytes : kMaxHeaderBytes;
+    if (line.size() > max_bytes) {
+      throw InputError(name + ":" + std::to_string(source->line_number()) + ": first line of " +
+                       std::to_string(line.size()) + " bytes, longer than the limit of " +
+                       std::to_string(max_bytes) + " for a header or a JSONL row");
+    }
     format = options.format ? *options.format
                             : detect_format_from_first_line(line, name, source->line_number());
     parser = make_row_parser(format);
     if (parser->has_header()) {
       try {
         parser->parse_header(line);
-      } catch (const RowError& error) {
+      } catch (const base::RowError& error) {
         throw InputError(locate(source->line_number(), error) + " (in the " +
                          std::string(format_name(format)) + " header)");
       }
+      report.no_arrival_times = !parser->has_arrival_times();
     } else {
       pending_row.assign(line);
       has_pending_row = true;
@@ -57,13 +82,18 @@ struct TraceReader::Impl {
       } else if (!source->next_line(line)) {
         return false;
       }
-      if (trim_blanks(line).empty()) continue;
+      if (base::trim_blanks(line).empty()) continue;
       try {
+        if (line.size() > kMaxRowBytes) {
+          throw base::RowError("row", std::to_string(line.size()) +
+                                          " bytes, longer than the limit of " +
+                                          std::to_string(kMaxRowBytes) + " per row");
+        }
         const bool carried_id = parser->parse_row(line, out);
         if (!carried_id) out.id = report.num_rows;
         ++report.num_rows;
         return true;
-      } catch (const RowError& error) {
+      } catch (const base::RowError& error) {
         std::string message = locate(source->line_number(), error);
         if (!options.skip_bad) throw InputError(message);
         ++report.num_skipped;
@@ -79,7 +109,7 @@ TraceReader::TraceReader(const std::string& path, const ReadOptions& options)
     : impl_(std::make_unique<Impl>()) {
   impl_->name = path;
   impl_->options = options;
-  impl_->source = LineSource::open_file(path);
+  impl_->source = base::LineSource::open_file(path);
   impl_->start();
 }
 
@@ -88,7 +118,7 @@ TraceReader TraceReader::from_text(std::string text, const std::string& name,
   auto impl = std::make_unique<Impl>();
   impl->name = name;
   impl->options = options;
-  impl->source = LineSource::from_text(std::move(text));
+  impl->source = base::LineSource::from_text(std::move(text));
   impl->start();
   return TraceReader(std::move(impl));
 }
@@ -135,6 +165,10 @@ std::vector<Request> read_all(TraceReader& reader, ReadReport* report) {
 }
 
 }  // namespace
+
+bool trace_has_arrival_times(const std::string& path, const ReadOptions& options) {
+  return !TraceReader(path, options).report().no_arrival_times;
+}
 
 std::vector<Request> read_trace(const std::string& path, const ReadOptions& options,
                                 ReadReport* report) {

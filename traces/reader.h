@@ -23,6 +23,9 @@ struct ReadReport {
   int64_t num_rows = 0;              // requests returned
   int64_t num_skipped = 0;           // bad rows skipped (only with skip_bad)
   std::vector<std::string> skipped;  // [num_skipped] one "file:line: field: what" per row
+  // The file gives no arrival times (a lengths-only file, docs/traces.md): every request
+  // arrives at t = 0.
+  bool no_arrival_times = false;
 };
 
 class TraceReader {
@@ -50,6 +53,10 @@ class TraceReader {
   explicit TraceReader(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// Whether `path` gives arrival times (false: a lengths-only file, every request at t = 0).
+// Reads only the header; InputError as TraceReader's constructor.
+bool trace_has_arrival_times(const std::string& path, const ReadOptions& options = {});
 
 // The whole file. `report`, when given, receives the row and skip counts.
 std::vector<Request> read_trace(const std::string& path, const ReadOptions& options = {},

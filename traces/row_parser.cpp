@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "base/row_error.h"
 #include "traces/limits.h"
-#include "traces/row_error.h"
 
 namespace tidal::traces {
 
@@ -45,40 +45,42 @@ void reset_request(Request& request) {
 }
 
 void check_tidal_request(const Request& request) {
-  if (!(request.arrival_s >= 0.0) || request.arrival_s > kMaxArrivalS) {
-    throw RowError("arrival_s",
-                   fmt::format("must be in [0, {}], got {}", kMaxArrivalS, request.arrival_s));
+  if (!(request.arrival_s >= 0.0) || request.arrival_s > base::kMaxArrivalS) {
+    throw base::RowError("arrival_s", fmt::format("must be in [0, {}], got {}", base::kMaxArrivalS,
+                                                  request.arrival_s));
   }
-  if (request.id < 0) throw RowError("id", fmt::format("must be >= 0, got {}", request.id));
+  if (request.id < 0) throw base::RowError("id", fmt::format("must be >= 0, got {}", request.id));
   if (request.turn < -1) {
-    throw RowError("turn", fmt::format("must be >= 0 (or -1 for none), got {}", request.turn));
+    throw base::RowError("turn",
+                         fmt::format("must be >= 0 (or -1 for none), got {}", request.turn));
   }
   if (request.prefix_block_tokens < 0) {
-    throw RowError("prefix_block_tokens",
-                   fmt::format("must be >= 0, got {}", request.prefix_block_tokens));
+    throw base::RowError("prefix_block_tokens",
+                         fmt::format("must be >= 0, got {}", request.prefix_block_tokens));
   }
   if (request.prefix_block_tokens == 0 && !request.prefix_blocks.empty()) {
-    throw RowError("prefix_block_tokens", "must be > 0 when prefix_blocks is given");
+    throw base::RowError("prefix_block_tokens", "must be > 0 when prefix_blocks is given");
   }
   if (request.prefix_block_tokens > 0) {
     const int64_t num_blocks =
         (request.prompt_tokens + request.prefix_block_tokens - 1) / request.prefix_block_tokens;
     if (static_cast<int64_t>(request.prefix_blocks.size()) != num_blocks) {
-      throw RowError("prefix_blocks",
-                     fmt::format("{} blocks, but prompt_tokens {} needs ceil({}/{}) = {}",
-                                 request.prefix_blocks.size(), request.prompt_tokens,
-                                 request.prompt_tokens, request.prefix_block_tokens, num_blocks));
+      throw base::RowError(
+          "prefix_blocks",
+          fmt::format("{} blocks, but prompt_tokens {} needs ceil({}/{}) = {}",
+                      request.prefix_blocks.size(), request.prompt_tokens, request.prompt_tokens,
+                      request.prefix_block_tokens, num_blocks));
     }
   }
   for (const int64_t dep : request.deps) {
-    if (dep < 0) throw RowError("deps", fmt::format("ids must be >= 0, got {}", dep));
+    if (dep < 0) throw base::RowError("deps", fmt::format("ids must be >= 0, got {}", dep));
   }
-  if (!(request.think_time_s >= 0.0) || request.think_time_s > kMaxArrivalS) {
-    throw RowError("think_time_s",
-                   fmt::format("must be in [0, {}], got {}", kMaxArrivalS, request.think_time_s));
+  if (!(request.think_time_s >= 0.0) || request.think_time_s > base::kMaxArrivalS) {
+    throw base::RowError("think_time_s", fmt::format("must be in [0, {}], got {}",
+                                                     base::kMaxArrivalS, request.think_time_s));
   }
   if (request.think_time_s > 0.0 && request.deps.empty()) {
-    throw RowError("think_time_s", "needs deps (it counts from their finish)");
+    throw base::RowError("think_time_s", "needs deps (it counts from their finish)");
   }
 }
 

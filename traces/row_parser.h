@@ -16,8 +16,10 @@ class RowParser {
   // True when the first line is a header to give to parse_header() rather than a row.
   virtual bool has_header() const = 0;
   virtual void parse_header(std::string_view line) = 0;
+  // False when the file gives no arrival times (a Vidur lengths-only file): every row at 0.
+  virtual bool has_arrival_times() const { return true; }
   // Overwrites every field of `out` (reusing its buffers). Returns true when the row carried
-  // its own id; otherwise the reader numbers rows. Throws RowError; a row that throws leaves
+  // its own id; otherwise the reader numbers rows. Throws base::RowError; a row that throws leaves
   // the parser's state (time order) as it was.
   virtual bool parse_row(std::string_view line, Request& out) = 0;
 };
@@ -39,7 +41,7 @@ std::unique_ptr<RowParser> make_tidal_jsonl_parser();
 std::unique_ptr<RowParser> make_tidal_csv_parser();
 
 // Checks a tidal-format row's cross-field rules (arrival range, turn, prefix blocks vs prompt
-// length, deps, think time); RowError naming the field.
+// length, deps, think time); base::RowError naming the field.
 void check_tidal_request(const Request& request);
 
 }  // namespace tidal::traces

@@ -3,8 +3,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/input_error.h"
 #include "traces/generators.h"
-#include "traces/input_error.h"
 
 namespace tidal::traces {
 namespace {

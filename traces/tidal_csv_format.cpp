@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "traces/csv_split.h"
-#include "traces/field_parse.h"
-#include "traces/row_error.h"
+#include "base/csv_split.h"
+#include "base/field_parse.h"
+#include "base/row_error.h"
 #include "traces/row_parser.h"
 
 namespace tidal::traces {
@@ -38,9 +38,9 @@ constexpr std::string_view kColumnNames[] = {
     "think_time_s", "failed"};
 
 int32_t parse_int32(std::string_view text, std::string_view field) {
-  const int64_t value = parse_int64(text, field);
+  const int64_t value = base::parse_int64(text, field);
   if (value < std::numeric_limits<int32_t>::min() || value > std::numeric_limits<int32_t>::max()) {
-    throw RowError(field, fmt::format("out of range: {}", value));
+    throw base::RowError(field, fmt::format("out of range: {}", value));
   }
   return static_cast<int32_t>(value);
 }
@@ -55,9 +55,9 @@ void parse_list(std::string_view text, std::string_view field, std::vector<T>& o
     if (end > pos) {
       const std::string_view item = text.substr(pos, end - pos);
       if constexpr (std::is_same_v<T, uint64_t>) {
-        out.push_back(parse_uint64(item, field));
+        out.push_back(base::parse_uint64(item, field));
       } else {
-        out.push_back(parse_int64(item, field));
+        out.push_back(base::parse_int64(item, field));
       }
     }
     pos = end;
@@ -76,8 +76,10 @@ class TidalCsvParser final : public RowParser {
       const std::string& name = columns_.name(i);
       size_t kind = 0;
       while (kind < std::size(kColumnNames) && kColumnNames[kind] != name) ++kind;
-      if (kind == std::size(kColumnNames)) throw RowError(name, "unknown column in the header");
-      if ((seen & (1u << kind)) != 0) throw RowError(name, "column appears twice in the header");
+      if (kind == std::size(kColumnNames))
+        throw base::RowError(name, "unknown column in the header");
+      if ((seen & (1u << kind)) != 0)
+        throw base::RowError(name, "column appears twice in the header");
       seen |= 1u << kind;
       kinds_.push_back(static_cast<Column>(kind));
     }
@@ -88,7 +90,7 @@ class TidalCsvParser final : public RowParser {
   }
 
   bool parse_row(std::string_view line, Request& out) override {
-    split_csv(line, fields_, scratch_);
+    base::split_csv(line, fields_, scratch_);
     columns_.check_row_width(fields_);
     reset_request(out);
     for (size_t i = 0; i < fields_.size(); ++i) read_field(kinds_[i], fields_[i], out);
@@ -101,22 +103,22 @@ class TidalCsvParser final : public RowParser {
     const std::string_view name = kColumnNames[static_cast<size_t>(kind)];
     switch (kind) {
       case Column::id:
-        out.id = parse_int64(text, name);
+        out.id = base::parse_int64(text, name);
         break;
       case Column::arrival_s:
-        out.arrival_s = parse_finite_double(text, name);
+        out.arrival_s = base::parse_finite_double(text, name);
         break;
       case Column::prompt_tokens:
-        out.prompt_tokens = parse_token_count(text, name);
+        out.prompt_tokens = base::parse_token_count(text, name);
         break;
       case Column::output_tokens:
-        out.output_tokens = parse_token_count(text, name);
+        out.output_tokens = base::parse_token_count(text, name);
         break;
       case Column::session_id:
         out.session_id.assign(text);
         break;
       case Column::turn:
-        out.turn = trim_blanks(text).empty() ? -1 : parse_int32(text, name);
+        out.turn = base::trim_blanks(text).empty() ? -1 : parse_int32(text, name);
         break;
       case Column::tenant:
         out.tenant.assign(text);
@@ -128,7 +130,7 @@ class TidalCsvParser final : public RowParser {
         out.region.assign(text);
         break;
       case Column::prefix_block_tokens:
-        out.prefix_block_tokens = trim_blanks(text).empty() ? 0 : parse_int32(text, name);
+        out.prefix_block_tokens = base::trim_blanks(text).empty() ? 0 : parse_int32(text, name);
         break;
       case Column::prefix_blocks:
         parse_list(text, name, out.prefix_blocks);
@@ -137,15 +139,16 @@ class TidalCsvParser final : public RowParser {
         parse_list(text, name, out.deps);
         break;
       case Column::think_time_s:
-        out.think_time_s = trim_blanks(text).empty() ? 0.0 : parse_finite_double(text, name);
+        out.think_time_s =
+            base::trim_blanks(text).empty() ? 0.0 : base::parse_finite_double(text, name);
         break;
       case Column::failed:
-        out.failed = !trim_blanks(text).empty() && parse_bool(text, name);
+        out.failed = !base::trim_blanks(text).empty() && base::parse_bool(text, name);
         break;
     }
   }
 
-  CsvColumns columns_;
+  base::CsvColumns columns_;
   std::vector<Column> kinds_;             // [num_columns]
   std::vector<std::string_view> fields_;  // [num_columns]
   std::string scratch_;

@@ -2,14 +2,15 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <utility>
 
 #include <fmt/format.h>
 
-#include "traces/csv_text.h"
-#include "traces/input_error.h"
+#include "base/csv_text.h"
+#include "base/input_error.h"
 
 namespace tidal::traces {
 namespace {
@@ -80,7 +81,7 @@ void append_csv_string(std::string& out, std::string_view text, std::string_view
     out += text;
     return;
   }
-  append_quoted_csv(out, text);
+  base::append_quoted_csv(out, text);
 }
 
 template <typename T>
@@ -207,29 +208,17 @@ TraceFormat output_format_for_path(const std::string& path) {
 
 TraceWriter::TraceWriter(const std::string& path)
     : path_(path), format_(output_format_for_path(path)) {
-  if (path == "-") {
-    file_ = stdout;
-  } else {
-    file_ = std::fopen(path.c_str(), "wb");
-    if (file_ == nullptr) throw InputError(path + ": cannot write: " + std::strerror(errno));
-    owns_file_ = true;
-  }
+  if (path != "-") file_.emplace(path);
   if (format_ == TraceFormat::tidal_csv) {
     buffer_ = csv_header();
     buffer_ += '\n';
   }
 }
 
-TraceWriter::~TraceWriter() {
-  try {
-    close();
-  } catch (const InputError&) {
-    // Destructors must not throw; close() explicitly to see write errors.
-  }
-}
+TraceWriter::~TraceWriter() = default;  // an unclosed file_ removes its temporary
 
 void TraceWriter::write(const Request& request) {
-  if (file_ == nullptr) throw InputError(path_ + ": write after close");
+  if (closed_) throw InputError(path_ + ": write after close");
   if (format_ == TraceFormat::tidal_csv) {
     append_csv_row(request, buffer_);
   } else {
@@ -240,19 +229,24 @@ void TraceWriter::write(const Request& request) {
 }
 
 void TraceWriter::flush_buffer() {
-  if (std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) {
+  if (file_) {
+    file_->stream().write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    if (!file_->stream()) throw InputError(path_ + ": write failed");
+  } else if (std::fwrite(buffer_.data(), 1, buffer_.size(), stdout) != buffer_.size()) {
     throw InputError(path_ + ": write failed: " + std::strerror(errno));
   }
   buffer_.clear();
 }
 
 void TraceWriter::close() {
-  if (file_ == nullptr) return;
-  std::FILE* file = std::exchange(file_, nullptr);
-  const bool wrote = std::fwrite(buffer_.data(), 1, buffer_.size(), file) == buffer_.size();
-  buffer_.clear();
-  const bool closed = owns_file_ ? std::fclose(file) == 0 : std::fflush(file) == 0;
-  if (!wrote || !closed) throw InputError(path_ + ": write failed: " + std::strerror(errno));
+  if (closed_) return;
+  closed_ = true;
+  flush_buffer();
+  if (file_) {
+    file_->commit();
+  } else if (std::fflush(stdout) != 0) {
+    throw InputError(path_ + ": write failed: " + std::strerror(errno));
+  }
 }
 
 void write_trace(const std::string& path, const std::vector<Request>& requests) {
@@ -262,12 +256,14 @@ void write_trace(const std::string& path, const std::vector<Request>& requests) 
 }
 
 void write_text_file(const std::string& path, std::string_view text) {
-  const bool to_stdout = path == "-";
-  std::FILE* file = to_stdout ? stdout : std::fopen(path.c_str(), "wb");
-  if (file == nullptr) throw InputError(path + ": cannot write: " + std::strerror(errno));
-  const bool wrote = std::fwrite(text.data(), 1, text.size(), file) == text.size();
-  const bool closed = to_stdout ? std::fflush(file) == 0 : std::fclose(file) == 0;
-  if (!wrote || !closed) throw InputError(path + ": write failed: " + std::strerror(errno));
+  if (path != "-") {
+    base::write_output_text(path, text);
+    return;
+  }
+  const bool wrote = std::fwrite(text.data(), 1, text.size(), stdout) == text.size();
+  if (!wrote || std::fflush(stdout) != 0) {
+    throw InputError(path + ": write failed: " + std::strerror(errno));
+  }
 }
 
 }  // namespace tidal::traces

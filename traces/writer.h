@@ -2,12 +2,13 @@
 // fields as columns). Column and key names: docs/traces.md.
 #pragma once
 
-#include <cstdio>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "base/output_files.h"
 #include "traces/format.h"
 #include "traces/request.h"
 
@@ -26,6 +27,8 @@ std::string_view csv_header();
 TraceFormat output_format_for_path(const std::string& path);
 
 // Streams requests into a file in the format its extension names ("-" writes JSONL to stdout).
+// The file appears only when close() succeeds (base::PendingFile): until then the rows go to a
+// temporary beside it, so a failed conversion leaves the previous file, never a truncated one.
 class TraceWriter {
  public:
   explicit TraceWriter(const std::string& path);
@@ -33,23 +36,23 @@ class TraceWriter {
   TraceWriter& operator=(const TraceWriter&) = delete;
   ~TraceWriter();
   void write(const Request& request);
-  // Flushes and closes; InputError if the file cannot be written. Called by the destructor too
-  // (which swallows errors), so call it explicitly to see them.
+  // Flushes and moves the file into place; InputError if it cannot be written. Without it
+  // (an exception, a bad row) the destructor discards what was written.
   void close();
 
  private:
   void flush_buffer();
   std::string path_;
   TraceFormat format_;
-  std::FILE* file_ = nullptr;
-  bool owns_file_ = false;
+  std::optional<base::PendingFile> file_;  // empty for stdout
+  bool closed_ = false;
   std::string buffer_;  // pending rows, flushed in chunks
 };
 
 // Writes all requests to `path` (format from the extension).
 void write_trace(const std::string& path, const std::vector<Request>& requests);
 
-// Writes `text` to `path` ("-" is stdout); InputError when it cannot.
+// Writes `text` to `path` as a whole ("-" is stdout); InputError when it cannot.
 void write_text_file(const std::string& path, std::string_view text);
 
 }  // namespace tidal::traces

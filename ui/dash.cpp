@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "base/input_error.h"
 #include "reports/run_data.h"
-#include "traces/input_error.h"
 #include "ui/dash_frame.h"
 #include "ui/dash_model.h"
 #include "ui/script_runner.h"

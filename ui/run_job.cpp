@@ -2,10 +2,10 @@
 
 #include <cassert>
 
+#include "base/input_error.h"
 #include "sim/metrics.h"
 #include "sim/run_output.h"
 #include "sim/simulator.h"
-#include "traces/input_error.h"
 
 namespace tidal::ui {
 namespace {

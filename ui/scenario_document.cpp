@@ -1,12 +1,12 @@
 #include "ui/scenario_document.h"
 
 #include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
 
+#include "base/input_error.h"
+#include "base/output_files.h"
 #include "sim/default_scenario.h"
-#include "traces/input_error.h"
 #include "ui/json_path.h"
 
 namespace tidal::ui {
@@ -112,11 +112,7 @@ void ScenarioDocument::report_error(const std::string& message) {
 }
 
 void ScenarioDocument::save(const std::string& path) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw InputError(fmt::format("{}: cannot write scenario file", path));
-  out << raw_.dump(2) << '\n';
-  out.close();
-  if (!out) throw InputError(fmt::format("{}: cannot write scenario file", path));
+  base::write_output_text(path, raw_.dump(2) + "\n");
   // Relative paths inside keep resolving against the folder the document was read from.
   path_ = path;
   modified_ = false;

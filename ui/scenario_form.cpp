@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "base/input_error.h"
 #include "engine/sched/config.h"
 #include "perf/dtype.h"
 #include "perf/gpu_catalog.h"
@@ -12,7 +13,6 @@
 #include "sim/router.h"
 #include "traces/format.h"
 #include "traces/generators.h"
-#include "traces/input_error.h"
 #include "ui/json_path.h"
 #include "ui/theme.h"
 

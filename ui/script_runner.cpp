@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "traces/input_error.h"
+#include "base/input_error.h"
 #include "ui/json_path.h"
 
 namespace tidal::ui {

@@ -9,7 +9,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "traces/input_error.h"
+#include "base/input_error.h"
+#include "base/output_files.h"
 
 namespace tidal::ui {
 namespace {
@@ -89,10 +90,7 @@ void write_settings(const std::string& path, const Settings& settings) {
                                     {"window_height", settings.window_height},
                                     {"theme", settings.light_theme ? "light" : "dark"},
                                     {"recent_files", settings.recent_files}};
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << root.dump(2) << '\n';
-  out.close();
-  if (!out) throw InputError(fmt::format("{}: cannot write settings file", path));
+  base::write_output_text(path, root.dump(2) + "\n");
 }
 
 void add_recent_file(Settings& settings, const std::string& path) {

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "traces/input_error.h"
+#include "base/input_error.h"
 #include "ui/comparison.h"
 #include "ui/json_path.h"
 #include "ui/plot/plot.h"

@@ -8,9 +8,10 @@
 
 #include <fmt/format.h>
 
+#include "base/input_error.h"
+#include "base/output_files.h"
 #include "engine/engine_config.h"
 #include "models/quantize_weights.h"
-#include "traces/input_error.h"
 
 namespace tidal::validate {
 namespace {
@@ -275,10 +276,8 @@ MatrixResult run_matrix(const Matrix& matrix, const std::string& out_dir,
 }
 
 void write_matrix_files(const MatrixResult& result, const std::string& out_dir) {
-  std::ofstream(fs::path(out_dir) / "matrix.json") << result.json.dump(2) << "\n";
-  std::ofstream md(fs::path(out_dir) / "matrix.md");
-  md << result.markdown;
-  if (!md) throw InputError(fmt::format("{}: cannot write matrix.md", out_dir));
+  base::write_output_text((fs::path(out_dir) / "matrix.json").string(), result.json.dump(2) + "\n");
+  base::write_output_text((fs::path(out_dir) / "matrix.md").string(), result.markdown);
 }
 
 std::string matrix_markdown(const nlohmann::ordered_json& matrix_json) {

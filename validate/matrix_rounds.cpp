@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "traces/input_error.h"
+#include "base/input_error.h"
 #include "validate/drift_fit.h"
 #include "validate/validation_json.h"
 

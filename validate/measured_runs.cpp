@@ -7,11 +7,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/csv_split.h"
+#include "base/field_parse.h"
+#include "base/input_error.h"
+#include "base/row_error.h"
 #include "perf/json_reader.h"
-#include "traces/csv_split.h"
-#include "traces/field_parse.h"
-#include "traces/input_error.h"
-#include "traces/row_error.h"
 
 namespace tidal::validate {
 namespace {
@@ -28,18 +28,18 @@ const std::map<std::string, std::string>& system_gpus() {
 // Parallelism of a part the run does not use: empty, or 0 in a few dense-model rows; both mean 1.
 int64_t optional_count(std::string_view text, std::string_view field) {
   if (text.empty()) return 1;
-  const int64_t value = traces::parse_int64(text, field);
+  const int64_t value = base::parse_int64(text, field);
   return value == 0 ? 1 : value;
 }
 
 int64_t positive(int64_t value, std::string_view field) {
-  if (value < 1) throw traces::RowError(field, fmt::format("must be >= 1 (got {})", value));
+  if (value < 1) throw base::RowError(field, fmt::format("must be >= 1 (got {})", value));
   return value;
 }
 
 double positive_ms(std::string_view text, std::string_view field) {
-  const double value = traces::parse_finite_double(text, field);
-  if (!(value > 0.0)) throw traces::RowError(field, fmt::format("must be > 0 (got {})", value));
+  const double value = base::parse_finite_double(text, field);
+  if (!(value > 0.0)) throw base::RowError(field, fmt::format("must be > 0 (got {})", value));
   return value;
 }
 
@@ -51,7 +51,7 @@ std::vector<MeasuredRun> read_measured_csv(const std::string& path) {
   std::string line;
   if (!std::getline(in, line)) throw InputError(path + ": empty file (expected a header)");
   if (!line.empty() && line.back() == '\r') line.pop_back();
-  traces::CsvColumns columns;
+  base::CsvColumns columns;
   std::vector<std::string_view> fields;
   std::string scratch;
   int64_t line_number = 1;
@@ -71,7 +71,7 @@ std::vector<MeasuredRun> read_measured_csv(const std::string& path) {
       ++line_number;
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (line.empty()) continue;
-      traces::split_csv(line, fields, scratch);
+      base::split_csv(line, fields, scratch);
       columns.check_row_width(fields);
       MeasuredRun r;
       r.where = fmt::format("{}:{}", path, line_number);
@@ -85,17 +85,17 @@ std::vector<MeasuredRun> read_measured_csv(const std::string& path) {
       r.moe_quant_mode = std::string(fields[moe_quant]);
       r.mode = std::string(fields[mode]);
       if (r.mode != "agg" && r.mode != "disagg") {
-        throw traces::RowError("mode", fmt::format("\"{}\" is neither agg nor disagg", r.mode));
+        throw base::RowError("mode", fmt::format("\"{}\" is neither agg nor disagg", r.mode));
       }
-      r.isl = positive(traces::parse_int64(fields[isl], "isl"), "isl");
-      r.osl = positive(traces::parse_int64(fields[osl], "osl"), "osl");
+      r.isl = positive(base::parse_int64(fields[isl], "isl"), "isl");
+      r.osl = positive(base::parse_int64(fields[osl], "osl"), "osl");
       // A few rows do not say how many clients ran: 0, and not expressible.
       r.concurrency =
           fields[concurrency].empty()
               ? 0
-              : positive(traces::parse_int64(fields[concurrency], "concurrency"), "concurrency");
+              : positive(base::parse_int64(fields[concurrency], "concurrency"), "concurrency");
       if (r.mode == "agg") {
-        r.tp = positive(traces::parse_int64(fields[tp], "tp_size"), "tp_size");
+        r.tp = positive(base::parse_int64(fields[tp], "tp_size"), "tp_size");
         r.pp = positive(optional_count(fields[pp], "pp_size"), "pp_size");
         r.attention_dp = positive(optional_count(fields[attention_dp], "attention_dp_size"),
                                   "attention_dp_size");
@@ -106,7 +106,7 @@ std::vector<MeasuredRun> read_measured_csv(const std::string& path) {
       r.tpot_ms = positive_ms(fields[tpot], "silicon_tpot_ms");
       runs.push_back(std::move(r));
     }
-  } catch (const traces::RowError& e) {
+  } catch (const base::RowError& e) {
     throw InputError(fmt::format("{}:{}: {}: {}", path, line_number, e.field(), e.what()));
   }
   if (runs.empty()) throw InputError(path + ": no measured rows");

@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/input_error.h"
 #include "sim/metrics.h"
 #include "sim/simulator.h"
-#include "traces/input_error.h"
 
 namespace tidal::validate {
 namespace {
@@ -60,17 +60,21 @@ nlohmann::json scenario_json(const MeasuredRun& run, const SiliconOptions& optio
     pool["scheduler"]["policy"] = "chunked_prefill";
     pool["scheduler"]["max_num_seqs"] = std::max<int64_t>(256, run.concurrency);
   }
-  // As the benchmark clients run: every client starts at once and every request counts.
+  // As the benchmark clients run: every client starts at once.
   nlohmann::json generator{{"kind", "closed_loop"},
                            {"concurrency", run.concurrency},
                            {"num_requests", run.concurrency * options.requests_per_client},
                            {"prompt", run.isl},
                            {"output", run.osl}};
-  return {{"name", run.id},
-          {"seed", 1},
-          {"workloads", {{{"name", "bench"}, {"generator", generator}}}},
-          {"fleet", {{"pools", {pool}}}},
-          {"output", {{"trace_max_slices", 0}}}};
+  nlohmann::json scenario{{"name", run.id},
+                          {"seed", 1},
+                          {"workloads", {{{"name", "bench"}, {"generator", generator}}}},
+                          {"fleet", {{"pools", {pool}}}},
+                          {"output", {{"trace_max_slices", 0}}}};
+  if (!options.count_first_requests) {
+    scenario["metrics"] = {{"exclude_first_per_client", true}};
+  }
+  return scenario;
 }
 
 }  // namespace

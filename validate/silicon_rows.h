@@ -21,9 +21,12 @@ struct SiliconOptions {
   std::string step_model = "roofline";  // roofline | kernel_db
   bool engine_presets = false;          // the row's engine preset (scheduler, overheads)
   // Requests per client. The clients start at once, as `vllm bench serve --max-concurrency`,
-  // genai-perf and aiperf start them, and every request counts in the means, the first burst
-  // included (measured.csv's TTFTs hold it: far above a lone prefill at high concurrency).
+  // genai-perf and aiperf start them.
   int64_t requests_per_client = 3;
+  // Whether each client's first request counts in the means. measured.csv does not say whether
+  // the first burst (every client's prompt at once) was measured; when it is left out
+  // (metrics.exclude_first_per_client) the means are those of the loop's later rounds.
+  bool count_first_requests = true;
 };
 
 struct PreparedRow {

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "base/input_error.h"
 #include "sim/run_output.h"
-#include "traces/input_error.h"
 
 namespace tidal::validate {
 

@@ -2,17 +2,17 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 
 #include <fmt/format.h>
 
+#include "base/input_error.h"
+#include "base/output_files.h"
 #include "engine/engine.h"
 #include "engine/profile/cpu_target.h"
 #include "models/presets.h"
 #include "perf/profiled_model.h"
 #include "traces/format.h"
-#include "traces/input_error.h"
 #include "traces/reader.h"
 #include "validate/compare.h"
 #include "validate/engine_side.h"
@@ -26,9 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 
 void write_text(const fs::path& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  if (!out) throw InputError(fmt::format("{}: cannot write the file", path.string()));
+  base::write_output_text(path.string(), text);
 }
 
 void write_step_errors(const fs::path& path, const std::vector<StepPrediction>& steps) {

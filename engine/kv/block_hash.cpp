@@ -2,8 +2,8 @@
 
 #include <string>
 
+#include "base/input_error.h"
 #include "engine/kv/flat_map.h"
-#include "traces/input_error.h"
 
 namespace tidal::kv {
 

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "traces/input_error.h"
+#include "base/input_error.h"
 
 namespace tidal::kv {
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "base/input_error.h"
 #include "engine/cuda_ranks.h"
 #include "engine/model_loading.h"
 #include "engine/profile/cpu_target.h"
@@ -17,7 +18,6 @@
 #include "models/paged_forward.h"
 #include "models/quantize_weights.h"
 #include "models/tensor_parallel.h"
-#include "traces/input_error.h"
 
 namespace tidal::profile {
 

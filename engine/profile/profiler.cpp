@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "base/input_error.h"
 #include "engine/model_loading.h"
 #include "engine/profile/cpu_target.h"
 #include "engine/profile/draft_cost.h"
@@ -14,7 +15,6 @@
 #include "engine/profile/sweeps.h"
 #include "models/quantize_weights.h"
 #include "models/tensor_parallel.h"
-#include "traces/input_error.h"
 
 namespace tidal::profile {
 namespace {

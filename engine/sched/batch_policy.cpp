@@ -1,56 +1,17 @@
 #include "engine/sched/batch_policy.h"
 
 #include <array>
-#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
 #include "engine/sched/prefill_first_policy.h"
 #include "engine/sched/sched_core.h"
+#include "engine/sched/static_policy.h"
 
 namespace tidal::sched {
 
 namespace {
-
-class StaticPolicy final : public BatchPolicy {
- public:
-  explicit StaticPolicy(const SchedulerConfig& config)
-      : batch_size_(config.static_batch_size),
-        timeout_ns_(std::llround(config.static_batch_timeout_s * 1e9)) {}
-
-  void plan_step(SchedulerCore& core, int64_t now_ns) override {
-    if (batch_active(core)) {
-      core.schedule_running(RunningPass::all, false);
-      while (core.swap_in_next(false)) {
-      }
-      return;
-    }
-    if (!batch_ready(core, now_ns)) return;
-    for (int32_t i = 0; i < batch_size_ && core.admit_next(false); ++i) {
-    }
-  }
-
-  int64_t next_wakeup_ns(const SchedulerCore& core) const override {
-    if (batch_active(core) || core.num_waiting() == 0 || core.num_waiting() >= batch_size_) {
-      return Scheduler::kNoWakeup;
-    }
-    return core.oldest_waiting_added_ns() + timeout_ns_;
-  }
-
- private:
-  static bool batch_active(const SchedulerCore& core) {
-    return core.num_running() + core.num_swapped() > 0;
-  }
-  bool batch_ready(const SchedulerCore& core, int64_t now_ns) const {
-    if (core.num_waiting() == 0) return false;
-    return core.num_waiting() >= batch_size_ ||
-           now_ns - core.oldest_waiting_added_ns() >= timeout_ns_;
-  }
-
-  int32_t batch_size_;
-  int64_t timeout_ns_;
-};
 
 class ContinuousPolicy final : public BatchPolicy {
  public:
@@ -90,11 +51,7 @@ struct PolicyEntry {
 };
 
 constexpr std::array<PolicyEntry, 4> kPolicyRegistry{{
-    {"static",
-     [](const SchedulerConfig& c) -> std::unique_ptr<BatchPolicy> {
-       return std::make_unique<StaticPolicy>(c);
-     },
-     {.splits_prompts = false, .supports_swap = true}},
+    {"static", make_static_policy, {.splits_prompts = true, .supports_swap = true}},
     {"continuous",
      [](const SchedulerConfig&) -> std::unique_ptr<BatchPolicy> {
        return std::make_unique<ContinuousPolicy>();

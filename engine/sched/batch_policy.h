@@ -1,7 +1,8 @@
 // Batching policies: how a step is filled from the running, swapped and waiting requests.
 // Small classes behind one interface, chosen by name (SchedulerConfig::policy):
-//   static          request-level batching: form a batch of up to static_batch_size requests
-//                   (or whatever waited static_batch_timeout_s), run it until its last request
+//   static          request-level batching (static_policy.h): form a batch of up to
+//                   static_batch_size requests (or whatever waited static_batch_timeout_s) whose
+//                   padded KV fits, prefill it in chunks, decode it until its last request
 //                   finishes, admit nothing meanwhile.
 //   continuous      iteration-level batching (Orca / vLLM): running requests first, then
 //                   swapped ones, then waiting ones FCFS while blocks, sequences and the token

@@ -4,9 +4,9 @@
 #include <array>
 #include <string>
 
+#include "base/input_error.h"
 #include "engine/sched/batch_policy.h"
 #include "engine/sched/step_plan.h"
-#include "traces/input_error.h"
 
 namespace tidal::sched {
 
@@ -39,6 +39,11 @@ void check_at_least(int64_t value, int64_t minimum, const std::string& key_path)
 }
 
 }  // namespace
+
+int64_t default_max_num_batched_tokens(std::string_view policy) {
+  return policy == "chunked_prefill" ? kChunkedPrefillTokens
+                                     : SchedulerConfig{}.max_num_batched_tokens;
+}
 
 std::span<const std::string_view> preemption_mode_names() {
   return kPreemptionNames;

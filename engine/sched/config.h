@@ -25,6 +25,17 @@ struct SchedulerConfig {
   int32_t num_speculative_tokens = 0;         // draft tokens per decoding request and step (k)
 };
 
+// The step token budget a pool gets when neither its scenario nor an engine preset sets
+// max_num_batched_tokens: SchedulerConfig's 8192, except for chunked_prefill, which gets
+// kChunkedPrefillTokens as vLLM does when chunked prefill is on and the budget is left out.
+// (Sources: vLLM V0, vllm/config.py SchedulerConfig.__post_init__ at commit 0004438 (2025):
+// 2048 with chunked prefill, "a balance between ITL and TTFT", 512 in earlier V0 releases; vLLM
+// V1, vllm/engine/arg_utils.py EngineArgs.get_batch_defaults: 2048 for the API server on A100s
+// and GPUs below 70 GiB, 8192 above, which the vllm engine preset applies.) At 8192 chunking
+// rarely splits a prompt of the usual traces, so chunked_prefill would change little.
+inline constexpr int64_t kChunkedPrefillTokens = 2048;
+int64_t default_max_num_batched_tokens(std::string_view policy);
+
 // The registered names, in registry order.
 std::span<const std::string_view> batch_policy_names();
 std::span<const std::string_view> admission_policy_names();
@@ -33,7 +44,7 @@ std::span<const std::string_view> preemption_mode_names();
 // Throws InputError naming `json_path` (e.g. "fleet.pools[0].scheduler") and the key for any
 // impossible setting: unknown policy/admission/preemption name, non-positive limits, watermark
 // outside [0, 1), static_batch_size outside [1, max_num_seqs], a negative timeout or k,
-// max_num_batched_tokens < max_model_len for a policy that never chunks (static, continuous),
+// max_num_batched_tokens < max_model_len for a policy that never chunks (continuous),
 // swap preemption with a policy that does not support it (prefill_first) or without a CPU
 // block pool (`kv.num_cpu_blocks` == 0).
 void validate(const SchedulerConfig& config, const kv::BlockManagerConfig& kv,

@@ -5,7 +5,7 @@
 #include <limits>
 #include <string_view>
 
-#include "traces/input_error.h"
+#include "base/input_error.h"
 
 namespace tidal::sched {
 

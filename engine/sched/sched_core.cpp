@@ -38,8 +38,13 @@ int64_t SchedulerCore::oldest_waiting_added_ns() const {
   return seqs_[static_cast<size_t>(waiting_.front())].added_ns;
 }
 
+const SeqState& SchedulerCore::waiting_at(int64_t index) const {
+  require(index >= 0 && index < num_waiting(), "waiting_at outside the waiting queue");
+  return seqs_[static_cast<size_t>(waiting_[static_cast<size_t>(index)])];
+}
+
 int32_t SchedulerCore::spec_tokens_for(const SeqState& st) const {
-  if (!st.decoding()) return 0;
+  if (st.prefilling()) return 0;
   const int64_t k = st.spec_override >= 0 ? st.spec_override : config_.num_speculative_tokens;
   const int64_t num_remaining = st.num_target_output_tokens - st.num_output_tokens;
   return static_cast<int32_t>(std::clamp<int64_t>(num_remaining - 1, 0, k));
@@ -65,8 +70,8 @@ void SchedulerCore::schedule_running(RunningPass pass, bool allow_partial) {
     const int32_t slot = running_[i];
     SeqState& st = state(slot);
     if (st.scheduled_step == step_) continue;
-    if ((pass == RunningPass::decodes && !st.decoding()) ||
-        (pass == RunningPass::prefills && st.decoding())) {
+    if ((pass == RunningPass::decodes && st.prefilling()) ||
+        (pass == RunningPass::prefills && !st.prefilling())) {
       continue;
     }
     const int64_t num_needed = st.num_tokens() + spec_tokens_for(st) - st.num_computed_tokens;
@@ -106,18 +111,9 @@ bool SchedulerCore::admit_next(bool allow_partial) {
   if (num_running() >= config_.max_num_seqs || num_budget_tokens_left_ == 0) return false;
   const int32_t slot = waiting_.front();
   SeqState& st = state(slot);
-  const int64_t block_size = kv_.block_size();
-  // At least the last known token is computed, so hits stop before it.
-  const int64_t num_hashable_blocks = (st.num_tokens() - 1) / block_size;
   std::span<const uint64_t> hashes;
-  kv::PrefixMatch match;
-  if (prefix_caching_) {
-    kv::extend_private_block_hashes(st.request_id, 0, num_hashable_blocks, st.block_hashes);
-    hashes =
-        std::span<const uint64_t>(st.block_hashes).first(static_cast<size_t>(num_hashable_blocks));
-    match = kv_.match_prefix(hashes, st.previous_blocks);
-  }
-  const int64_t num_hit_tokens = match.num_hit_blocks * block_size;
+  const kv::PrefixMatch match = match_waiting_prefix(st, hashes);
+  const int64_t num_hit_tokens = match.num_hit_blocks * kv_.block_size();
   const int64_t num_new_tokens = tokens_for(st.num_tokens() - num_hit_tokens, allow_partial);
   if (num_new_tokens == 0) return false;
   const int64_t num_step_blocks = kv_.num_blocks_for(num_hit_tokens + num_new_tokens);
@@ -125,20 +121,52 @@ bool SchedulerCore::admit_next(bool allow_partial) {
                              num_step_blocks - match.num_hit_blocks + match.num_hit_free_blocks,
                              st.num_lifetime_blocks - num_step_blocks, num_reserved_blocks_};
   if (!admission_->admits(query)) return false;
-  if (prefix_caching_) {
-    require(kv_.acquire_prefix(st.request_id, hashes, st.previous_blocks) == match.num_hit_blocks,
-            "prefix hit changed between match and acquire");
-    st.previous_blocks.clear();
-  }
+  take_prefix(st, hashes, match.num_hit_blocks);
   require(kv_.allocate_slots(st.request_id, num_hit_tokens + num_new_tokens),
           "allocation failed after admission");
-  st.num_computed_tokens = num_hit_tokens;
-  if (!st.ever_scheduled) st.num_first_prefix_hit_tokens = num_hit_tokens;
-  stats_.num_prefix_hit_tokens += num_hit_tokens;
   waiting_.pop_front();
   insert_running(slot, num_step_blocks);
   add_scheduled(slot, num_new_tokens, num_hit_tokens);
   return true;
+}
+
+void SchedulerCore::enroll_next() {
+  require(!waiting_.empty(), "enroll_next with nothing waiting");
+  require(num_running() < config_.max_num_seqs, "enroll_next beyond max_num_seqs");
+  const int32_t slot = waiting_.front();
+  SeqState& st = state(slot);
+  std::span<const uint64_t> hashes;
+  const kv::PrefixMatch match = match_waiting_prefix(st, hashes);
+  take_prefix(st, hashes, match.num_hit_blocks);
+  require(kv_.allocate_slots(st.request_id, st.num_computed_tokens),
+          "allocation failed for an enrolled request");
+  waiting_.pop_front();
+  insert_running(slot, match.num_hit_blocks);
+  st.awaiting_first_step = true;
+}
+
+kv::PrefixMatch SchedulerCore::match_waiting_prefix(SeqState& st,
+                                                    std::span<const uint64_t>& hashes) {
+  if (!prefix_caching_) return {};
+  // At least the last known token is computed, so hits stop before it.
+  const int64_t num_hashable_blocks = (st.num_tokens() - 1) / kv_.block_size();
+  kv::extend_private_block_hashes(st.request_id, 0, num_hashable_blocks, st.block_hashes);
+  hashes =
+      std::span<const uint64_t>(st.block_hashes).first(static_cast<size_t>(num_hashable_blocks));
+  return kv_.match_prefix(hashes, st.previous_blocks);
+}
+
+void SchedulerCore::take_prefix(SeqState& st, std::span<const uint64_t> hashes,
+                                int64_t num_hit_blocks) {
+  if (prefix_caching_) {
+    require(kv_.acquire_prefix(st.request_id, hashes, st.previous_blocks) == num_hit_blocks,
+            "prefix hit changed between match and acquire");
+    st.previous_blocks.clear();
+  }
+  const int64_t num_hit_tokens = num_hit_blocks * kv_.block_size();
+  st.num_computed_tokens = num_hit_tokens;
+  if (!st.ever_scheduled) st.num_first_prefix_hit_tokens = num_hit_tokens;
+  stats_.num_prefix_hit_tokens += num_hit_tokens;
 }
 
 const StepPlan& SchedulerCore::finish_step() {
@@ -217,8 +245,9 @@ void SchedulerCore::add_scheduled(int32_t slot, int64_t num_new_tokens,
   seq.num_prefix_hit_tokens = num_prefix_hit_tokens;
   seq.samples = num_scheduled_end >= st.num_tokens();
   seq.first_scheduled = !st.ever_scheduled;
-  if (st.decoding()) st.spec_override = -1;  // a per-step override is used once
+  if (!st.prefilling()) st.spec_override = -1;  // a per-step override is used once
   st.ever_scheduled = true;
+  st.awaiting_first_step = false;
   st.scheduled_step = step_;
   plan_.seqs.push_back(seq);
   plan_slots_.push_back(slot);

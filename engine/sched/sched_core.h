@@ -25,8 +25,8 @@ enum class SeqStatus : uint8_t { waiting, running, swapped, finished };
 // Which running requests a schedule_running() pass visits.
 enum class RunningPass : uint8_t {
   all,       // every running request, in arrival order
-  decodes,   // only those with all known tokens but the last computed
-  prefills,  // only those still catching up on several tokens (prompt chunks)
+  decodes,   // only those with all known tokens but the last computed (!prefilling())
+  prefills,  // only those still catching up on several tokens, or enrolled and not yet run
 };
 
 // One request's scheduling state. Hot fields first (one or two cache lines per step); the
@@ -47,6 +47,7 @@ struct SeqState {
   int32_t num_preemptions = 0;
   SeqStatus status = SeqStatus::waiting;
   bool ever_scheduled = false;
+  bool awaiting_first_step = false;    // enrolled (enroll_next) and not scheduled since
   int64_t added_ns = 0;                // when add_request saw it
   std::vector<uint64_t> block_hashes;  // [>= full blocks computed] chained prefix hashes
   // Its block table when last preempted by recompute: its private blocks can only be found
@@ -56,6 +57,9 @@ struct SeqState {
 
   int64_t num_tokens() const { return num_prompt_tokens + num_output_tokens; }
   bool decoding() const { return num_computed_tokens + 1 >= num_tokens(); }
+  // Still has its prefill to run: several tokens to catch up on, or enrolled and not yet
+  // scheduled (a static batch's member whose prompt is one token, or cached but for one).
+  bool prefilling() const { return awaiting_first_step || !decoding(); }
 };
 
 class SchedulerCore {
@@ -78,6 +82,11 @@ class SchedulerCore {
   bool swap_in_next(bool allow_partial);
   // Admits the head of the waiting queue (FCFS) and schedules it; false when it does not fit.
   bool admit_next(bool allow_partial);
+  // Moves the head of the waiting queue into running with its prefix-cache hits but schedules
+  // none of its tokens (a static batch's member: schedule_running prefills it later). No
+  // admission check: the caller has checked that its blocks fit. Requires num_waiting() > 0
+  // and num_running() < max_num_seqs.
+  void enroll_next();
   const StepPlan& finish_step();
 
   // ---- update ------------------------------------------------------------------------------
@@ -90,6 +99,11 @@ class SchedulerCore {
   // Sequences in the step being built (between begin_step and finish_step).
   int64_t num_scheduled() const { return static_cast<int64_t>(plan_.seqs.size()); }
   int64_t oldest_waiting_added_ns() const;  // requires num_waiting() > 0
+  // The request at `index` of the waiting queue (FCFS order); requires index < num_waiting().
+  const SeqState& waiting_at(int64_t index) const;
+  // GPU blocks admissions may still take: free blocks less the watermark.
+  int64_t num_admissible_blocks() const { return kv_.num_free_blocks() - num_watermark_blocks(); }
+  int64_t num_blocks_for(int64_t num_tokens) const { return kv_.num_blocks_for(num_tokens); }
   const SchedulerConfig& config() const { return config_; }
   const SchedulerStats& stats() const { return stats_; }
 
@@ -99,6 +113,10 @@ class SchedulerCore {
   int32_t spec_tokens_for(const SeqState& st) const;
   // Tokens to schedule for a need under the budget: the need, a partial share, or 0.
   int64_t tokens_for(int64_t num_needed, bool allow_partial) const;
+  // The head of the waiting queue's prefix-cache hits (none without prefix caching); `hashes`
+  // gets its hashable blocks' hashes. take_prefix then acquires the hit blocks.
+  kv::PrefixMatch match_waiting_prefix(SeqState& st, std::span<const uint64_t>& hashes);
+  void take_prefix(SeqState& st, std::span<const uint64_t> hashes, int64_t num_hit_blocks);
   bool grow(int32_t slot, int64_t num_tokens);  // false: `slot` itself was preempted
   void preempt(int32_t slot);                   // slot must be running_.back()
   void unschedule(int32_t slot);

@@ -60,6 +60,7 @@ RejectReason SchedulerCore::add(const Request& request, int64_t now_ns) {
   st.num_preemptions = 0;
   st.status = SeqStatus::waiting;
   st.ever_scheduled = false;
+  st.awaiting_first_step = false;
   st.block_hashes.clear();
   if (prefix_caching_) st.block_hashes = kv::engine_block_hashes(request, kv_.block_size());
   slot_of_request_.insert(static_cast<uint64_t>(request.id), slot);

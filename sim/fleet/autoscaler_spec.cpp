@@ -123,6 +123,11 @@ AutoscalerSpec parse_autoscaler_spec(const nlohmann::json& json, const std::stri
 
   spec.evaluation_interval_s =
       read_duration_s(reader, "evaluation_interval_s", spec.evaluation_interval_s, Bound::positive);
+  if (spec.evaluation_interval_s < kMinIntervalS) {
+    perf::throw_json_error(where, reader.child_path("evaluation_interval_s"),
+                           fmt::format("must be at least {:g} s (got {:g})", kMinIntervalS,
+                                       spec.evaluation_interval_s));
+  }
   spec.min_replicas = static_cast<int32_t>(
       read_integer(reader, "min_replicas", spec.min_replicas, 0, kMaxReplicas));
   spec.max_replicas = static_cast<int32_t>(
@@ -141,7 +146,8 @@ AutoscalerSpec parse_autoscaler_spec(const nlohmann::json& json, const std::stri
 
   spec.target_inputs = read_number(reader, "target_inputs", spec.target_inputs, Bound::positive);
   if (reader.has("max_inputs")) {
-    spec.max_inputs = read_integer(reader, "max_inputs", 0, 1, kMaxReplicas);
+    constexpr int64_t kMaxInputs = 1'000'000;  // requests one replica may hold
+    spec.max_inputs = read_integer(reader, "max_inputs", 0, 1, kMaxInputs);
     if (spec.target_inputs > static_cast<double>(*spec.max_inputs)) {
       perf::throw_json_error(
           where, reader.child_path("target_inputs"),

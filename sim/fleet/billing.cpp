@@ -116,6 +116,12 @@ void BillingLedger::close_segment(ReplicaStatus& status, int64_t time_ns) {
   segments_.push_back(Segment{status.open_lease, status.state, status.since_ns, time_ns});
 }
 
+int64_t billed_lease_ns(const PoolPricing& pricing, int64_t duration_ns) {
+  const int64_t period = pricing.billing_period_ns;
+  const int64_t rounded = (duration_ns + period - 1) / period * period;
+  return std::max(rounded, pricing.minimum_billed_ns);
+}
+
 void BillingLedger::close_lease(int32_t lease_index, int64_t time_ns) {
   Lease& lease = leases_[lease_index];
   const PoolPricing& pricing = pools_[lease.pool];
@@ -125,17 +131,19 @@ void BillingLedger::close_lease(int32_t lease_index, int64_t time_ns) {
     lease.billed_ns = duration_ns;
     slot_in_use_[lease.pool][lease.reserved_slot] = false;
   } else {
-    const int64_t period = pricing.billing_period_ns;
-    const int64_t rounded = (duration_ns + period - 1) / period * period;
-    lease.billed_ns = std::max(rounded, pricing.minimum_billed_ns);
+    lease.billed_ns = billed_lease_ns(pricing, duration_ns);
   }
 }
 
 void BillingLedger::finish(int64_t end_ns) {
   if (end_ns_ >= 0) throw std::logic_error("BillingLedger::finish called twice");
   if (end_ns < last_time_ns_) {
-    throw std::logic_error(fmt::format("BillingLedger::finish: end {} ns before last record {} ns",
-                                       end_ns, last_time_ns_));
+    // The simulator's clock never runs backwards (its inputs are bounded so no time overflows):
+    // this is a bug, named in seconds.
+    throw std::logic_error(fmt::format(
+        "BillingLedger::finish: the run ends at t = {:.9g} s, before the last replica state "
+        "change at t = {:.9g} s",
+        static_cast<double>(end_ns) * 1e-9, static_cast<double>(last_time_ns_) * 1e-9));
   }
   for (ReplicaStatus& status : replicas_) {
     if (status.open_lease < 0) continue;

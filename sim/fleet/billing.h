@@ -44,6 +44,10 @@ struct BillingReport {
   std::vector<BillingTotals> by_pool;  // [num_pools]
 };
 
+// What a market lease of `duration_ns` is billed: rounded up to the billing period, at least
+// the minimum.
+int64_t billed_lease_ns(const PoolPricing& pricing, int64_t duration_ns);
+
 class BillingLedger {
  public:
   // One PoolPricing per pool; pool ids in record() index this vector.

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/dijkstra_shortest_paths.hpp>
+#include <nlohmann/json.hpp>
 
 #include "perf/json_reader.h"
 
@@ -80,6 +81,8 @@ std::vector<int32_t> NetworkGraph::nearest_sites(int32_t from) const {
 
 int32_t NetworkGraph::require_region(std::string_view name, bool client, const std::string& where,
                                      const std::string& path) const {
+  // Quoted as JSON: a name read from a trace may hold a newline or other control bytes.
+  const std::string quoted = nlohmann::json(std::string(name)).dump();
   const std::optional<int32_t> index = find_region(name);
   if (!index) {
     std::string names;
@@ -87,20 +90,20 @@ int32_t NetworkGraph::require_region(std::string_view name, bool client, const s
       names += (names.empty() ? "" : ", ") + region.name;
     }
     perf::throw_json_error(where, path,
-                           fmt::format("unknown region \"{}\"; regions: {}", name, names));
+                           fmt::format("unknown region {}; regions: {}", quoted, names));
   }
   const RegionKind kind = spec_.regions[*index].kind;
   if (client && kind != RegionKind::client) {
     perf::throw_json_error(where, path,
-                           fmt::format("region \"{}\" is a {} region; requests come from client "
+                           fmt::format("region {} is a {} region; requests come from client "
                                        "regions",
-                                       name, region_kind_name(kind)));
+                                       quoted, region_kind_name(kind)));
   }
   if (!client && kind == RegionKind::client) {
     perf::throw_json_error(where, path,
-                           fmt::format("region \"{}\" is a client region; pools need an edge or "
+                           fmt::format("region {} is a client region; pools need an edge or "
                                        "gpu region",
-                                       name));
+                                       quoted));
   }
   return *index;
 }

@@ -122,6 +122,13 @@ NetworkSpec parse_network_spec(const nlohmann::json& json, const std::string& wh
       perf::throw_json_error(where, link.child_path("latency_ms"), "missing");
     }
     parsed.latency_ms = read_number(link, "latency_ms", 0.0, Bound::non_negative);
+    // A path sums its links' latencies into the event loop's clock.
+    constexpr double kMaxLatencyMs = 1e6;
+    if (parsed.latency_ms > kMaxLatencyMs) {
+      perf::throw_json_error(
+          where, link.child_path("latency_ms"),
+          fmt::format("must be at most {:g} ms (got {:g})", kMaxLatencyMs, parsed.latency_ms));
+    }
     link.finish();
     spec.links.push_back(std::move(parsed));
   }

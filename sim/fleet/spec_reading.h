@@ -27,8 +27,11 @@ int64_t read_integer(perf::JsonObjectReader& reader, std::string_view key, int64
 // A duration in seconds: read_number with `bound`, and at most kMaxDurationS so that it fits
 // the event loop's int64 nanosecond clock with room to spare.
 inline constexpr double kMaxDurationS = 1e9;
-// Replica counts in specs are at most this.
-inline constexpr int64_t kMaxReplicas = 1'000'000;
+// The shortest periodic interval (timeline rows, peak-to-mean bins, autoscaler evaluations).
+inline constexpr double kMinIntervalS = 1e-3;
+// Replica counts in specs (a pool's num_replicas, an autoscaler's bounds, reserved replicas)
+// are at most this: each live replica holds its own scheduler and KV pool (a few MB).
+inline constexpr int64_t kMaxReplicas = 1'000;
 double read_duration_s(perf::JsonObjectReader& reader, std::string_view key, double default_value,
                        Bound bound);
 std::string read_string(perf::JsonObjectReader& reader, std::string_view key,

@@ -9,12 +9,12 @@
 #include <cmath>
 #include <vector>
 
+#include "base/input_error.h"
 #include "engine/cuda_ranks.h"
 #include "engine/engine.h"
 #include "engine/tensor_parallel_executor.h"
 #include "tests/cuda/cuda_test_util.h"
 #include "tests/engine/engine_test_support.h"
-#include "traces/input_error.h"
 
 namespace tidal::engine {
 namespace {

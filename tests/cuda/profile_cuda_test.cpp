@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "base/input_error.h"
 #include "engine/cuda_ranks.h"
 #include "engine/profile/cuda_target.h"
 #include "perf/profile.h"
 #include "tests/cuda/cuda_test_util.h"
-#include "traces/input_error.h"
 
 namespace tidal::profile {
 namespace {

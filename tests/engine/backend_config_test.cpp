@@ -7,11 +7,11 @@
 #include <limits>
 #include <string>
 
+#include "base/input_error.h"
 #include "engine/cuda_ranks.h"
 #include "engine/engine_config.h"
 #include "engine/tensor_parallel_executor.h"
 #include "tests/engine/engine_test_support.h"
-#include "traces/input_error.h"
 
 namespace tidal::engine {
 namespace {

@@ -1,9 +1,9 @@
 // The engine step loop: schedule, execute, update until every request finished.
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "engine/engine.h"
 #include "tests/engine/engine_test_support.h"
-#include "traces/input_error.h"
 
 namespace tidal::engine {
 namespace {

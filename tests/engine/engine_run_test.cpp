@@ -11,12 +11,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "base/input_error.h"
 #include "engine/engine_run.h"
 #include "models/checkpoint.h"
 #include "models/model_init.h"
 #include "models/presets.h"
 #include "traces/generators.h"
-#include "traces/input_error.h"
 #include "traces/writer.h"
 
 namespace tidal::engine {

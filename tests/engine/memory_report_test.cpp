@@ -2,10 +2,10 @@
 // rank, and the KV bytes per token that perf's plan_memory charges per GPU.
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "engine/engine.h"
 #include "perf/memory_plan.h"
 #include "tests/engine/engine_test_support.h"
-#include "traces/input_error.h"
 
 namespace tidal::engine {
 namespace {

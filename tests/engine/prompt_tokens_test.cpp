@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "engine/prompt_tokens.h"
-#include "traces/input_error.h"
 
 namespace tidal::engine {
 namespace {

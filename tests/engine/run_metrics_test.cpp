@@ -72,5 +72,15 @@ TEST(RunMetrics, TimelineCountsPerIntervalAndSplitsBusyTime) {
   EXPECT_DOUBLE_EQ(rows[1].kv_usage, 0.25);
 }
 
+// A run that ended at t = 0 has no interval; one that ended 400 ns in has one row ending on the
+// next whole microsecond, so the printed row never ends where it starts.
+TEST(RunMetrics, TimelineRowsNeverHaveZeroPrintedLength) {
+  EXPECT_TRUE(compute_timeline({}, {}, {}, 1'000'000'000, 0).empty());
+  const std::vector<TimelineRow> rows = compute_timeline({}, {}, {}, 1'000'000'000, 400);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].start_ns, 0);
+  EXPECT_EQ(rows[0].end_ns, 1000);
+}
+
 }  // namespace
 }  // namespace tidal::engine

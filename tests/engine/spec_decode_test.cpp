@@ -2,9 +2,9 @@
 // plain greedy decoding bit for bit, for both drafters, with preemption and tensor parallelism.
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "engine/engine.h"
 #include "tests/engine/engine_test_support.h"
-#include "traces/input_error.h"
 
 namespace tidal::engine {
 namespace {

@@ -5,11 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "engine/engine.h"
 #include "engine/shm_communicator.h"
 #include "engine/tensor_parallel_executor.h"
 #include "tests/engine/engine_test_support.h"
-#include "traces/input_error.h"
 
 namespace tidal::engine {
 namespace {

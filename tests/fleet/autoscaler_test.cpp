@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "traces/input_error.h"
+#include "base/input_error.h"
 
 namespace tidal::fleet {
 namespace {

@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "sim/fleet/storage.h"
-#include "traces/input_error.h"
 
 namespace tidal::fleet {
 namespace {

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "traces/input_error.h"
+#include "base/input_error.h"
 #include "traces/request.h"
 
 namespace tidal::kv {

@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "engine/kv/block_hash.h"
-#include "traces/input_error.h"
 
 namespace tidal::kv {
 namespace {

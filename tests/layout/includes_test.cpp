@@ -38,8 +38,9 @@ TEST(Layout, EngineUsesPerfNotTheSimulator) {
 }
 
 TEST(Layout, PerfUsesNeitherSimulatorNorEngine) {
-  EXPECT_EQ(forbidden_includes("perf", {"sim", "engine", "kernels", "models", "ui", "cli"}),
-            std::vector<std::string>{});
+  EXPECT_EQ(
+      forbidden_includes("perf", {"sim", "engine", "kernels", "models", "traces", "ui", "cli"}),
+      std::vector<std::string>{});
 }
 
 TEST(Layout, SimulatorStaysOffKernelsModelsAndCuda) {
@@ -62,6 +63,9 @@ TEST(Layout, BottomFoldersIncludeNoOtherProjectFolder) {
   std::vector<std::string> above_kernels = above;
   above_kernels.back() = "traces";
   EXPECT_EQ(forbidden_includes("kernels", above_kernels), std::vector<std::string>{});
+  std::vector<std::string> above_base = above_kernels;
+  above_base.push_back("kernels");
+  EXPECT_EQ(forbidden_includes("base", above_base), std::vector<std::string>{});
 }
 
 }  // namespace

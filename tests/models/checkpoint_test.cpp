@@ -10,13 +10,13 @@
 
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "kernels/numeric/bf16.h"
 #include "kernels/numeric/fp16.h"
 #include "models/checkpoint.h"
 #include "models/model_init.h"
 #include "models/presets.h"
 #include "models/random_weights.h"
-#include "traces/input_error.h"
 
 namespace tidal::models {
 namespace {

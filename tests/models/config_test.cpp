@@ -7,9 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "models/config.h"
 #include "models/presets.h"
-#include "traces/input_error.h"
 
 namespace tidal::models {
 namespace {

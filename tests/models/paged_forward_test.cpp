@@ -8,6 +8,7 @@
 // compared exactly.
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "kernels/cpu/cpu_backend.h"
 #include "models/memory_footprint.h"
 #include "models/paged_forward.h"
@@ -15,7 +16,6 @@
 #include "models/random_weights.h"
 #include "models/reference_forward.h"
 #include "tests/models/model_test_support.h"
-#include "traces/input_error.h"
 
 namespace tidal::models {
 namespace {

@@ -11,6 +11,7 @@
 //   MoE errors are larger because a quantization error can flip a token's top-k expert set.
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/sampling.h"
 #include "models/memory_footprint.h"
@@ -20,7 +21,6 @@
 #include "models/random_weights.h"
 #include "models/reference_forward.h"
 #include "tests/models/model_test_support.h"
-#include "traces/input_error.h"
 
 namespace tidal::models {
 namespace {

@@ -6,13 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/sampling.h"
 #include "models/memory_footprint.h"
 #include "models/random_weights.h"
 #include "models/tensor_parallel.h"
 #include "tests/models/model_test_support.h"
-#include "traces/input_error.h"
 
 namespace tidal::models {
 namespace {

@@ -8,10 +8,10 @@
 #include <iostream>
 #include <set>
 
+#include "base/input_error.h"
 #include "perf/dtype.h"
 #include "perf/hf_config.h"
 #include "perf/model_catalog.h"
-#include "traces/input_error.h"
 
 namespace tidal::perf {
 namespace {

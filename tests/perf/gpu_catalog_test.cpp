@@ -6,10 +6,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "base/input_error.h"
 #include "perf/gpu_catalog.h"
 #include "perf/gpu_spec_json.h"
 #include "perf/json_reader.h"
-#include "traces/input_error.h"
 
 namespace tidal::perf {
 namespace {

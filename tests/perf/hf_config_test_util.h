@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/input_error.h"
 #include "perf/hf_config.h"
-#include "traces/input_error.h"
 
 namespace tidal::perf::hf_test {
 

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/input_error.h"
 #include "perf/hf_config.h"
 #include "perf/kernel_db_costs.h"
 #include "perf/kernel_db_curve.h"
@@ -24,7 +25,6 @@
 #include "perf/kernel_db_tables.h"
 #include "perf/profiled_model.h"
 #include "perf/roofline_model.h"
-#include "traces/input_error.h"
 
 namespace tidal::perf {
 namespace {

@@ -1,8 +1,8 @@
 // Memory planning: weights, KV per token, KV block counts, and the errors for impossible layouts.
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "perf/memory_plan.h"
-#include "traces/input_error.h"
 
 namespace tidal::perf {
 namespace {

@@ -12,12 +12,12 @@
 
 #include <fmt/format.h>
 
+#include "base/input_error.h"
 #include "perf/hf_config.h"
 #include "perf/hf_quant.h"
 #include "perf/model_catalog.h"
 #include "perf/model_resolve.h"
 #include "tests/perf/hf_config_test_util.h"
-#include "traces/input_error.h"
 
 namespace tidal::perf {
 namespace {

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/input_error.h"
 #include "perf/profile.h"
-#include "traces/input_error.h"
 
 namespace tidal::perf {
 namespace {

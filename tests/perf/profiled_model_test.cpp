@@ -2,8 +2,8 @@
 // and the compatibility checks against the deployment.
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "perf/profiled_model.h"
-#include "traces/input_error.h"
 
 namespace tidal::perf {
 namespace {

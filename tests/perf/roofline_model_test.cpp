@@ -3,9 +3,9 @@
 
 #include <vector>
 
+#include "base/input_error.h"
 #include "perf/roofline_costs.h"
 #include "perf/roofline_model.h"
-#include "traces/input_error.h"
 
 namespace tidal::perf {
 namespace {

@@ -5,9 +5,9 @@
 
 #include <filesystem>
 
+#include "base/input_error.h"
 #include "perf/profiled_model.h"
 #include "perf/vidur_import.h"
-#include "traces/input_error.h"
 
 namespace tidal::perf {
 namespace {

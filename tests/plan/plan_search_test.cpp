@@ -6,11 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "plan/plan_runner.h"
 #include "sim/metrics.h"
 #include "sim/simulator.h"
 #include "tests/plan/plan_fixture.h"
-#include "traces/input_error.h"
 
 namespace tidal::plan {
 namespace {
@@ -106,6 +106,13 @@ TEST(PlanSearch, CheapestEqualsAnExhaustiveLoop) {
   EXPECT_EQ(nlohmann::json::parse(cheapest.config.dump()), best.config);
   EXPECT_DOUBLE_EQ(*cheapest.dollars, best.dollars);
   EXPECT_DOUBLE_EQ(*cheapest.p99_ttft_s, best.p99);
+  // Named by its settings, with the pool's setup recorded.
+  const int tp = best.config["tp"].get<int>(), replicas = best.config["num_replicas"].get<int>();
+  EXPECT_EQ(cheapest.name, std::to_string(tp * replicas) + "x" +
+                               best.config["gpu"].get<std::string>() + " tp" + std::to_string(tp) +
+                               " bf16 " + best.config["scheduler.policy"].get<std::string>());
+  EXPECT_EQ(cheapest.setup.num_replicas, replicas);
+  EXPECT_EQ(*run.outcome.rank[*run.outcome.cheapest], 1);
 
   int plan_invalid = 0, plan_feasible = 0;
   for (const CandidateResult& r : run.outcome.results) {
@@ -114,6 +121,7 @@ TEST(PlanSearch, CheapestEqualsAnExhaustiveLoop) {
       EXPECT_EQ(r.config["tp"], 3);
       EXPECT_NE(r.reason.find("fleet.pools[0]"), std::string::npos) << r.reason;
       EXPECT_FALSE(r.dollars.has_value());
+      EXPECT_NE(r.name.find(" tp3 "), std::string::npos) << r.name;  // its own TP, not the pool's
     }
     plan_feasible += r.status == "feasible";
   }

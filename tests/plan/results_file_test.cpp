@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "base/input_error.h"
 #include "plan/results_file.h"
 #include "tests/plan/plan_fixture.h"
-#include "traces/input_error.h"
 
 namespace tidal::plan {
 namespace {

@@ -2,10 +2,10 @@
 // candidate scenarios with overrides.
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "plan/candidate_eval.h"
 #include "plan/search_space.h"
 #include "tests/plan/plan_fixture.h"
-#include "traces/input_error.h"
 
 namespace tidal::plan {
 namespace {

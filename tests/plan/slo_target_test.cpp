@@ -1,8 +1,8 @@
 // --slo parsing and evaluation against run metrics.
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "plan/slo_target.h"
-#include "traces/input_error.h"
 
 namespace tidal::plan {
 namespace {
@@ -65,7 +65,9 @@ TEST(SloTarget, EvaluatesAgainstMetrics) {
                                   parse_slo_target("interactive:p99_ttft<=300ms"),
                                   parse_slo_target("interactive:attainment>=99.9%")};
   EXPECT_FALSE(slo_violation(ok, m).has_value());
-  EXPECT_EQ(*slo_violation({parse_slo_target("p99_ttft<=0.5")}, m), "p99_ttft = 0.8 s > 0.5 s");
+  EXPECT_EQ(*slo_violation({parse_slo_target("p99_ttft<=0.5")}, m), "p99_ttft = 800 ms > 500 ms");
+  m.ttft.p99 = 56743.2;
+  EXPECT_EQ(*slo_violation({parse_slo_target("p99_ttft<=2s")}, m), "p99_ttft = 56,743 s > 2 s");
   EXPECT_EQ(*slo_violation({parse_slo_target("attainment>=99%")}, m), "attainment = 97% < 99%");
   EXPECT_EQ(*slo_violation({parse_slo_target("p99_tpot<=1")}, m),
             "p99_tpot is undefined (no finished request)");

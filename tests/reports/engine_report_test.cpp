@@ -2,6 +2,7 @@
 // generated trace): every run section renders from what the engine writes, the engine's own
 // figures equal its summary.json, the cost section says the run is not priced, and an engine
 // run compares with a simulator run (the engine/ and sim/ halves of a validation folder).
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -10,9 +11,11 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/engine_run.h"
+#include "reports/csv_columns.h"
 #include "reports/format.h"
 #include "reports/json_fields.h"
 #include "reports/report.h"
+#include "reports/run_data.h"
 #include "tests/reports/run_fixture.h"
 #include "traces/generators.h"
 #include "traces/writer.h"
@@ -175,6 +178,39 @@ TEST_F(EngineReportTest, FiguresEqualTheEngineSummaryJson) {
   ASSERT_NE(engine, nullptr);
   EXPECT_EQ(engine->at("rows")[0][0]["text"], summary["inputs"]["model_source"]);
   EXPECT_EQ(engine->at("rows")[0][9]["value"], summary["engine"]["num_gpu_blocks"]);
+}
+
+TEST_F(EngineReportTest, PeaksAreTheIntervalMaximaAndHoldEveryStep) {
+  // The engine's timeline follows its steps inside each interval: no interval's maximum of
+  // running requests is below a step that started in it (steps.csv), nor below the end sample.
+  const TimelineRows t = read_timeline(engine_ + "/timeline.csv");
+  ASSERT_EQ(t.running_max.size(), t.size());
+  const CsvColumns steps = read_csv_columns(
+      engine_ + "/steps.csv", {{"start_s", CellKind::number}, {"num_seqs", CellKind::number}});
+  double largest_step = 0.0;
+  for (size_t i = 0; i < steps.columns[0].numbers.size(); ++i) {
+    const double start = steps.columns[0].numbers[i];
+    const double seqs = steps.columns[1].numbers[i];
+    largest_step = std::max(largest_step, seqs);
+    for (size_t r = 0; r < t.size(); ++r) {
+      if (start >= t.start_s[r] && start < t.end_s[r]) {
+        EXPECT_GE(t.running_max[r], seqs) << r;
+      }
+    }
+  }
+  double peak = 0.0;
+  for (size_t r = 0; r < t.size(); ++r) {
+    EXPECT_GE(t.running_max[r], t.running[r]);
+    EXPECT_GE(t.queue_depth_max[r], t.queue_depth[r]);
+    EXPECT_GE(t.kv_usage_max[r], t.kv_usage[r]);
+    peak = std::max(peak, t.running_max[r]);
+  }
+  EXPECT_GE(peak, largest_step);
+  std::string html;
+  const nlohmann::json report = write_and_read({engine_}, root_ / "peaks", &html);
+  const nlohmann::json* fleet = find_section(report, "fleet");
+  ASSERT_NE(fleet, nullptr);
+  EXPECT_EQ(figure_text(*fleet, "peak running"), format_count(static_cast<int64_t>(peak)));
 }
 
 TEST_F(EngineReportTest, CostSectionSaysTheRunIsNotPriced) {

@@ -2,16 +2,18 @@
 // self-contained, holds every section and the figures of summary.json as the report formats
 // them; report.md and report.json carry the same tables; several runs get a comparison with
 // ratios; validation and plan folders render.
+#include <algorithm>
 #include <fstream>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "reports/format.h"
 #include "reports/json_fields.h"
 #include "reports/report.h"
+#include "reports/run_data.h"
 #include "tests/reports/run_fixture.h"
-#include "traces/input_error.h"
 
 namespace tidal::reports {
 namespace {
@@ -136,6 +138,56 @@ TEST_F(ReportTest, FiguresEqualSummaryJsonAsFormatted) {
   EXPECT_EQ(all[0]["text"], "all");
   EXPECT_DOUBLE_EQ(all[3]["value"].get<double>(), m["ttft"]["p99_s"].get<double>());
   EXPECT_EQ(all[3]["text"], format_latency(m["ttft"]["p99_s"].get<double>()));
+}
+
+// The text of a key figure of the section `id`.
+std::string figure_text(const nlohmann::json& report, const std::string& id,
+                        const std::string& label) {
+  for (const auto& s : report["sections"]) {
+    if (s["id"] != id) continue;
+    for (const auto& b : s["blocks"]) {
+      if (b["type"] != "figures") continue;
+      for (const auto& item : b["items"]) {
+        if (item["label"] == label) return item["text"];
+      }
+    }
+  }
+  return "<no figure " + label + ">";
+}
+
+TEST_F(ReportTest, PeaksAreTheIntervalMaxima) {
+  const TimelineRows t = read_timeline(one_ + "/timeline.csv");
+  ASSERT_EQ(t.running_max.size(), t.size());
+  const double peak_running = *std::max_element(t.running_max.begin(), t.running_max.end());
+  const double peak_queue = *std::max_element(t.queue_depth_max.begin(), t.queue_depth_max.end());
+  const double peak_kv = *std::max_element(t.kv_usage_max.begin(), t.kv_usage_max.end());
+  EXPECT_GE(peak_running, *std::max_element(t.running.begin(), t.running.end()));
+  const Rendered r = render({one_}, root_ / "peaks");
+  EXPECT_EQ(figure_text(r.json, "fleet", "peak running"),
+            format_count(static_cast<int64_t>(peak_running)));
+  EXPECT_EQ(figure_text(r.json, "fleet", "peak queue depth"),
+            format_count(static_cast<int64_t>(peak_queue)));
+  EXPECT_EQ(figure_text(r.json, "fleet", "peak KV use"), format_percent(peak_kv));
+}
+
+TEST_F(ReportTest, LoadTableShowsEachPoolsBatchKvAndUtilization) {
+  const Rendered r = render({one_}, root_ / "load");
+  const nlohmann::json summary = read_json_file(one_ + "/summary.json");
+  const nlohmann::json& load = summary["fleet"]["pools"][0]["load"];
+  const nlohmann::json* table = find_table(r.json, "pool-load");
+  ASSERT_NE(table, nullptr);
+  const nlohmann::json& row = table->at("rows")[0];
+  EXPECT_EQ(row[0]["text"], "h100");
+  EXPECT_EQ(row[1]["text"], format_percent(summary["costs"]["pools"][0]["utilization"]));
+  EXPECT_EQ(row[2]["text"], format_significant(load["mean_batch"].get<double>()));
+  EXPECT_EQ(row[3]["value"], load["p99_batch"]);
+  EXPECT_EQ(row[4]["value"], 64);  // the scenario's max_num_seqs
+  EXPECT_EQ(row[5]["text"], format_percent(load["mean_kv_usage"].get<double>()));
+  EXPECT_EQ(row[6]["text"], format_percent(load["peak_kv_usage"].get<double>()));
+  EXPECT_EQ(row[7]["text"], format_percent(load["mfu"].get<double>()));
+  EXPECT_EQ(row[8]["text"], format_percent(load["mbu"].get<double>()));
+  EXPECT_EQ(figure_text(r.json, "latency", "SLO met, of finished"),
+            format_percent(summary["metrics"]["finished_slo_share"].get<double>()));
 }
 
 TEST_F(ReportTest, MarkdownAndJsonCarryTheSameTables) {

@@ -4,11 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "reports/csv_columns.h"
 #include "reports/json_fields.h"
 #include "reports/run_data.h"
 #include "tests/reports/run_fixture.h"
-#include "traces/input_error.h"
 
 namespace tidal::reports {
 namespace {
@@ -77,7 +77,7 @@ TEST_F(RunDataTest, MissingFilesAreNamed) {
   fs::copy_file(fs::path(dir_) / "summary.json", copy / "summary.json");
   fs::copy_file(fs::path(dir_) / "timeline.csv", copy / "timeline.csv");
   EXPECT_EQ(error_of([&] { load_run(copy.string()); }),
-            (copy / "requests.csv").string() + ": cannot open (missing file?)");
+            (copy / "requests.csv").string() + ": missing (summary.json files lists it)");
 }
 
 TEST_F(RunDataTest, MissingColumnsAndFieldsAreNamed) {

@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "base/input_error.h"
 #include "engine/sched/config_json.h"
 #include "engine/sched/scheduler.h"
-#include "traces/input_error.h"
 
 namespace tidal::sched {
 namespace {
@@ -36,6 +36,14 @@ TEST(SchedulerConfig, DefaultsAreValid) {
   EXPECT_EQ(batch_policy_names()[2], "chunked_prefill");
   EXPECT_EQ(batch_policy_names()[3], "prefill_first");
   ASSERT_EQ(preemption_mode_names().size(), 2u);
+}
+
+// A budget left out is 8192, except for chunked_prefill: vLLM's 2048 chunk budget.
+TEST(SchedulerConfig, ChunkedPrefillDefaultsToVllmsChunkBudget) {
+  EXPECT_EQ(default_max_num_batched_tokens("chunked_prefill"), 2048);
+  for (const char* policy : {"static", "continuous", "prefill_first"}) {
+    EXPECT_EQ(default_max_num_batched_tokens(policy), 8192) << policy;
+  }
 }
 
 TEST(SchedulerConfig, ValidationMessagesNameTheKey) {
@@ -76,6 +84,8 @@ TEST(SchedulerConfig, ValidationMessagesNameTheKey) {
             "fleet.pools[0].scheduler.max_num_batched_tokens: 2048 is below max_model_len 8192; "
             "the continuous policy never splits a prompt (raise it or use chunked_prefill)");
   c.policy = "chunked_prefill";
+  EXPECT_EQ(validation_error(c), "");
+  c.policy = "static";  // a static batch's prompts are prefilled in chunks of the budget
   EXPECT_EQ(validation_error(c), "");
   c = {};
   c.preemption = "swap";

@@ -13,9 +13,9 @@
 
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "engine/sched/scheduler.h"
 #include "tests/sched/sched_driver.h"
-#include "traces/input_error.h"
 
 namespace tidal::sched {
 namespace {

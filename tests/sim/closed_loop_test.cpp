@@ -9,11 +9,11 @@
 
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "sim/metrics.h"
 #include "sim/run_output.h"
 #include "sim/simulator.h"
 #include "sim_test_util.h"
-#include "traces/input_error.h"
 
 namespace tidal::sim {
 namespace {

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "base/input_error.h"
 #include "perf/gpu_catalog.h"
 #include "perf/model_catalog.h"
 #include "sim/metrics.h"
@@ -18,7 +19,6 @@
 #include "sim/scenario_engine.h"
 #include "sim/simulator.h"
 #include "tests/sim/sim_test_util.h"
-#include "traces/input_error.h"
 
 namespace tidal::sim {
 namespace {

@@ -2,10 +2,10 @@
 // token caps, head-of-line accounting, network latency in TTFT, and the resolved-scenario echo.
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "fleet_test_util.h"
 #include "sim/workload_loader.h"
 #include "sim_test_util.h"
-#include "traces/input_error.h"
 
 namespace tidal::sim {
 namespace {

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "base/input_error.h"
 #include "fleet_test_util.h"
 #include "sim/spec_acceptance.h"
 #include "sim/spec_proposal.h"
 #include "sim_test_util.h"
-#include "traces/input_error.h"
 
 namespace tidal::sim {
 namespace {

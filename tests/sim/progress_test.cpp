@@ -91,6 +91,15 @@ void expect_same_rows_but_dollars(const std::vector<TimelineRow>& handed,
     EXPECT_EQ(h.kv_usage, expected.kv_usage) << "row " << i;
     EXPECT_EQ(h.utilization, expected.utilization) << "row " << i;
     EXPECT_EQ(h.num_queued_at_router, expected.num_queued_at_router) << "row " << i;
+    EXPECT_EQ(h.max_queue_depth, expected.max_queue_depth) << "row " << i;
+    EXPECT_EQ(h.mean_queue_depth, expected.mean_queue_depth) << "row " << i;
+    EXPECT_EQ(h.max_running, expected.max_running) << "row " << i;
+    EXPECT_EQ(h.mean_running, expected.mean_running) << "row " << i;
+    EXPECT_EQ(h.max_kv_usage, expected.max_kv_usage) << "row " << i;
+    EXPECT_EQ(h.mean_kv_usage, expected.mean_kv_usage) << "row " << i;
+    EXPECT_EQ(h.max_queued_at_router, expected.max_queued_at_router) << "row " << i;
+    EXPECT_EQ(h.mfu, expected.mfu) << "row " << i;
+    EXPECT_EQ(h.mbu, expected.mbu) << "row " << i;
     EXPECT_EQ(h.dollars, 0.0) << "row " << i;
     EXPECT_EQ(h.cumulative_dollars, 0.0) << "row " << i;
     EXPECT_EQ(h.micro_dollars, 0) << "row " << i;

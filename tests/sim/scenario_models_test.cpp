@@ -8,8 +8,8 @@
 #include <fstream>
 #include <string>
 
+#include "base/input_error.h"
 #include "sim/scenario.h"
-#include "traces/input_error.h"
 
 namespace tidal::sim {
 namespace {

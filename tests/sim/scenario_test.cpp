@@ -8,9 +8,9 @@
 #include <fstream>
 #include <string>
 
+#include "base/input_error.h"
 #include "perf/profile.h"
 #include "perf/vidur_import.h"
-#include "traces/input_error.h"
 
 namespace tidal::sim {
 namespace {

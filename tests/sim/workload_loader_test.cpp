@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "sim_test_util.h"
-#include "traces/input_error.h"
 
 namespace tidal::sim {
 namespace {

@@ -1,9 +1,9 @@
 // Bad input ends in one InputError whose text names file, line and field (exact texts).
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "test_util.h"
 #include "traces/format.h"
-#include "traces/input_error.h"
 #include "traces/reader.h"
 
 namespace tidal::traces {

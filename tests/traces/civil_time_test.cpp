@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "traces/row_error.h"
+#include "base/row_error.h"
 
 namespace tidal::traces {
 namespace {
@@ -37,11 +37,11 @@ TEST(CivilTime, RejectsMalformedAndImpossibleTimes) {
                            "2023-11-16 18:17:03.1234567890", "2023-11-16 18:17:03+0100",
                            "2023-02-29 00:00:00", "2023-13-01 00:00:00", "2023-11-16 24:00:00",
                            "1800-01-01 00:00:00", "2023-11-16 18:17:0x"}) {
-    EXPECT_THROW(parse_civil_time_ns(text, "TIMESTAMP"), RowError) << text;
+    EXPECT_THROW(parse_civil_time_ns(text, "TIMESTAMP"), base::RowError) << text;
   }
   try {
     parse_civil_time_ns("2023-02-29 00:00:00", "TIMESTAMP");
-  } catch (const RowError& error) {
+  } catch (const base::RowError& error) {
     EXPECT_EQ(error.field(), "TIMESTAMP");
     EXPECT_STREQ(error.what(), "impossible date or time: '2023-02-29 00:00:00'");
   }

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "traces/generators.h"
-#include "traces/input_error.h"
 #include "traces/reader.h"
 #include "traces/writer.h"
 

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "traces/input_error.h"
+#include "base/input_error.h"
 
 namespace tidal::traces {
 namespace {
@@ -45,7 +45,8 @@ TEST(Dag, CyclesUnknownIdsSelfDepsAndDuplicateIdsAreErrors) {
   try {
     analyze_dag(cycle);
   } catch (const InputError& error) {
-    EXPECT_STREQ(error.what(), "requests: deps form a cycle");
+    EXPECT_STREQ(error.what(),
+                 "deps form a cycle: request 100 waits on 102, 102 on 101, 101 on 100");
   }
   std::vector<Request> unknown = chain_of(2);
   unknown[1].deps = {7};
@@ -53,7 +54,7 @@ TEST(Dag, CyclesUnknownIdsSelfDepsAndDuplicateIdsAreErrors) {
     analyze_dag(unknown);
     FAIL();
   } catch (const InputError& error) {
-    EXPECT_STREQ(error.what(), "requests[1].deps: unknown id 7");
+    EXPECT_STREQ(error.what(), "request 101 (requests[1]): deps: unknown id 7");
   }
   std::vector<Request> self = chain_of(2);
   self[1].deps = {101};

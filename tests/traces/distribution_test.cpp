@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "test_util.h"
-#include "traces/input_error.h"
 
 namespace tidal::traces {
 namespace {

@@ -5,18 +5,18 @@
 #include <cmath>
 #include <random>
 
+#include "base/input_error.h"
+#include "tests/traces/fuzz_mutations.h"
 #include "traces/format.h"
-#include "traces/input_error.h"
 #include "traces/limits.h"
 #include "traces/reader.h"
 
 namespace tidal::traces {
 namespace {
 
-constexpr int64_t kInputsPerFormat = 100'000;
+using testing::mutate;
 
-// Bytes that matter to the parsers, favoured over random ones.
-constexpr std::string_view kSpecialBytes = ",\"{}[]:\n\r\t -+.eE0123456789\\u\x00\xff";
+constexpr int64_t kInputsPerFormat = 100'000;
 
 std::string seed_text(TraceFormat format) {
   switch (format) {
@@ -55,40 +55,6 @@ std::string seed_text(TraceFormat format) {
   return "";
 }
 
-std::string mutate(std::string text, std::mt19937_64& rng) {
-  auto pick = [&rng](size_t bound) { return static_cast<size_t>(rng() % bound); };
-  auto random_byte = [&]() {
-    return pick(2) == 0 ? kSpecialBytes[pick(kSpecialBytes.size())] : static_cast<char>(rng());
-  };
-  const size_t num_mutations = 1 + pick(4);
-  for (size_t m = 0; m < num_mutations; ++m) {
-    const size_t pos = text.empty() ? 0 : pick(text.size());
-    switch (pick(6)) {
-      case 0:  // overwrite a byte
-        if (!text.empty()) text[pos] = random_byte();
-        break;
-      case 1:  // insert a byte
-        text.insert(text.begin() + static_cast<std::ptrdiff_t>(pos), random_byte());
-        break;
-      case 2:  // delete a run
-        text.erase(pos, 1 + pick(8));
-        break;
-      case 3:  // truncate
-        text.resize(pos);
-        break;
-      case 4: {  // duplicate a run elsewhere
-        const std::string run = text.substr(pos, 1 + pick(24));
-        text.insert(pick(text.size() + 1), run);
-        break;
-      }
-      default:  // a long digit run (overflow)
-        text.insert(pos, std::string(1 + pick(30), static_cast<char>('0' + pick(10))));
-        break;
-    }
-  }
-  return text;
-}
-
 void fuzz_format(TraceFormat format) {
   std::mt19937_64 rng(0x7fu + static_cast<uint64_t>(format));
   const std::string seed = seed_text(format);
@@ -108,11 +74,11 @@ void fuzz_format(TraceFormat format) {
       for (const Request& request : requests) {
         ASSERT_TRUE(std::isfinite(request.arrival_s));
         ASSERT_GE(request.arrival_s, 0.0);
-        ASSERT_LE(request.arrival_s, kMaxArrivalS);
+        ASSERT_LE(request.arrival_s, base::kMaxArrivalS);
         ASSERT_GE(request.prompt_tokens, 0);
-        ASSERT_LE(request.prompt_tokens, kMaxTokens);
+        ASSERT_LE(request.prompt_tokens, base::kMaxTokens);
         ASSERT_GE(request.output_tokens, 0);
-        ASSERT_LE(request.output_tokens, kMaxTokens);
+        ASSERT_LE(request.output_tokens, base::kMaxTokens);
       }
       ++num_read;
     } catch (const InputError& error) {

@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "test_util.h"
-#include "traces/input_error.h"
 #include "traces/stats.h"
 #include "traces/writer.h"
 

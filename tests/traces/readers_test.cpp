@@ -3,9 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "test_util.h"
 #include "traces/format.h"
-#include "traces/input_error.h"
 
 namespace tidal::traces {
 namespace {

@@ -3,9 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "traces/dag.h"
 #include "traces/generators.h"
-#include "traces/input_error.h"
 #include "traces/stats.h"
 
 namespace tidal::traces {

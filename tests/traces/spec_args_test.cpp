@@ -1,9 +1,9 @@
 // Generator specs from command-line words and spec files.
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "test_util.h"
 #include "traces/generators.h"
-#include "traces/input_error.h"
 
 namespace tidal::traces {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "test_util.h"
-#include "traces/input_error.h"
 #include "traces/reader.h"
 
 namespace tidal::traces {

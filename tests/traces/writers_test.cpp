@@ -5,10 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "test_util.h"
 #include "traces/convert.h"
 #include "traces/generators.h"
-#include "traces/input_error.h"
 #include "traces/reader.h"
 
 namespace tidal::traces {

@@ -9,9 +9,9 @@
 
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "sim/simulate_command.h"
 #include "tests/ui/scratch_dirs.h"
-#include "traces/input_error.h"
 
 namespace tidal::ui {
 namespace {

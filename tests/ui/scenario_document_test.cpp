@@ -8,10 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "engine/sched/config.h"
 #include "sim/default_scenario.h"
 #include "sim/router.h"
-#include "traces/input_error.h"
 #include "ui/scenario_form.h"
 
 namespace tidal::ui {

@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "traces/input_error.h"
+#include "base/input_error.h"
 
 namespace tidal::ui {
 namespace {

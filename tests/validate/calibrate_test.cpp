@@ -11,8 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "base/input_error.h"
 #include "perf/calibration.h"
-#include "traces/input_error.h"
 #include "validate/silicon_rows.h"
 
 namespace tidal::validate {

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "traces/input_error.h"
+#include "base/input_error.h"
 
 namespace tidal::validate {
 namespace {

@@ -107,7 +107,7 @@ TEST(Validation, NgramSpeculationIsCalibratedFromTheEngine) {
   fs::create_directories(dir);
   ValidateOptions options;
   options.run.model = "tiny";
-  options.run.trace = write_short_trace(dir, 24);
+  options.run.trace = write_short_trace(dir, 128);
   options.run.config.scheduler.max_num_seqs = 4;
   options.run.config.spec = engine::parse_spec_config("ngram:3", "spec");
   options.profile.max_num_tokens = 64;
@@ -153,7 +153,11 @@ TEST(Validation, NgramSpeculationIsCalibratedFromTheEngine) {
   EXPECT_EQ(num_decode_steps, 0);
   // The simulator did speculate: it scheduled drafts and accepted some.
   ASSERT_FALSE(j["sim"]["spec_acceptance_rate"].is_null());
+  // Outputs of 128+ tokens give the simulator hundreds of drafted tokens, so its accepted share
+  // is near the engine's whatever the profile's measured timings (which vary with machine load)
+  // make of the schedule; 24-token outputs drafted ~17 and accepted none about one run in six.
   EXPECT_GT(j["sim"]["spec_acceptance_rate"].get<double>(), 0.0);
+  EXPECT_NEAR(j["sim"]["spec_acceptance_rate"].get<double>(), engine_rate, 0.1);
   ASSERT_EQ(j["notes"].size(), 1u);
   EXPECT_NE(j["notes"][0].get<std::string>().find("calibrated"), std::string::npos);
   EXPECT_EQ(j["sim"]["num_finished"], 12);

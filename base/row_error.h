@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace tidal::traces {
+namespace tidal::base {
 
 class RowError : public std::runtime_error {
  public:
@@ -18,4 +18,4 @@ class RowError : public std::runtime_error {
   std::string field_;
 };
 
-}  // namespace tidal::traces
+}  // namespace tidal::base

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tidal::traces {
+namespace tidal::base {
 
 // Fills `fields` with views into `line` or, for quoted fields with doubled quotes, into
 // `scratch` (which it reserves so the views stay valid). RowError on an unterminated quote.
@@ -29,4 +29,4 @@ class CsvColumns {
   std::vector<std::string> names_;  // [num_columns]
 };
 
-}  // namespace tidal::traces
+}  // namespace tidal::base

@@ -1,13 +1,13 @@
-#include "traces/line_source.h"
+#include "base/line_source.h"
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
 
-#include "traces/input_error.h"
+#include "base/input_error.h"
 
-namespace tidal::traces {
+namespace tidal::base {
 namespace {
 
 constexpr size_t kChunkBytes = size_t{1} << 20;
@@ -89,4 +89,4 @@ bool LineSource::next_line(std::string_view& line) {
   return true;
 }
 
-}  // namespace tidal::traces
+}  // namespace tidal::base

@@ -1,4 +1,4 @@
-#include "traces/field_parse.h"
+#include "base/field_parse.h"
 
 #include <charconv>
 #include <cmath>
@@ -6,10 +6,10 @@
 
 #include <fmt/format.h>
 
-#include "traces/limits.h"
-#include "traces/row_error.h"
+#include "base/limits.h"
+#include "base/row_error.h"
 
-namespace tidal::traces {
+namespace tidal::base {
 
 std::string_view trim_blanks(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
@@ -92,4 +92,4 @@ bool parse_bool(std::string_view text, std::string_view field) {
   throw RowError(field, "not a boolean (0, 1, true, false): " + quote_for_message(text));
 }
 
-}  // namespace tidal::traces
+}  // namespace tidal::base

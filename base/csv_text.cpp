@@ -1,6 +1,6 @@
-#include "traces/csv_text.h"
+#include "base/csv_text.h"
 
-namespace tidal::traces {
+namespace tidal::base {
 
 std::string format_seconds(int64_t ns) {
   const bool negative = ns < 0;
@@ -9,4 +9,4 @@ std::string format_seconds(int64_t ns) {
   return fmt::format("{}{}.{:06}", negative ? "-" : "", us / 1'000'000, us % 1'000'000);
 }
 
-}  // namespace tidal::traces
+}  // namespace tidal::base

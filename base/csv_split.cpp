@@ -1,13 +1,13 @@
-#include "traces/csv_split.h"
+#include "base/csv_split.h"
 
 #include <cstring>
 
 #include <fmt/format.h>
 
-#include "traces/field_parse.h"
-#include "traces/row_error.h"
+#include "base/field_parse.h"
+#include "base/row_error.h"
 
-namespace tidal::traces {
+namespace tidal::base {
 namespace {
 
 // Appends the quoted field starting at line[pos] (an opening quote) to `scratch`; returns the
@@ -106,4 +106,4 @@ void CsvColumns::check_row_width(const std::vector<std::string_view>& fields) co
   }
 }
 
-}  // namespace tidal::traces
+}  // namespace tidal::base

@@ -1,15 +1,15 @@
-#include "traces/json_cursor.h"
+#include "base/json_cursor.h"
 
 #include <charconv>
 #include <cmath>
 #include <cstring>
 #include <system_error>
 
-#include "traces/field_parse.h"
-#include "traces/limits.h"
-#include "traces/row_error.h"
+#include "base/field_parse.h"
+#include "base/limits.h"
+#include "base/row_error.h"
 
-namespace tidal::traces {
+namespace tidal::base {
 namespace {
 
 constexpr std::string_view kTruncated = "truncated JSON (the line ends inside the object)";
@@ -329,4 +329,4 @@ void JsonCursor::skip_value(std::string_view field) {
   }
 }
 
-}  // namespace tidal::traces
+}  // namespace tidal::base

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tidal::traces {
+namespace tidal::base {
 
 class JsonCursor {
  public:
@@ -58,4 +58,4 @@ class JsonCursor {
   bool first_key_ = true;
 };
 
-}  // namespace tidal::traces
+}  // namespace tidal::base

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace tidal::traces {
+namespace tidal::base {
 
 // Drops spaces and tabs at both ends.
 std::string_view trim_blanks(std::string_view text);
@@ -22,4 +22,4 @@ double parse_finite_double(std::string_view text, std::string_view field);
 // "0"/"1"/"true"/"false".
 bool parse_bool(std::string_view text, std::string_view field);
 
-}  // namespace tidal::traces
+}  // namespace tidal::base

@@ -1,10 +1,10 @@
-#include "reports/format.h"
+#include "base/number_format.h"
 
 #include <cmath>
 
 #include <fmt/format.h>
 
-namespace tidal::reports {
+namespace tidal::base {
 namespace {
 
 // Inserts ',' every three digits into the integer part of a plain decimal string.
@@ -88,4 +88,4 @@ std::string format_rate(double per_second, const std::string& unit) {
   return format_significant(per_second) + " " + unit;
 }
 
-}  // namespace tidal::reports
+}  // namespace tidal::base

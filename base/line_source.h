@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace tidal::traces {
+namespace tidal::base {
 
 class LineSource {
  public:
@@ -44,4 +44,4 @@ class LineSource {
   int64_t total_bytes_ = 0;
 };
 
-}  // namespace tidal::traces
+}  // namespace tidal::base

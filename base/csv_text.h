@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-namespace tidal::traces {
+namespace tidal::base {
 
 // Seconds from nanoseconds with exactly six decimals, rounded to the nearest microsecond
 // (halves away from zero): 1'234'567'500 -> "1.234568", -1500 -> "-0.000002".
@@ -85,4 +85,4 @@ void flush_if_large(Buffer& buf, std::ostream& out) {
   }
 }
 
-}  // namespace tidal::traces
+}  // namespace tidal::base

@@ -1,0 +1,10 @@
+#include "perf/step_work.h"
+
+namespace tidal::perf {
+
+StepWorkCounter::StepWorkCounter(const ModelSpec& model, const GpuSpec& gpu,
+                                 const Deployment& deployment)
+    : costs_(model, gpu, deployment, RooflineOptions{}),
+      peak_bandwidth_Bps_(gpu.hbm_bandwidth_Bps) {}
+
+}  // namespace tidal::perf

@@ -1,0 +1,27 @@
+// Bounds on one simulated run (docs/scenario.md, "Limits"), so that every run ends in bounded
+// memory and time: what the simulator refuses before it starts, and the guards of its event loop.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/scenario.h"
+
+namespace tidal::sim {
+
+// Timeline rows, peak-to-mean bins and autoscaler evaluations (per evaluated pool) of one run:
+// the span up to the last arrival divided by each interval stays at most this ...
+inline constexpr int64_t kMaxIntervalsPerRun = 1'000'000;
+// ... and a run still going at this many timeline rows or peak bins is stopped.
+inline constexpr int64_t kMaxIntervalsRunning = 2 * kMaxIntervalsPerRun;
+
+// InputError naming the scenario file and key when the span up to the last arrival holds more
+// than kMaxIntervalsPerRun of timeline_interval_s, metrics.peak_bin_s or an evaluated pool's
+// autoscaler.evaluation_interval_s.
+void check_run_limits(const Scenario& scenario, int64_t last_arrival_ns);
+
+// InputError when the event loop reaches `now_ns` past base::kMaxSimulatedNs, or past
+// kMaxIntervalsRunning of the scenario's timeline rows or peak bins (a run that never ends,
+// such as one whose fleet never becomes warm).
+void check_run_time(const Scenario& scenario, int64_t now_ns);
+
+}  // namespace tidal::sim

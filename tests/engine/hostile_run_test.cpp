@@ -1,0 +1,162 @@
+// Hostile engine runs (issue 19): impossible flags, scales and traces end in one InputError
+// naming the flag or file before anything runs, and over-long requests are rejected without
+// their prompts being made.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "base/input_error.h"
+#include "engine/engine_run.h"
+#include "engine/trace_replay.h"
+#include "traces/writer.h"
+
+namespace tidal::engine {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("tidal_hostile_test_" + std::to_string(::getpid()) + "_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+Request request(int64_t id, double arrival_s, int64_t prompt, int64_t output) {
+  Request r;
+  r.id = id;
+  r.arrival_s = arrival_s;
+  r.prompt_tokens = prompt;
+  r.output_tokens = output;
+  return r;
+}
+
+std::string write_trace(const fs::path& dir, const std::vector<Request>& requests) {
+  const fs::path path = dir / "trace.jsonl";
+  traces::write_trace(path.string(), requests);
+  return path.string();
+}
+
+std::string error_of(const EngineRunArgs& args) {
+  try {
+    run_engine(args);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+EngineRunArgs tiny_run(const fs::path& dir, const std::vector<Request>& requests) {
+  EngineRunArgs args;
+  args.model = "tiny";
+  args.trace = write_trace(dir, requests);
+  args.out_dir = (dir / "out").string();
+  args.replay.time_scale = 0.0;
+  return args;
+}
+
+TEST(HostileEngineRun, ImpossibleSettingsAreRefused) {
+  const fs::path dir = fresh_dir("settings");
+  EngineRunArgs args = tiny_run(dir, {request(0, 0.0, 8, 2)});
+  args.config.block_size = 0;
+  EXPECT_EQ(error_of(args), "--block-size: must be between 1 and 1024 tokens (got 0)");
+  args.config.block_size = 16;
+  args.config.num_threads = 100000;
+  EXPECT_EQ(error_of(args), "--threads: must be between 1 and 256 (got 100000)");
+}
+
+TEST(HostileEngineRun, ScaledArrivalsAndLengthsAreBounded) {
+  ReplayOptions options;
+  options.time_scale = 1e300;
+  try {
+    prepare_requests({request(0, 0.0, 8, 2), request(1, 1.0, 8, 2)}, options);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(),
+                 "--time-scale: request 1 arrives at 1e+300 s after scaling by 1e+300; a "
+                 "real-time replay waits at most 86400 s for an arrival (--time-scale 0 sends "
+                 "every request at once)");
+  }
+  options.time_scale = 1.0;
+  EXPECT_THROW(prepare_requests({request(0, 1e9, 8, 2)}, options), InputError);
+  options.time_scale = 0.0;
+  EXPECT_EQ(prepare_requests({request(0, 1e9, 8, 2)}, options).front().arrival_s, 0.0);
+  options.length_scale = 1e30;
+  try {
+    prepare_requests({request(0, 0.0, 8, 2)}, options);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(),
+                 "--length-scale: request 0 would have 8e+30 tokens, beyond the limit of "
+                 "1099511627776 per request");
+  }
+}
+
+TEST(HostileEngineRun, HugeRequestsAreRejectedWithoutTheirPrompts) {
+  const fs::path dir = fresh_dir("huge");
+  const EngineRunArgs args =
+      tiny_run(dir, {request(0, 0.0, 8, 2), request(1, 0.0, 100'000'000'000, 4),
+                     request(2, 0.0, 8, 100'000'000'000)});
+  const EngineRunSummary summary = run_engine(args);
+  EXPECT_EQ(summary.num_finished, 1);
+  EXPECT_EQ(summary.num_rejected, 2);
+}
+
+// The last arrival rejected on arrival used to leave the replay waiting for nothing ("engine
+// replay stalled").
+TEST(HostileEngineRun, ARequestLargerThanTheArenaIsRejected) {
+  const fs::path dir = fresh_dir("arena");
+  EngineRunArgs args = tiny_run(dir, {request(0, 0.0, 8, 2), request(1, 0.0, 100, 4)});
+  args.config.num_gpu_blocks = 4;  // 64 tokens
+  const EngineRunSummary summary = run_engine(args);
+  EXPECT_EQ(summary.num_finished, 1);
+  EXPECT_EQ(summary.num_rejected, 1);
+}
+
+TEST(HostileEngineRun, DepsInACycleNameTheTrace) {
+  const fs::path dir = fresh_dir("cycle");
+  Request a = request(0, 0.0, 8, 2);
+  Request b = request(1, 0.0, 8, 2);
+  a.deps = {1};
+  b.deps = {0};
+  const EngineRunArgs args = tiny_run(dir, {a, b});
+  EXPECT_EQ(error_of(args), args.trace + ": deps form a cycle: request 0 waits on 1, 1 on 0");
+}
+
+#ifdef TIDAL_CLI
+// The first line `tidal engine run ... EXTRA` writes to stderr; it must fail.
+std::string cli_error(const fs::path& dir, const std::string& extra) {
+  const std::string trace = write_trace(dir, {request(0, 0.0, 8, 2)});
+  const std::string command = std::string(TIDAL_CLI) + " engine run --model tiny --trace " + trace +
+                              " --out " + (dir / "out").string() + " --time-scale 0 " + extra +
+                              " > /dev/null 2> " + (dir / "stderr.txt").string();
+  if (std::system(command.c_str()) == 0) return "(exit 0)";
+  std::ifstream in(dir / "stderr.txt");
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+TEST(HostileEngineRun, ZeroAndNegativeFlagsAreErrors) {
+  const fs::path dir = fresh_dir("flags");
+  EXPECT_EQ(cli_error(dir, "--kv-blocks 0"),
+            "tidal: error: --kv-blocks: must be at least 1 (got 0); leave it out to size the "
+            "arena from --kv-memory");
+  EXPECT_EQ(cli_error(dir, "--max-requests 0"),
+            "tidal: error: --max-requests: must be at least 1 (got 0); leave it out to replay "
+            "every request");
+  EXPECT_EQ(cli_error(dir, "--seed -1"), "--seed: must be >= 0, got -1");
+  EXPECT_EQ(cli_error(dir, "--block-size 0"),
+            "tidal: error: --block-size: must be between 1 and 1024 tokens (got 0)");
+}
+#endif
+
+}  // namespace
+}  // namespace tidal::engine
