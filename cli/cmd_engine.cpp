@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "engine/engine_config.h"
 #include "engine/engine_run.h"
+#include "engine/sched/config.h"
 #include "engine/stop_signals.h"
 #include "models/quantize_weights.h"
 
@@ -52,8 +53,9 @@ void add_run(CLI::App& engine_app) {
   cmd->add_option("--max-num-seqs", config.scheduler.max_num_seqs, "sequences per step");
   cmd->add_option("--static-batch-size", config.scheduler.static_batch_size,
                   "static batching: requests per batch");
-  cmd->add_option("--max-batched-tokens", config.scheduler.max_num_batched_tokens,
-                  "token budget per step");
+  CLI::Option* max_batched_tokens =
+      cmd->add_option("--max-batched-tokens", config.scheduler.max_num_batched_tokens,
+                      "token budget per step (default 8192; 2048 with chunked_prefill)");
   cmd->add_option("--max-model-len", config.scheduler.max_model_len,
                   "longest prompt + output (capped at the model's context)");
   cmd->add_option("--backend", args->backend,
@@ -98,8 +100,13 @@ void add_run(CLI::App& engine_app) {
                   "multiply prompt and output lengths (default 1)");
   CLI::Option* max_requests = cmd->add_option("--max-requests", run.replay.max_requests,
                                               "replay only the first N requests (default: all)");
-  cmd->callback([args, kv_blocks, max_requests] {
+  cmd->callback([args, kv_blocks, max_requests, max_batched_tokens] {
     engine::EngineRunArgs& a = args->run;
+    // The policy's chunk budget (vLLM's with chunked prefill) unless given, as in a scenario.
+    if (max_batched_tokens->count() == 0) {
+      a.config.scheduler.max_num_batched_tokens =
+          sched::default_max_num_batched_tokens(a.config.scheduler.policy);
+    }
     // 0 is how the library says "not given"; given on the command line it is a mistake.
     if (kv_blocks->count() > 0 && a.config.num_gpu_blocks < 1) {
       throw InputError("--kv-blocks: must be at least 1 (got " +

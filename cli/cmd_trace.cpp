@@ -133,8 +133,7 @@ std::string generator_kinds_help() {
     text += "  " + std::string(kind) + std::string(kind.size() < 13 ? 13 - kind.size() : 1, ' ') +
             std::string(line) + "\n";
   }
-  text +=
-      "Example: tidal trace gen poisson rate=5 duration_s=600 --seed 7 --out trace.jsonl";
+  text += "Example: tidal trace gen poisson rate=5 duration_s=600 --seed 7 --out trace.jsonl";
   return text;
 }
 

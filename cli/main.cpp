@@ -47,7 +47,8 @@ int main(int argc, char** argv) {
         known = known || sub->get_name() == command;
       }
       if (!known) {
-        std::fprintf(stderr, "tidal: error: help: unknown command \"%s\" (`tidal help` lists them)\n",
+        std::fprintf(stderr,
+                     "tidal: error: help: unknown command \"%s\" (`tidal help` lists them)\n",
                      command.c_str());
         return 1;
       }

@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 
 #include "base/csv_text.h"
+#include "base/number_format.h"
 #include "base/output_files.h"
 #include "plan/results_file.h"
-#include "base/number_format.h"
 
 namespace tidal::plan {
 namespace {
@@ -167,8 +167,8 @@ ojson plan_json(const PlanHeader& header, const PlanOutcome& outcome) {
                {"num_feasible", num_feasible},
                {"cheapest",
                 outcome.cheapest ? ojson(outcome.results[*outcome.cheapest].id) : ojson(nullptr)},
-               {"cheapest_name", outcome.cheapest ? ojson(outcome.results[*outcome.cheapest].name)
-                                                  : ojson(nullptr)},
+               {"cheapest_name",
+                outcome.cheapest ? ojson(outcome.results[*outcome.cheapest].name) : ojson(nullptr)},
                {"frontier", frontier},
                {"ranking", ranking},
                {"candidates", candidates}};
@@ -197,21 +197,21 @@ std::string plan_csv(const PlanHeader& header, const PlanOutcome& outcome) {
       csv += ',';
       base::append_csv_field(csv, v.is_string() ? v.get<std::string>() : v.dump());
     }
-    csv += fmt::format(",{},{},", r.status, outcome.rank[i] ? fmt::format("{}", *outcome.rank[i]) : "");
+    csv += fmt::format(",{},{},", r.status,
+                       outcome.rank[i] ? fmt::format("{}", *outcome.rank[i]) : "");
     base::append_csv_field(csv, r.setup.gpu);
     csv += fmt::format(",{},{},", r.setup.tp, r.setup.num_replicas);
     base::append_csv_field(csv, r.setup.weight_dtype);
     csv += ',';
     base::append_csv_field(csv, r.setup.kv_dtype);
-    csv +=
-        fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},",
-                    r.num_gpus ? fmt::format("{}", *r.num_gpus) : "", csv_number(r.dollars),
-                    csv_number(r.dollars_per_hour), csv_number(r.dollars_per_day),
-                    csv_number(r.dollars_per_1m_tokens),
-                    csv_number(r.dollars_per_1m_output_tokens), csv_number(r.p99_ttft_s),
-                    csv_number(r.p99_tpot_s), csv_number(r.p99_e2e_s), csv_number(r.slo_attainment),
-                    csv_number(r.goodput_rps), csv_number(r.rate_scale), r.num_simulations,
-                    on_frontier[i] ? 1 : 0, outcome.cheapest == i ? 1 : 0);
+    csv += fmt::format(
+        ",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},",
+        r.num_gpus ? fmt::format("{}", *r.num_gpus) : "", csv_number(r.dollars),
+        csv_number(r.dollars_per_hour), csv_number(r.dollars_per_day),
+        csv_number(r.dollars_per_1m_tokens), csv_number(r.dollars_per_1m_output_tokens),
+        csv_number(r.p99_ttft_s), csv_number(r.p99_tpot_s), csv_number(r.p99_e2e_s),
+        csv_number(r.slo_attainment), csv_number(r.goodput_rps), csv_number(r.rate_scale),
+        r.num_simulations, on_frontier[i] ? 1 : 0, outcome.cheapest == i ? 1 : 0);
     base::append_csv_field(csv, r.reason);
     csv += '\n';
   }

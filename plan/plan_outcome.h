@@ -26,12 +26,12 @@
 namespace tidal::plan {
 
 struct PlanOutcome {
-  std::vector<CandidateResult> results;  // [num_candidates], index order
-  std::string objective;                 // "dollars" | "dollars_per_1m_tokens"
-  std::string latency_metric;            // "p99_ttft_s" | "p99_tpot_s" | "p99_e2e_s"
-  std::optional<size_t> cheapest;        // position in results
-  std::vector<size_t> frontier;          // positions in results, ascending cost
-  std::vector<size_t> ranking;           // every position in results, in rank order
+  std::vector<CandidateResult> results;      // [num_candidates], index order
+  std::string objective;                     // "dollars" | "dollars_per_1m_tokens"
+  std::string latency_metric;                // "p99_ttft_s" | "p99_tpot_s" | "p99_e2e_s"
+  std::optional<size_t> cheapest;            // position in results
+  std::vector<size_t> frontier;              // positions in results, ascending cost
+  std::vector<size_t> ranking;               // every position in results, in rank order
   std::vector<std::optional<int64_t>> rank;  // [num_candidates] 1, 2, ... meeting the SLO
   std::string ranking_rule;                  // the rule above, in words
 };
@@ -46,7 +46,7 @@ std::optional<double> latency_value(const PlanOutcome& outcome, const CandidateR
 struct PlanHeader {
   std::string scenario;  // scenario name
   PlanMode mode = PlanMode::cost;
-  std::vector<std::string> slo;         // normalized targets
+  std::vector<std::string> slo;  // normalized targets
   // The scenario's SLO classes, "interactive: TTFT <= 2 s, TPOT <= 100 ms" (what attainment
   // and goodput count against).
   std::vector<std::string> class_slos;

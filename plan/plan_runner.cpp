@@ -14,11 +14,11 @@
 #include <fmt/format.h>
 
 #include "base/input_error.h"
+#include "base/number_format.h"
 #include "plan/plan_setup.h"
 #include "plan/plan_table.h"
 #include "plan/results_file.h"
 #include "plan/transport.h"
-#include "base/number_format.h"
 
 namespace tidal::plan {
 namespace {
@@ -214,8 +214,9 @@ PlanRun run_on(Transport& transport, const PlanOptions& options) {
   for (const sim::SloClass& c : in.base.slo_classes) {
     std::string bounds;
     auto add = [&](const char* name, const std::optional<double>& v) {
-      if (v) bounds += fmt::format("{}{} <= {}", bounds.empty() ? "" : ", ", name,
-                                   base::format_latency(*v));
+      if (v)
+        bounds +=
+            fmt::format("{}{} <= {}", bounds.empty() ? "" : ", ", name, base::format_latency(*v));
     };
     add("TTFT", c.slo.ttft_s);
     add("TPOT", c.slo.tpot_s);

@@ -36,8 +36,8 @@ struct PlanRun {
 
 PlanRun run_plan(const PlanOptions& options);
 
-// A short text for the terminal: counts, the cheapest configuration meeting the SLO and the
-// frontier.
+// The text for the terminal (docs/plan.md, "Console output"): counts, the SLO and the ranking
+// rule, the ranked table (plan_table.h), the winner, the frontier by name, invalid candidates.
 std::string plan_summary_text(const PlanRun& run);
 
 }  // namespace tidal::plan

@@ -72,9 +72,8 @@ std::string slo_list(const PlanHeader& header) {
 // "2 x H100-SXM (TP 1, 2 replicas, bf16)"; the fleet's total when other pools add GPUs.
 std::string fleet_text(const CandidateResult& r) {
   std::string text =
-      fmt::format("{} x {} (TP {}, {} replica{}, {})", r.setup.num_gpus(), r.setup.gpu,
-                  r.setup.tp, r.setup.num_replicas, r.setup.num_replicas == 1 ? "" : "s",
-                  dtype_text(r.setup));
+      fmt::format("{} x {} (TP {}, {} replica{}, {})", r.setup.num_gpus(), r.setup.gpu, r.setup.tp,
+                  r.setup.num_replicas, r.setup.num_replicas == 1 ? "" : "s", dtype_text(r.setup));
   if (r.num_gpus && *r.num_gpus != r.setup.num_gpus()) {
     text += fmt::format(", {} GPUs with the other pools", base::format_count(*r.num_gpus));
   }
@@ -87,9 +86,9 @@ std::string figures_text(const PlanOutcome& o, const CandidateResult& r) {
   if (is_cost_mode(o)) {
     text += fmt::format(" ({} for the trace)", dollars(r.dollars));
   } else {
-    text += fmt::format(" ({} per 1M tokens at {}x the trace's rate)",
-                        dollars(r.dollars_per_1m_tokens),
-                        r.rate_scale ? base::format_significant(*r.rate_scale) : "n/a");
+    text +=
+        fmt::format(" ({} per 1M tokens at {}x the trace's rate)", dollars(r.dollars_per_1m_tokens),
+                    r.rate_scale ? base::format_significant(*r.rate_scale) : "n/a");
   }
   text += fmt::format("; SLO attainment {}, p99 TTFT {} ms, p99 TPOT {} ms",
                       r.slo_attainment ? base::format_percent(*r.slo_attainment) : "n/a",
@@ -105,9 +104,8 @@ std::string dtype_text(const PoolSetup& setup) {
 }
 
 std::string plan_table_text(const PlanOutcome& o, size_t max_rows) {
-  std::vector<Column> columns{{"rank"},     {"candidate", false}, {"GPU", false}, {"GPUs"},
-                              {"TP"},       {"replicas"},         {"dtype", false}, {"$/h"},
-                              {"$/day"}};
+  std::vector<Column> columns{{"rank"},     {"candidate", false}, {"GPU", false}, {"GPUs"}, {"TP"},
+                              {"replicas"}, {"dtype", false},     {"$/h"},        {"$/day"}};
   if (is_cost_mode(o)) {
     columns.push_back({"$ trace"});
   } else {
@@ -134,16 +132,15 @@ std::string plan_table_text(const PlanOutcome& o, size_t max_rows) {
     size_t& taken = r.status == "feasible" ? num_rows_feasible : num_rows_missed;
     if (taken >= (r.status == "feasible" ? shown_feasible : shown_missed)) continue;
     ++taken;
-    std::vector<std::string> row{
-        o.rank[i] ? fmt::format("{}", *o.rank[i]) : "-",
-        r.name,
-        r.setup.gpu,
-        r.num_gpus ? base::format_count(*r.num_gpus) : "n/a",
-        fmt::format("{}", r.setup.tp),
-        fmt::format("{}", r.setup.num_replicas),
-        dtype_text(r.setup),
-        dollars(r.dollars_per_hour),
-        dollars(r.dollars_per_day)};
+    std::vector<std::string> row{o.rank[i] ? fmt::format("{}", *o.rank[i]) : "-",
+                                 r.name,
+                                 r.setup.gpu,
+                                 r.num_gpus ? base::format_count(*r.num_gpus) : "n/a",
+                                 fmt::format("{}", r.setup.tp),
+                                 fmt::format("{}", r.setup.num_replicas),
+                                 dtype_text(r.setup),
+                                 dollars(r.dollars_per_hour),
+                                 dollars(r.dollars_per_day)};
     if (is_cost_mode(o)) {
       row.push_back(dollars(r.dollars));
     } else {
@@ -199,9 +196,9 @@ std::string plan_invalid_text(const PlanOutcome& o, size_t max_rows) {
 }
 
 std::string plan_frontier_text(const PlanOutcome& o) {
-  std::string text = fmt::format("Pareto frontier ({} vs {}, cheapest first): ",
-                                 is_cost_mode(o) ? "$ trace" : "$/1M tok",
-                                 latency_name(o.latency_metric));
+  std::string text = fmt::format(
+      "Pareto frontier ({} vs {}, cheapest first): ", is_cost_mode(o) ? "$ trace" : "$/1M tok",
+      latency_name(o.latency_metric));
   if (o.frontier.empty()) return text + "none\n";
   for (size_t k = 0; k < o.frontier.size(); ++k) {
     text += (k == 0 ? "" : ", ") + o.results[o.frontier[k]].name;

@@ -68,8 +68,8 @@ std::vector<Cell> candidate_row(const PlanData& plan, const PlanCandidate& c) {
 
 // The columns of `tidal plan`'s console table (plan/plan_table.h).
 std::vector<std::string> ranked_columns(const PlanData& plan) {
-  std::vector<std::string> columns{"rank", "candidate", "GPU",   "GPUs", "TP",
-                                   "replicas", "dtype", "$/h", "$/day"};
+  std::vector<std::string> columns{"rank",     "candidate", "GPU", "GPUs", "TP",
+                                   "replicas", "dtype",     "$/h", "$/day"};
   if (plan.mode == "capacity") {
     columns.push_back("$/1M tok");
     columns.push_back("rate scale");

@@ -115,8 +115,9 @@ TEST(PlanRanking, TiesInPrintedDollarsGoToFewerGpusThenLowerLatency) {
             "significant digits below $1) go to fewer GPUs, then lower p99 TTFT, then the lower "
             "candidate index");
   // Costs that print differently are ranked by cost, whatever the GPUs.
-  std::vector<CandidateResult> two{result(0, "feasible", 1, 10.02, 0.5, setup("H100-SXM", 1, 1, "bf16")),
-                                   result(1, "feasible", 4, 10.01, 0.5, setup("H100-SXM", 1, 4, "bf16"))};
+  std::vector<CandidateResult> two{
+      result(0, "feasible", 1, 10.02, 0.5, setup("H100-SXM", 1, 1, "bf16")),
+      result(1, "feasible", 4, 10.01, 0.5, setup("H100-SXM", 1, 4, "bf16"))};
   EXPECT_EQ(*conclude(two, PlanMode::cost, "ttft").cheapest, 1u);
 }
 
@@ -157,7 +158,8 @@ TEST(PlanTable, ShowsGpusDollarsPerHourAndDaySloAndLatenciesInMs) {
             "winner: 2xH100-SXM tp1 bf16: 2 x H100-SXM (TP 1, 2 replicas, bf16) at $5.00/h, "
             "$120.00/day at the trace's rate ($10.00 for the trace); SLO attainment 99.50%, p99 "
             "TTFT 300 ms, p99 TPOT 12.3 ms; meets p99_ttft<=1s\n");
-  EXPECT_EQ(plan_invalid_text(o), "invalid (1):\n  8xH100-SXM tp8 bf16: fleet.pools[0]: does not fit\n");
+  EXPECT_EQ(plan_invalid_text(o),
+            "invalid (1):\n  8xH100-SXM tp8 bf16: fleet.pools[0]: does not fit\n");
 }
 
 TEST(PlanTable, NoWinnerNamesTheCheapestMiss) {
@@ -199,8 +201,8 @@ TEST(PlanTable, ReportShowsTheSameRankedTable) {
   std::vector<std::string> first;
   for (const reports::Cell& c : table->rows[0]) first.push_back(c.text);
   EXPECT_EQ(first, (std::vector<std::string>{"1", "2xH100-SXM tp1 bf16", "H100-SXM", "2", "1", "2",
-                                             "bf16", "$5.00", "$120.00", "$10.00", "99.50%",
-                                             "300", "12.3", "met"}));
+                                             "bf16", "$5.00", "$120.00", "$10.00", "99.50%", "300",
+                                             "12.3", "met"}));
   EXPECT_EQ(table->rows[4][0].text, "-");
   EXPECT_EQ(table->rows[4][13].text, "missed: p99_ttft = 2.5 s > 1 s");
 }
@@ -228,8 +230,9 @@ TEST(PlanTable, ResultsFilesCarryNamesAndSetups) {
   EXPECT_TRUE(csv.starts_with(
       "id,index,name,num_replicas,status,rank,pool_gpu,pool_tp,pool_num_replicas,"
       "pool_weight_dtype,pool_kv_dtype,num_gpus,dollars,dollars_per_hour,dollars_per_day,"));
-  EXPECT_NE(csv.find("\nid2,2,2xH100-SXM tp1 bf16,2,feasible,1,H100-SXM,1,2,bf16,bf16,2,10.001,5,120,"),
-            std::string::npos);
+  EXPECT_NE(
+      csv.find("\nid2,2,2xH100-SXM tp1 bf16,2,feasible,1,H100-SXM,1,2,bf16,bf16,2,10.001,5,120,"),
+      std::string::npos);
   // The JSON line round-trips.
   const CandidateResult back = result_from_json(result_to_json(o.results[2], "fp"), "line");
   EXPECT_EQ(back.name, "2xH100-SXM tp1 bf16");

@@ -70,6 +70,19 @@ TEST(Readers, VidurLengthOnlyFileReadsWithArrivalZero) {
   for (const Request& request : requests) ASSERT_EQ(request.arrival_s, 0.0);
 }
 
+// The reader says when a file has no arrival times (the CLI prints it once).
+TEST(Readers, ReportsWhenAFileHasNoArrivalTimes) {
+  ReadReport report;
+  read_trace_text("num_prefill_tokens,num_decode_tokens\n10,2\n", "lengths.csv", {}, &report);
+  EXPECT_TRUE(report.no_arrival_times);
+  read_trace_text("arrived_at,num_prefill_tokens,num_decode_tokens\n0.5,10,2\n", "v.csv", {},
+                  &report);
+  EXPECT_FALSE(report.no_arrival_times);
+  EXPECT_FALSE(trace_has_arrival_times(shared_trace(testing::kVidurArxiv)));
+  EXPECT_TRUE(trace_has_arrival_times(shared_trace(testing::kVidurConv)));
+  EXPECT_TRUE(trace_has_arrival_times(shared_trace(testing::kAzureConv)));
+}
+
 TEST(Readers, DetectsEveryFormatFromItsFirstLine) {
   EXPECT_EQ(detect_format(shared_trace(testing::kAzureConv)), TraceFormat::azure);
   EXPECT_EQ(detect_format(shared_trace(testing::kMooncake)), TraceFormat::mooncake);
