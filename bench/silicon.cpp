@@ -110,14 +110,11 @@ int main(int argc, char** argv) try {
   const std::vector<tidal::validate::MeasuredRun> runs =
       tidal::validate::read_measured_csv(args.measured);
   const tidal::validate::SiliconOptions roofline_options{
-      args.configs, args.kernel_db, "roofline", false, args.requests_per_client,
-      args.count_first_requests};
-  const tidal::validate::SiliconOptions kernel_options{args.configs,
-                                                       args.kernel_db,
-                                                       "kernel_db",
-                                                       true,
-                                                       args.requests_per_client,
-                                                       args.count_first_requests};
+      args.configs, args.kernel_db,           "roofline",
+      false,        args.requests_per_client, args.count_first_requests};
+  const tidal::validate::SiliconOptions kernel_options{
+      args.configs, args.kernel_db,           "kernel_db",
+      true,         args.requests_per_client, args.count_first_requests};
 
   // Rows both setups can express, at most max_rows_per_group per group (in file order).
   std::map<std::string, int64_t> reasons;
