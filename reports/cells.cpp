@@ -1,5 +1,7 @@
 #include "reports/cells.h"
 
+#include <fmt/format.h>
+
 #include "reports/format.h"
 
 namespace tidal::reports {
@@ -49,6 +51,14 @@ std::string slo_text(const ClassFigures& c) {
 
 double dollars_per_day(const RunSummary& s) {
   return s.duration_s > 0 ? s.dollars / s.duration_s * 86400.0 : 0.0;
+}
+
+std::string cost_per_day_label(const RunSummary& s) {
+  if (s.duration_s >= 3600.0) return "cost per day (this rate)";
+  if (s.duration_s >= 600.0) {
+    return fmt::format("cost per day (extrapolated from a {:.0f}-minute run)", s.duration_s / 60.0);
+  }
+  return fmt::format("cost per day (extrapolated from a {:.0f}-second run)", s.duration_s);
 }
 
 std::optional<double> tokens_per_dollar(const RunSummary& s) {

@@ -24,6 +24,10 @@ std::string slo_text(const ClassFigures& c);
 
 // Dollars per day at the run's average spend rate.
 double dollars_per_day(const RunSummary& s);
+// The label of dollars_per_day: "cost per day (this rate)" for a run of an hour or more, else
+// "cost per day (extrapolated from a 90-second run)" (minutes from 10 on): a burst says little
+// of a day.
+std::string cost_per_day_label(const RunSummary& s);
 // Input plus output tokens per dollar; empty when the run cost nothing.
 std::optional<double> tokens_per_dollar(const RunSummary& s);
 std::optional<double> output_tokens_per_dollar(const RunSummary& s);

@@ -11,6 +11,7 @@
 #include "reports/folder_sections.h"
 #include "reports/render.h"
 #include "reports/run_data.h"
+#include "reports/same_workload.h"
 #include "reports/sections.h"
 
 namespace tidal::reports {
@@ -32,11 +33,13 @@ void label_runs(std::vector<RunData>& runs) {
   }
 }
 
+// The run's sections; its workload section only when `with_workload` (runs that replayed the
+// same workload share one).
 void add_run_sections(Document& doc, const RunData& run, const std::string& id_suffix,
-                      const std::string& title_suffix) {
+                      const std::string& title_suffix, bool with_workload) {
   const RunSection r{run, id_suffix, title_suffix};
   doc.sections.push_back(overview_section(r));
-  doc.sections.push_back(workload_section(r));
+  if (with_workload) doc.sections.push_back(workload_section(r));
   doc.sections.push_back(latency_section(r));
   doc.sections.push_back(fleet_section(r));
   doc.sections.push_back(cost_section(r));
@@ -92,12 +95,20 @@ Document build_report(const std::vector<std::string>& folders) {
     }
   }
 
+  const bool shared_workload = runs.size() > 1 && same_workload(runs);
   if (runs.size() > 1) doc.sections.push_back(comparison_section(runs));
+  if (shared_workload) {
+    doc.sections.push_back(workload_section({runs.front(), "", ": every run (the same requests)"}));
+    doc.notes.push_back(
+        "Every run replayed the same requests (arrivals, lengths, tenants, SLO classes): their "
+        "workload is shown once.");
+  }
   for (size_t k = 0; k < runs.size(); ++k) {
     if (runs.size() == 1) {
-      add_run_sections(doc, runs[k], "", "");
+      add_run_sections(doc, runs[k], "", "", true);
     } else {
-      add_run_sections(doc, runs[k], fmt::format("-{}", k + 1), ": " + runs[k].label);
+      add_run_sections(doc, runs[k], fmt::format("-{}", k + 1), ": " + runs[k].label,
+                       !shared_workload);
     }
   }
   for (size_t k = 0; k < validations.size(); ++k) {

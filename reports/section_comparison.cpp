@@ -56,7 +56,7 @@ const std::vector<ComparedMetric>& compared_metrics() {
       {{"total cost", "in total", MetricKind::cost, format_dollars},
        [](const RunData& r) -> std::optional<double> { return r.summary.dollars; },
        true},
-      {{"cost per day", "per day", MetricKind::cost, format_dollars},
+      {{"cost per day (extrapolated)", "per day", MetricKind::cost, format_dollars},
        [](const RunData& r) -> std::optional<double> { return dollars_per_day(r.summary); },
        true},
       {{"$ / 1M input tokens", "per 1M input tokens", MetricKind::cost, format_dollars},

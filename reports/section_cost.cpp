@@ -81,7 +81,7 @@ Section cost_section(const RunSection& r) {
   const std::optional<double> idle = idle_share(t);
   section.blocks.push_back(KeyFigures{{
       {"total cost", dollars_cell(s.dollars)},
-      {"cost per day (this rate)", dollars_cell(dollars_per_day(s))},
+      {cost_per_day_label(s), dollars_cell(dollars_per_day(s))},
       {"GPU-hours", significant_cell(s.gpu_hours)},
       {"$ / 1M input tokens", dollars_cell(s.dollars_per_1m_input_tokens)},
       {"$ / 1M output tokens", dollars_cell(s.dollars_per_1m_output_tokens)},

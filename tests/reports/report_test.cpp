@@ -261,6 +261,37 @@ TEST_F(ReportTest, TwoRunsAreComparedWithRatiosAndVerdicts) {
   EXPECT_TRUE(seen_ttft);
 }
 
+// The two fixture runs replay the same requests: one shared workload section. A run with other
+// requests (another seed) gets its own again.
+TEST_F(ReportTest, IdenticalWorkloadsShareOneSection) {
+  const std::vector<std::string> shared = section_ids(render({one_, two_}, root_ / "shared").json);
+  EXPECT_EQ(std::count(shared.begin(), shared.end(), "workload"), 1);
+  EXPECT_EQ(std::find(shared.begin(), shared.end(), "workload-1"), shared.end());
+  EXPECT_EQ(std::find(shared.begin(), shared.end(), "workload-2"), shared.end());
+
+  nlohmann::json other = testing::small_scenario(1, "other-seed");
+  other["seed"] = 8;
+  const std::string other_dir = testing::write_run_folder(other, root_ / "other-seed");
+  const std::vector<std::string> apart =
+      section_ids(render({one_, other_dir}, root_ / "apart").json);
+  EXPECT_EQ(std::find(apart.begin(), apart.end(), "workload"), apart.end());
+  EXPECT_NE(std::find(apart.begin(), apart.end(), "workload-1"), apart.end());
+  EXPECT_NE(std::find(apart.begin(), apart.end(), "workload-2"), apart.end());
+}
+
+// A 90-second run's cost per day is labelled as what it is: an extrapolation.
+TEST_F(ReportTest, CostPerDayOfAShortRunIsLabelledAnExtrapolation) {
+  const std::string md = render({one_}, root_ / "short").md;
+  const double duration_s =
+      read_json_file(one_ + "/summary.json")["metrics"]["duration_s"].get<double>();
+  ASSERT_LT(duration_s, 600.0);
+  EXPECT_NE(
+      md.find(fmt::format("cost per day (extrapolated from a {:.0f}-second run)", duration_s)),
+      std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("cost per day (this rate)"), std::string::npos);
+}
+
 TEST_F(ReportTest, SameInputsSameBytes) {
   const Rendered a = render({one_, two_}, root_ / "det_a");
   const Rendered b = render({one_, two_}, root_ / "det_b");
