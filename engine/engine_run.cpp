@@ -22,6 +22,7 @@ EngineRunSummary run_engine(const EngineRunArgs& args) {
   if (!args.trace_format.empty())
     read_options.format = traces::parse_format_name(args.trace_format);
   std::vector<Request> trace = traces::read_trace(args.trace, read_options);
+  if (trace.empty()) throw InputError(args.trace + ": no requests (a header and no rows)");
   // Deps in a cycle would wait on each other forever: refused up front, naming the file.
   if (std::any_of(trace.begin(), trace.end(), [](const Request& r) { return !r.deps.empty(); })) {
     try {

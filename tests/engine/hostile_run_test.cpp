@@ -130,6 +130,16 @@ TEST(HostileEngineRun, DepsInACycleNameTheTrace) {
   EXPECT_EQ(error_of(args), args.trace + ": deps form a cycle: request 0 waits on 1, 1 on 0");
 }
 
+// A trace with a header and no rows would run nothing and say nothing: refused, naming it.
+TEST(HostileEngineRun, AHeaderOnlyTraceIsAnError) {
+  const fs::path dir = fresh_dir("header_only");
+  EngineRunArgs args = tiny_run(dir, {request(0, 0.0, 8, 2)});
+  args.trace = (dir / "header.csv").string();
+  std::ofstream(args.trace) << "arrived_at,num_prefill_tokens,num_decode_tokens\n";
+  EXPECT_EQ(error_of(args), args.trace + ": no requests (a header and no rows)");
+  EXPECT_FALSE(fs::exists(args.out_dir));
+}
+
 #ifdef TIDAL_CLI
 // The first line `tidal engine run ... EXTRA` writes to stderr; it must fail.
 std::string cli_error(const fs::path& dir, const std::string& extra) {
