@@ -29,7 +29,8 @@ void add_plan_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--latency", options->latency, "frontier latency axis: ttft, tpot or e2e")
       ->capture_default_str();
-  cmd->add_option("--out", options->out_dir, "output folder (default: out/plan-<scenario name>)");
+  cmd->add_option("--out", options->out_dir, "output folder (default: out/plan-<scenario name>)")
+      ->check(kNonEmptyFolder);
   cmd->add_option("--threads", options->num_threads,
                   "worker threads per process (default: every hardware thread)");
   cmd->add_flag("--quiet", *quiet, "no progress line");

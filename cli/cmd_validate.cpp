@@ -50,7 +50,9 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--trace", run.trace, "trace file (format detected from its first line)");
   cmd->add_option("--model", run.model, "checkpoint folder, config.json or preset");
   cmd->add_option("--backend", args->backend, "engine backend: cpu");
-  cmd->add_option("--out", o.out_dir, "validation folder to write")->required();
+  cmd->add_option("--out", o.out_dir, "validation folder to write")
+      ->required()
+      ->check(kNonEmptyFolder);
   cmd->add_option("--profile", o.profile_path,
                   "profile JSON of this model and config (default: profile first)");
   cmd->add_option("--load", args->load,

@@ -16,4 +16,9 @@ void add_profile_command(CLI::App& app);
 void add_validate_command(CLI::App& app);
 void add_calibrate_command(CLI::App& app);
 
+// For an --out option: an empty path is an error ("--out: must name a folder").
+inline const CLI::Validator kNonEmptyFolder(
+    [](std::string& path) { return path.empty() ? "must name a folder (got an empty path)" : ""; },
+    "DIR");
+
 }  // namespace tidal::cli
