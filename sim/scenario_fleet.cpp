@@ -1,5 +1,6 @@
 #include "sim/scenario_fleet.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -15,6 +16,7 @@
 #include "sim/fleet/spec_reading.h"
 #include "sim/json_object.h"
 #include "sim/scenario_engine.h"
+#include "sim/scenario_limits.h"
 #include "sim/scenario_pool_keys.h"
 
 namespace tidal::sim {
@@ -249,6 +251,22 @@ std::string resolve_path(const std::string& path, const std::string& base_dir) {
   return (std::filesystem::path(base_dir) / p).lexically_normal().string();
 }
 
+namespace {
+
+// The most replicas `pool` can have at once: num_replicas for a fixed pool, else also the
+// autoscaler's max_replicas and its schedule's counts.
+int64_t most_replicas(const PoolSpec& pool) {
+  int64_t most = pool.num_replicas;
+  if (pool.autoscaler.policy == "fixed") return most;
+  most = std::max<int64_t>(most, pool.autoscaler.max_replicas);
+  for (const fleet::SchedulePoint& point : pool.autoscaler.schedule) {
+    most = std::max<int64_t>(most, point.num_replicas);
+  }
+  return most;
+}
+
+}  // namespace
+
 std::vector<PoolSpec> parse_fleet(const nlohmann::json* fleet, const std::string& file,
                                   const std::string& base_dir) {
   if (fleet == nullptr) throw_at(file, "fleet", "missing (required)");
@@ -261,6 +279,7 @@ std::vector<PoolSpec> parse_fleet(const nlohmann::json* fleet, const std::string
   obj.finish({"pools"});
   std::vector<PoolSpec> result;
   result.reserve(pools->size());
+  int64_t num_most_replicas = 0;  // over every pool
   for (size_t i = 0; i < pools->size(); ++i) {
     result.push_back(parse_pool((*pools)[i], i, file, base_dir));
     for (size_t j = 0; j < i; ++j) {
@@ -268,6 +287,14 @@ std::vector<PoolSpec> parse_fleet(const nlohmann::json* fleet, const std::string
         throw_at(file, fmt::format("fleet.pools[{}].name", i),
                  fmt::format("\"{}\" is already the name of fleet.pools[{}]", result[i].name, j));
       }
+    }
+    num_most_replicas += most_replicas(result[i]);
+    if (num_most_replicas > kMaxFleetReplicas) {
+      throw_at(file, fmt::format("fleet.pools[{}]", i),
+               fmt::format("the pools up to this one can hold {} replicas at once (num_replicas, "
+                           "or the autoscaler's max_replicas and schedule), above the limit of {} "
+                           "per fleet",
+                           num_most_replicas, kMaxFleetReplicas));
     }
   }
   return result;

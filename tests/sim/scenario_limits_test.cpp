@@ -1,5 +1,6 @@
 // Hostile scenarios (issue 19, "Every bad input ends cleanly"): each is refused up front with
 // an InputError naming the file and the JSON path, or runs in bounded memory and time.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -76,6 +77,22 @@ TEST(ScenarioLimits, ReplicasPerPoolAreBounded) {
   EXPECT_EQ(
       error_of(scenario_text(R"(, "autoscaler": {"policy": "queue_depth", "max_replicas": 5000})")),
       "s.json: fleet.pools[0].autoscaler.max_replicas: must be between 0 and 1000 (got 5000)");
+}
+
+// Pools of at most 1,000 replicas each still cannot add up past the fleet's limit.
+TEST(ScenarioLimits, ReplicasPerFleetAreBounded) {
+  std::string pools;
+  for (int i = 0; i < 5; ++i) {
+    pools += fmt::format(R"({}{{"name": "p{}", "model": "llama-3-8b", "gpu": "H100-SXM", )"
+                         R"("num_replicas": 1000}})",
+                         i == 0 ? "" : ", ", i);
+  }
+  EXPECT_EQ(error_of(R"({"workloads": [{"generator": {"kind": "poisson", "rate": 2, )"
+                     R"("duration_s": 10}}], "fleet": {"pools": [)" +
+                     pools + "]}}"),
+            "s.json: fleet.pools[4]: the pools up to this one can hold 5000 replicas at once "
+            "(num_replicas, or the autoscaler's max_replicas and schedule), above the limit of "
+            "4000 per fleet");
 }
 
 TEST(ScenarioLimits, IntervalsAreBounded) {
