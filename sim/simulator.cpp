@@ -133,11 +133,15 @@ Simulator::Simulator(const Scenario& scenario, RequestTable table, ProgressSink*
   if (!result_.table.arrival_ns.empty()) {
     check_run_limits(scenario, result_.table.arrival_ns.back());
   }
-  time_limit_ns_ = std::min<int64_t>(
-      base::kMaxSimulatedNs,
-      kMaxIntervalsRunning *
-          std::min(timeline_.interval_ns(),
-                   base::checked_seconds_to_ns(scenario.metrics.peak_bin_s, "metrics.peak_bin_s")));
+  // kMaxIntervalsRunning of the shortest interval, at most the clock's range (without
+  // overflowing the product for intervals of hours).
+  const int64_t shortest_interval_ns =
+      std::min(timeline_.interval_ns(),
+               base::checked_seconds_to_ns(scenario.metrics.peak_bin_s, "metrics.peak_bin_s"));
+  time_limit_ns_ =
+      shortest_interval_ns > base::kMaxSimulatedNs / kMaxIntervalsRunning
+          ? base::kMaxSimulatedNs
+          : std::min<int64_t>(base::kMaxSimulatedNs, kMaxIntervalsRunning * shortest_interval_ns);
   apply_token_caps(scenario, result_.table);
   const size_t n = result_.table.requests.size();
   rank_.resize(n);
