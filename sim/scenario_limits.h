@@ -23,6 +23,11 @@ inline constexpr int64_t kMaxIntervalsRunning = 2 * kMaxIntervalsPerRun;
 // autoscaler.evaluation_interval_s.
 void check_run_limits(const Scenario& scenario, int64_t last_arrival_ns);
 
+// The time past which the event loop calls check_run_time: kMaxIntervalsRunning of the shorter
+// of `timeline_interval_ns` and metrics.peak_bin_s, at most base::kMaxSimulatedNs (without
+// overflowing the product for intervals of hours).
+int64_t running_time_limit_ns(const Scenario& scenario, int64_t timeline_interval_ns);
+
 // InputError when the event loop reaches `now_ns` past base::kMaxSimulatedNs, or past
 // kMaxIntervalsRunning of the scenario's timeline rows or peak bins (a run that never ends,
 // such as one whose fleet never becomes warm).

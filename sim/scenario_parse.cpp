@@ -177,6 +177,16 @@ void check_run_limits(const Scenario& s, int64_t last_arrival_ns) {
   }
 }
 
+int64_t running_time_limit_ns(const Scenario& s, int64_t timeline_interval_ns) {
+  const int64_t shortest_interval_ns =
+      std::min(timeline_interval_ns,
+               base::checked_seconds_to_ns(s.metrics.peak_bin_s, "metrics.peak_bin_s"));
+  if (shortest_interval_ns > base::kMaxSimulatedNs / kMaxIntervalsRunning) {
+    return base::kMaxSimulatedNs;
+  }
+  return std::min<int64_t>(base::kMaxSimulatedNs, kMaxIntervalsRunning * shortest_interval_ns);
+}
+
 void check_run_time(const Scenario& s, int64_t now_ns) {
   const double now_s = static_cast<double>(now_ns) * 1e-9;
   if (now_ns > base::kMaxSimulatedNs) {

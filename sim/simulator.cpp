@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "base/checked_time.h"
 #include "sim/cluster.h"
 #include "sim/event_queue.h"
 #include "sim/fleet/spec_reading.h"
@@ -39,20 +38,6 @@ bool matters_only_while_requests_remain(EventKind kind) {
 int32_t class_rank(const RouterSpec& router, const std::string& slo_class) {
   const auto& list = router.class_priority;
   return static_cast<int32_t>(std::find(list.begin(), list.end(), slo_class) - list.begin());
-}
-
-// Timeline dollars from the ledger's interval costs (exact micro-dollars).
-void set_interval_dollars(const std::vector<fleet::MicroDollars>& costs,
-                          std::vector<TimelineRow>& rows) {
-  fleet::MicroDollars cumulative = 0;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const fleet::MicroDollars cost = i < costs.size() ? costs[i] : 0;
-    cumulative += cost;
-    rows[i].micro_dollars = cost;
-    rows[i].cumulative_micro_dollars = cumulative;
-    rows[i].dollars = fleet::to_dollars(cost);
-    rows[i].cumulative_dollars = fleet::to_dollars(cumulative);
-  }
 }
 
 class Simulator {
@@ -133,15 +118,7 @@ Simulator::Simulator(const Scenario& scenario, RequestTable table, ProgressSink*
   if (!result_.table.arrival_ns.empty()) {
     check_run_limits(scenario, result_.table.arrival_ns.back());
   }
-  // kMaxIntervalsRunning of the shortest interval, at most the clock's range (without
-  // overflowing the product for intervals of hours).
-  const int64_t shortest_interval_ns =
-      std::min(timeline_.interval_ns(),
-               base::checked_seconds_to_ns(scenario.metrics.peak_bin_s, "metrics.peak_bin_s"));
-  time_limit_ns_ =
-      shortest_interval_ns > base::kMaxSimulatedNs / kMaxIntervalsRunning
-          ? base::kMaxSimulatedNs
-          : std::min<int64_t>(base::kMaxSimulatedNs, kMaxIntervalsRunning * shortest_interval_ns);
+  time_limit_ns_ = running_time_limit_ns(scenario, timeline_.interval_ns());
   apply_token_caps(scenario, result_.table);
   const size_t n = result_.table.requests.size();
   rank_.resize(n);

@@ -2,7 +2,23 @@
 
 #include <algorithm>
 
+#include "sim/fleet/pricing.h"
+
 namespace tidal::sim {
+
+void set_interval_dollars(const std::vector<int64_t>& micro_dollars_by_interval,
+                          std::vector<TimelineRow>& rows) {
+  fleet::MicroDollars cumulative = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const fleet::MicroDollars cost =
+        i < micro_dollars_by_interval.size() ? micro_dollars_by_interval[i] : 0;
+    cumulative += cost;
+    rows[i].micro_dollars = cost;
+    rows[i].cumulative_micro_dollars = cumulative;
+    rows[i].dollars = fleet::to_dollars(cost);
+    rows[i].cumulative_dollars = fleet::to_dollars(cumulative);
+  }
+}
 
 TimelineRecorder::TimelineRecorder(int64_t interval_ns, const Cluster& cluster)
     : cluster_(cluster), interval_ns_(interval_ns), open_end_ns_(interval_ns) {

@@ -49,6 +49,11 @@ struct TimelineRow {
   std::optional<double> mfu, mbu;
 };
 
+// Sets each row's dollars from the billing ledger's cost of its interval (exact micro-dollars;
+// rows past `costs` cost nothing).
+void set_interval_dollars(const std::vector<int64_t>& micro_dollars_by_interval,
+                          std::vector<TimelineRow>& rows);
+
 class TimelineRecorder {
  public:
   TimelineRecorder(int64_t interval_ns, const Cluster& cluster);
