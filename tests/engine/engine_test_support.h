@@ -53,6 +53,14 @@ inline Request make_request(int64_t id, int64_t prompt_tokens, int64_t output_to
   return r;
 }
 
+// The same, arriving at `arrival_s` (traces replayed by run_engine).
+inline Request make_request(int64_t id, double arrival_s, int64_t prompt_tokens,
+                            int64_t output_tokens) {
+  Request r = make_request(id, prompt_tokens, output_tokens);
+  r.arrival_s = arrival_s;
+  return r;
+}
+
 // Adds every request now and steps until all finished; returns output tokens by id.
 inline std::map<int64_t, std::vector<int32_t>> run_to_completion(
     Engine& engine, const std::vector<Request>& requests, FakeClock& clock,

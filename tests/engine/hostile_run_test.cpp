@@ -14,12 +14,14 @@
 #include "base/input_error.h"
 #include "engine/engine_run.h"
 #include "engine/trace_replay.h"
+#include "tests/engine/engine_test_support.h"
 #include "traces/writer.h"
 
 namespace tidal::engine {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::make_request;
 
 fs::path fresh_dir(const std::string& name) {
   const fs::path dir =
@@ -27,15 +29,6 @@ fs::path fresh_dir(const std::string& name) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
-}
-
-Request request(int64_t id, double arrival_s, int64_t prompt, int64_t output) {
-  Request r;
-  r.id = id;
-  r.arrival_s = arrival_s;
-  r.prompt_tokens = prompt;
-  r.output_tokens = output;
-  return r;
 }
 
 std::string write_trace(const fs::path& dir, const std::vector<Request>& requests) {
@@ -64,7 +57,7 @@ EngineRunArgs tiny_run(const fs::path& dir, const std::vector<Request>& requests
 
 TEST(HostileEngineRun, ImpossibleSettingsAreRefused) {
   const fs::path dir = fresh_dir("settings");
-  EngineRunArgs args = tiny_run(dir, {request(0, 0.0, 8, 2)});
+  EngineRunArgs args = tiny_run(dir, {make_request(0, 0.0, 8, 2)});
   args.config.block_size = 0;
   EXPECT_EQ(error_of(args), "--block-size: must be between 1 and 1024 tokens (got 0)");
   args.config.block_size = 16;
@@ -76,7 +69,7 @@ TEST(HostileEngineRun, ScaledArrivalsAndLengthsAreBounded) {
   ReplayOptions options;
   options.time_scale = 1e300;
   try {
-    prepare_requests({request(0, 0.0, 8, 2), request(1, 1.0, 8, 2)}, options);
+    prepare_requests({make_request(0, 0.0, 8, 2), make_request(1, 1.0, 8, 2)}, options);
     FAIL();
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(),
@@ -85,12 +78,12 @@ TEST(HostileEngineRun, ScaledArrivalsAndLengthsAreBounded) {
                  "every request at once)");
   }
   options.time_scale = 1.0;
-  EXPECT_THROW(prepare_requests({request(0, 1e9, 8, 2)}, options), InputError);
+  EXPECT_THROW(prepare_requests({make_request(0, 1e9, 8, 2)}, options), InputError);
   options.time_scale = 0.0;
-  EXPECT_EQ(prepare_requests({request(0, 1e9, 8, 2)}, options).front().arrival_s, 0.0);
+  EXPECT_EQ(prepare_requests({make_request(0, 1e9, 8, 2)}, options).front().arrival_s, 0.0);
   options.length_scale = 1e30;
   try {
-    prepare_requests({request(0, 0.0, 8, 2)}, options);
+    prepare_requests({make_request(0, 0.0, 8, 2)}, options);
     FAIL();
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(),
@@ -102,8 +95,8 @@ TEST(HostileEngineRun, ScaledArrivalsAndLengthsAreBounded) {
 TEST(HostileEngineRun, HugeRequestsAreRejectedWithoutTheirPrompts) {
   const fs::path dir = fresh_dir("huge");
   const EngineRunArgs args =
-      tiny_run(dir, {request(0, 0.0, 8, 2), request(1, 0.0, 100'000'000'000, 4),
-                     request(2, 0.0, 8, 100'000'000'000)});
+      tiny_run(dir, {make_request(0, 0.0, 8, 2), make_request(1, 0.0, 100'000'000'000, 4),
+                     make_request(2, 0.0, 8, 100'000'000'000)});
   const EngineRunSummary summary = run_engine(args);
   EXPECT_EQ(summary.num_finished, 1);
   EXPECT_EQ(summary.num_rejected, 2);
@@ -113,7 +106,7 @@ TEST(HostileEngineRun, HugeRequestsAreRejectedWithoutTheirPrompts) {
 // replay stalled").
 TEST(HostileEngineRun, ARequestLargerThanTheArenaIsRejected) {
   const fs::path dir = fresh_dir("arena");
-  EngineRunArgs args = tiny_run(dir, {request(0, 0.0, 8, 2), request(1, 0.0, 100, 4)});
+  EngineRunArgs args = tiny_run(dir, {make_request(0, 0.0, 8, 2), make_request(1, 0.0, 100, 4)});
   args.config.num_gpu_blocks = 4;  // 64 tokens
   const EngineRunSummary summary = run_engine(args);
   EXPECT_EQ(summary.num_finished, 1);
@@ -122,8 +115,8 @@ TEST(HostileEngineRun, ARequestLargerThanTheArenaIsRejected) {
 
 TEST(HostileEngineRun, DepsInACycleNameTheTrace) {
   const fs::path dir = fresh_dir("cycle");
-  Request a = request(0, 0.0, 8, 2);
-  Request b = request(1, 0.0, 8, 2);
+  Request a = make_request(0, 0.0, 8, 2);
+  Request b = make_request(1, 0.0, 8, 2);
   a.deps = {1};
   b.deps = {0};
   const EngineRunArgs args = tiny_run(dir, {a, b});
@@ -133,7 +126,7 @@ TEST(HostileEngineRun, DepsInACycleNameTheTrace) {
 // A trace with a header and no rows would run nothing and say nothing: refused, naming it.
 TEST(HostileEngineRun, AHeaderOnlyTraceIsAnError) {
   const fs::path dir = fresh_dir("header_only");
-  EngineRunArgs args = tiny_run(dir, {request(0, 0.0, 8, 2)});
+  EngineRunArgs args = tiny_run(dir, {make_request(0, 0.0, 8, 2)});
   args.trace = (dir / "header.csv").string();
   std::ofstream(args.trace) << "arrived_at,num_prefill_tokens,num_decode_tokens\n";
   EXPECT_EQ(error_of(args), args.trace + ": no requests (a header and no rows)");
@@ -143,7 +136,7 @@ TEST(HostileEngineRun, AHeaderOnlyTraceIsAnError) {
 #ifdef TIDAL_CLI
 // The first line `tidal engine run ... EXTRA` writes to stderr; it must fail.
 std::string cli_error(const fs::path& dir, const std::string& extra) {
-  const std::string trace = write_trace(dir, {request(0, 0.0, 8, 2)});
+  const std::string trace = write_trace(dir, {make_request(0, 0.0, 8, 2)});
   const std::string command = std::string(TIDAL_CLI) + " engine run --model tiny --trace " + trace +
                               " --out " + (dir / "out").string() + " --time-scale 0 " + extra +
                               " > /dev/null 2> " + (dir / "stderr.txt").string();
