@@ -50,6 +50,9 @@ void add_run(CLI::App& engine_app) {
                   "admission: max_utilization or guaranteed_no_evict");
   cmd->add_option("--preemption", config.scheduler.preemption,
                   "preemption: recompute or swap (swap needs --swap-blocks)");
+  cmd->add_option("--queue-policy", config.scheduler.queue_policy,
+                  "admission order: fcfs, priority (the trace's priority) or fair_share (by "
+                  "tenant)");
   cmd->add_option("--max-num-seqs", config.scheduler.max_num_seqs, "sequences per step");
   cmd->add_option("--static-batch-size", config.scheduler.static_batch_size,
                   "static batching: requests per batch");

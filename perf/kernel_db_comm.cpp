@@ -27,4 +27,22 @@ std::string AllReduceLookup::describe() const {
                      curve_->back());
 }
 
+AllToAllLookup::AllToAllLookup(const KernelDbTables& tables, int64_t num_gpus,
+                               const KernelScaling& scaling)
+    : num_gpus_(num_gpus), scaling_(&scaling) {
+  if (const auto it = tables.nccl_alltoall.find(num_gpus); it != tables.nccl_alltoall.end()) {
+    curve_ = &it->second;
+  }
+}
+
+double AllToAllLookup::seconds(double elements) const {
+  return curve_->seconds(elements, [&](double x) { return scaling_->alltoall(x, num_gpus_); });
+}
+
+std::string AllToAllLookup::describe() const {
+  if (!found()) return fmt::format("no nccl_perf alltoall rows for {} GPUs", num_gpus_);
+  return fmt::format("nccl_perf alltoall {} GPUs, {}..{} elements measured", num_gpus_,
+                     curve_->front(), curve_->back());
+}
+
 }  // namespace tidal::perf

@@ -10,6 +10,8 @@
 namespace tidal::perf {
 namespace {
 
+constexpr double kAllToAllBytes = 2.0;  // bf16 hidden states, as roofline_costs.cpp sends them
+
 int64_t ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
@@ -37,6 +39,9 @@ KernelDbCosts::KernelDbCosts(std::shared_ptr<const KernelDbTables> tables, const
   resolve_gemms(scaling_);
   resolve_attention(scaling_);
   if (deployment.tp > 1) allreduce_.emplace(*tables_, deployment.tp, scaling_);
+  if (deployment.attention_dp > 1 && model.is_moe()) {
+    alltoall_.emplace(*tables_, deployment.num_gpus(), scaling_);
+  }
   build_coverage();
 }
 
@@ -88,7 +93,8 @@ void KernelDbCosts::resolve_gemms(const KernelScaling& scaling) {
     wanted.inter = model_.moe_intermediate;
     wanted.topk = model_.num_active_experts;
     wanted.num_experts = model_.num_experts;
-    wanted.tp = tp;
+    wanted.tp = deployment_.moe_tp();
+    wanted.ep = deployment_.ep;
     wanted.gated = model_.gated_mlp;
     experts_.emplace(*tables_,
                      moe_dtype_.empty() ? moe_dtypes_for(formats.experts, model_)
@@ -161,7 +167,9 @@ double KernelDbCosts::token_seconds(OpClass op, int64_t num_tokens) const {
   switch (op) {
     case OpClass::moe_experts: {
       if (!experts_from_tables_) return roofline_.token_seconds(op, num_tokens);
-      double seconds = experts_->seconds(t);
+      // With attention data parallelism the routed experts run over every rank's tokens
+      // (shared_token_seconds); the shared experts stay in the rank.
+      double seconds = deployment_.attention_dp == 1 ? experts_->seconds(t) : 0.0;
       for (const GemmLookup& g : shared_experts_.gemms) seconds += g.seconds(t);
       return layers * seconds;
     }
@@ -173,6 +181,29 @@ double KernelDbCosts::token_seconds(OpClass op, int64_t num_tokens) const {
              allreduce_->seconds(t * static_cast<double>(model_.hidden));
     default:
       return roofline_.token_seconds(op, num_tokens);
+  }
+}
+
+double KernelDbCosts::shared_token_seconds(OpClass op, int64_t num_tokens) const {
+  if (deployment_.attention_dp <= 1 || num_tokens <= 0) return 0.0;
+  const double t = static_cast<double>(num_tokens);
+  const double moe_layers = static_cast<double>(model_.num_moe_layers());
+  switch (op) {
+    case OpClass::moe_experts:
+      // The tables' num_tokens is the whole EP group's (AIConfigurator's collectors route that
+      // many tokens over all the experts and time one GPU's share).
+      if (!experts_from_tables_) return roofline_.shared_token_seconds(op, num_tokens);
+      return moe_layers * experts_->seconds(t);
+    case OpClass::allreduce: {  // dispatch and combine
+      if (!alltoall_ || !alltoall_->found()) return roofline_.shared_token_seconds(op, num_tokens);
+      // Each GPU's send buffer: its num_tokens / num_gpus tokens to every GPU they go to.
+      const double elements = roofline_.alltoall_bytes_per_gpu(t) / kAllToAllBytes *
+                              static_cast<double>(deployment_.num_gpus()) /
+                              static_cast<double>(deployment_.num_gpus() - 1);
+      return moe_layers * 2.0 * alltoall_->seconds(elements);
+    }
+    default:
+      return 0.0;
   }
 }
 
@@ -298,11 +329,22 @@ void KernelDbCosts::build_coverage() {
   };
   attention(OpClass::attention_prefill, prefill_from_tables_, &AttentionLayers::context);
   attention(OpClass::attention_decode, decode_from_tables_, &AttentionLayers::generation);
-  if (deployment_.tp <= 1) {
+  if (deployment_.tp <= 1 && !alltoall_) {
     set(OpClass::allreduce, CoverageKind::unused, "tp 1: no collectives");
   } else {
-    set(OpClass::allreduce, allreduce_->found() ? CoverageKind::table : CoverageKind::roofline,
-        allreduce_->describe());
+    CoverageKind kind = CoverageKind::unused;
+    std::string detail;
+    if (deployment_.tp > 1) {
+      kind = allreduce_->found() ? CoverageKind::table : CoverageKind::roofline;
+      detail = allreduce_->describe();
+    }
+    if (alltoall_) {
+      const CoverageKind a2a = alltoall_->found() ? CoverageKind::table : CoverageKind::roofline;
+      kind = kind == CoverageKind::unused ? a2a : worse(kind, a2a);
+      detail += (detail.empty() ? "" : "; ") + std::string("MoE dispatch/combine: ") +
+                alltoall_->describe();
+    }
+    set(OpClass::allreduce, kind, std::move(detail));
   }
   const char* elementwise = "elementwise: not in the kernel tables";
   for (OpClass op : {OpClass::embedding, OpClass::norm, OpClass::rope, OpClass::mlp_act,

@@ -43,6 +43,10 @@ class KernelDbCosts final : public StepCosts {
   // sequences of different lengths.
   AttentionSeconds attention_seconds(std::span<const SeqWork> batch) const override;
   double swap_seconds(int64_t num_blocks) const override;
+  // With attention_dp > 1: the routed experts from moe_perf at the deployment's moe_tp and ep
+  // over the replica's tokens, and each MoE layer's dispatch and combine from nccl_perf's
+  // alltoall (else the roofline's).
+  double shared_token_seconds(OpClass op, int64_t num_tokens) const override;
 
   const KernelDbCoverage& coverage() const { return coverage_; }
 
@@ -80,6 +84,7 @@ class KernelDbCosts final : public StepCosts {
   std::optional<MoeLookup> experts_;  // routed experts
   bool experts_from_tables_ = false;
   std::optional<AllReduceLookup> allreduce_;
+  std::optional<AllToAllLookup> alltoall_;  // MoE models with attention_dp > 1
   AttentionLayers full_, sliding_;
   bool prefill_from_tables_ = false;
   bool decode_from_tables_ = false;

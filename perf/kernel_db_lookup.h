@@ -73,8 +73,9 @@ class AttentionLookup {
 // One MoE layer's routed experts: seconds over num_tokens.
 class MoeLookup {
  public:
-  // Shapes at tp = wanted.tp, ep = 1 and the wanted gating, of the first of `dtypes` the tables
-  // hold, in the most uniform distribution measured (moe_distribution_preference()).
+  // Shapes at the wanted gating and ep (wanted.ep; when no dtype of `dtypes` is measured at it,
+  // the nearest shape of any ep), of the first of `dtypes` the tables hold, in the most uniform
+  // distribution measured (moe_distribution_preference()); nearest over the shape, tp and ep.
   MoeLookup(const KernelDbTables& tables, const std::vector<std::string>& dtypes,
             const MoeKey& wanted, const KernelScaling& scaling);
 
@@ -85,11 +86,30 @@ class MoeLookup {
   std::string describe() const;
 
  private:
+  // The nearest shape of `dtype` (at wanted_.ep when same_ep); false when none is usable.
+  bool lookup(const KernelDbTables& tables, const std::string& dtype, bool same_ep);
+
   MoeKey wanted_;
   MoeKey measured_;
   const MeasuredCurve* curve_ = nullptr;
   const KernelScaling* scaling_ = nullptr;
   std::string dtypes_tried_;
+};
+
+// One MoE all-to-all (dispatch or combine) over `num_gpus` GPUs: NCCL's alltoall rows, over the
+// elements of each GPU's send buffer.
+class AllToAllLookup {
+ public:
+  AllToAllLookup(const KernelDbTables& tables, int64_t num_gpus, const KernelScaling& scaling);
+
+  bool found() const { return curve_ != nullptr; }
+  double seconds(double elements) const;
+  std::string describe() const;
+
+ private:
+  int64_t num_gpus_ = 0;
+  const MeasuredCurve* curve_ = nullptr;
+  const KernelScaling* scaling_ = nullptr;
 };
 
 // One all-reduce over `num_gpus` GPUs: the engine's own (custom_allreduce_perf), else NCCL's.

@@ -9,19 +9,20 @@
 namespace tidal::perf {
 namespace {
 
-// Shapes the lookup may use: of `dtype`, at ep 1 with the wanted gating.
-bool usable(const MoeKey& key, const std::string& dtype, const MoeKey& wanted) {
-  return key.dtype == dtype && key.ep == 1 && key.gated == wanted.gated;
+// Shapes the lookup may use: of `dtype` with the wanted gating, at the wanted ep when
+// `same_ep` (else at any ep: the nearest then includes the ep split).
+bool usable(const MoeKey& key, const std::string& dtype, const MoeKey& wanted, bool same_ep) {
+  return key.dtype == dtype && (!same_ep || key.ep == wanted.ep) && key.gated == wanted.gated;
 }
 
 // The most uniform distribution measured for `dtype` (moe_distribution_preference), else the
 // first in key order; "" when the tables hold no usable shape of `dtype`.
 std::string distribution_for(const KernelDbTables& tables, const std::string& dtype,
-                             const MoeKey& wanted) {
+                             const MoeKey& wanted, bool same_ep) {
   std::string first;
   std::vector<std::string> held;
   for (const auto& [key, curve] : tables.moe) {
-    if (!usable(key, dtype, wanted)) continue;
+    if (!usable(key, dtype, wanted, same_ep)) continue;
     if (first.empty()) first = key.distribution;
     if (std::find(held.begin(), held.end(), key.distribution) == held.end()) {
       held.push_back(key.distribution);
@@ -38,7 +39,7 @@ double shape_distance(const MoeKey& a, const MoeKey& b) {
     return log_distance(static_cast<double>(x), static_cast<double>(y));
   };
   return d(a.hidden, b.hidden) + d(a.inter, b.inter) + d(a.topk, b.topk) +
-         d(a.num_experts, b.num_experts) + d(a.tp, b.tp);
+         d(a.num_experts, b.num_experts) + d(a.tp, b.tp) + d(a.ep, b.ep);
 }
 
 }  // namespace
@@ -48,24 +49,31 @@ MoeLookup::MoeLookup(const KernelDbTables& tables, const std::vector<std::string
     : wanted_(wanted), scaling_(&scaling) {
   dtypes_tried_ =
       dtypes.empty() ? std::string("no moe_dtype for this format") : comma_separated(dtypes);
-  for (const std::string& dtype : dtypes) {
-    const std::string distribution = distribution_for(tables, dtype, wanted);
-    if (distribution.empty()) continue;
-    wanted_.dtype = dtype;
-    wanted_.ep = 1;
-    wanted_.distribution = distribution;
-    double best = std::numeric_limits<double>::infinity();
-    for (const auto& [key, curve] : tables.moe) {
-      if (!usable(key, dtype, wanted_) || key.distribution != distribution) continue;
-      const double distance = shape_distance(key, wanted_);
-      if (distance < best) {
-        best = distance;
-        measured_ = key;
-        curve_ = &curve;
-      }
+  // Rows at the wanted ep split first; a dtype measured at other splits only takes the nearest
+  // of those.
+  for (const bool same_ep : {true, false}) {
+    for (const std::string& dtype : dtypes) {
+      if (lookup(tables, dtype, same_ep)) return;
     }
-    return;
   }
+}
+
+bool MoeLookup::lookup(const KernelDbTables& tables, const std::string& dtype, bool same_ep) {
+  const std::string distribution = distribution_for(tables, dtype, wanted_, same_ep);
+  if (distribution.empty()) return false;
+  wanted_.dtype = dtype;
+  wanted_.distribution = distribution;
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& [key, curve] : tables.moe) {
+    if (!usable(key, dtype, wanted_, same_ep) || key.distribution != distribution) continue;
+    const double distance = shape_distance(key, wanted_);
+    if (distance < best) {
+      best = distance;
+      measured_ = key;
+      curve_ = &curve;
+    }
+  }
+  return true;
 }
 
 bool MoeLookup::exact() const {
@@ -81,12 +89,16 @@ double MoeLookup::seconds(double tokens) const {
 
 std::string MoeLookup::describe() const {
   if (!found()) {
-    return fmt::format("no moe_perf rows of {} at ep 1 ({} experts)", dtypes_tried_,
+    return fmt::format("no moe_perf rows of {} ({} experts)", dtypes_tried_,
                        wanted_.gated ? "gated" : "non-gated");
   }
   auto shape = [](const MoeKey& k) {
-    return fmt::format("hidden={} inter={} topk={} experts={} tp={}", k.hidden, k.inter, k.topk,
-                       k.num_experts, k.tp);
+    if (k.ep == 1) {
+      return fmt::format("hidden={} inter={} topk={} experts={} tp={}", k.hidden, k.inter, k.topk,
+                         k.num_experts, k.tp);
+    }
+    return fmt::format("hidden={} inter={} topk={} experts={} tp={} ep={}", k.hidden, k.inter,
+                       k.topk, k.num_experts, k.tp, k.ep);
   };
   const std::string range = fmt::format("{}, tokens {}..{} measured", measured_.distribution,
                                         curve_->front(), curve_->back());

@@ -55,10 +55,12 @@ double KernelScaling::moe(double tokens, const MoeKey& shape) const {
   const double k = static_cast<double>(shape.topk);
   const double h = static_cast<double>(shape.hidden);
   const double width = static_cast<double>(shape.inter) / static_cast<double>(shape.tp);
+  const double ep = static_cast<double>(shape.ep);
   const double up_projections = shape.gated ? 2.0 : 1.0;
   const double params_per_gpu = (up_projections + 1.0) * h * width;
-  const double touched = e * (1.0 - std::pow(1.0 - std::min(k / e, 1.0), tokens));
-  const double assignments = tokens * k;
+  // num_experts / ep experts on the GPU, the tokens routed to them (uniform routing).
+  const double touched = e / ep * (1.0 - std::pow(1.0 - std::min(k / e, 1.0), tokens));
+  const double assignments = tokens * k / ep;
   const double bytes = touched * params_per_gpu * kernel_weight_bytes(shape.dtype) +
                        assignments * (2.0 * h + (up_projections + 1.0) * width) * kActivationBytes;
   return roofline(2.0 * assignments * params_per_gpu, kernel_peak_flops(shape.dtype, gpu_),
@@ -79,6 +81,14 @@ double KernelScaling::attention(const AttentionKey& shape, double batch, double 
   const double bytes = batch * (work.prefill.bytes + work.decode.bytes);
   return roofline(flops, gpu_.flops_bf16, options_.attention_compute_efficiency, bytes,
                   options_.attention_memory_efficiency);
+}
+
+double KernelScaling::alltoall(double elements, int64_t num_gpus) const {
+  const double n = static_cast<double>(num_gpus);
+  if (num_gpus <= 1) return 0.0;
+  return options_.alltoall_latency_s +
+         (n - 1.0) / n * elements * kActivationBytes /
+             (gpu_.interconnect_Bps * options_.alltoall_bandwidth_efficiency);
 }
 
 double KernelScaling::allreduce(double elements, int64_t num_gpus) const {

@@ -20,12 +20,16 @@ class KernelScaling {
   // [m, k] x [k, n] with weights of gemm_dtype.
   double gemm(double m, double n, double k, std::string_view gemm_dtype) const;
   // One fused MoE layer of `shape` over `tokens` tokens: the active experts' FLOPs, the touched
-  // experts' weight bytes (uniform routing), per GPU at shape.tp.
+  // experts' weight bytes (uniform routing), per GPU at shape.tp and shape.ep (num_experts / ep
+  // experts on the GPU, `tokens` the whole EP group's).
   double moe(double tokens, const MoeKey& shape) const;
   // One layer's attention for `batch` sequences, each a chunk of c new tokens on p cached ones.
   double attention(const AttentionKey& shape, double batch, double c, double p) const;
   // One all-reduce of `elements` bf16 values across num_gpus GPUs (ring).
   double allreduce(double elements, int64_t num_gpus) const;
+  // One all-to-all of a send buffer of `elements` bf16 values per GPU across num_gpus GPUs (the
+  // share (n - 1) / n leaves the GPU).
+  double alltoall(double elements, int64_t num_gpus) const;
 
  private:
   double roofline(double flops, double peak_flops, double compute_eff, double bytes,

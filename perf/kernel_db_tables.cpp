@@ -217,8 +217,9 @@ std::map<int64_t, MeasuredCurve> load_custom_allreduce(const std::string& dir,
   return curves_by_shape(rows.merged());
 }
 
-std::map<int64_t, MeasuredCurve> load_nccl_allreduce(const std::string& dir,
-                                                     const KernelDbManifest& manifest) {
+// NCCL's rows of one collective (op_name "all_reduce", "alltoall") in half precision.
+std::map<int64_t, MeasuredCurve> load_nccl(const std::string& dir, const KernelDbManifest& manifest,
+                                           std::string_view op_name) {
   KernelDbCsv csv(dir, "nccl_perf.csv", manifest);
   const int op = csv.require("op_name");
   const int dtype = csv.require("nccl_dtype");
@@ -227,7 +228,7 @@ std::map<int64_t, MeasuredCurve> load_nccl_allreduce(const std::string& dir,
   const int latency = csv.require("latency");
   RepeatMerger<std::pair<int64_t, int64_t>> rows;
   while (csv.next()) {
-    if (csv.text(op) != "all_reduce" || csv.text(dtype) != "half") continue;
+    if (csv.text(op) != op_name || csv.text(dtype) != "half") continue;
     rows.add({csv.count(gpus), csv.count(size)}, true, csv.positive(latency) * kSecondsPerMs);
   }
   return curves_by_shape(rows.merged());
@@ -268,8 +269,9 @@ KernelDbTables load_kernel_db_tables(const KernelDbFolders& folders) {
         folders.allreduce_dir, read_kernel_db_manifest(folders.allreduce_dir), engine);
   }
   if (!note_missing(folders.nccl_dir, "nccl_perf.csv")) {
-    out.nccl_allreduce =
-        load_nccl_allreduce(folders.nccl_dir, read_kernel_db_manifest(folders.nccl_dir));
+    const KernelDbManifest manifest = read_kernel_db_manifest(folders.nccl_dir);
+    out.nccl_allreduce = load_nccl(folders.nccl_dir, manifest, "all_reduce");
+    out.nccl_alltoall = load_nccl(folders.nccl_dir, manifest, "alltoall");
   }
   return out;
 }

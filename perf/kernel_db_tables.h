@@ -55,6 +55,7 @@ struct KernelDbTables {
   std::map<MoeKey, MeasuredCurve> moe;                     // shape -> over num_tokens
   std::map<int64_t, MeasuredCurve> custom_allreduce;       // num_gpus -> over elements (bf16)
   std::map<int64_t, MeasuredCurve> nccl_allreduce;         // num_gpus -> over elements (half)
+  std::map<int64_t, MeasuredCurve> nccl_alltoall;          // num_gpus -> over elements per GPU
   std::vector<std::string> missing_files;                  // tables absent from the folders
 };
 

@@ -45,6 +45,44 @@ double growing_layers(const ModelSpec& m) {
   return static_cast<double>(m.num_full_layers() > 0 ? m.num_full_layers() : m.num_layers);
 }
 
+// "tp=4", or with expert or attention data parallelism "tp=1, attention_dp=8, ep=8".
+std::string layout_text(const Deployment& d) {
+  if (d.ep == 1 && d.attention_dp == 1) return fmt::format("tp={}", d.tp);
+  return fmt::format("tp={}, attention_dp={}, ep={}", d.tp, d.attention_dp, d.ep);
+}
+
+// ep and attention_dp: an MoE model's layout only; ep splits the experts and the replica's GPUs.
+void check_parallel_layout(const ModelSpec& model, const Deployment& d,
+                           const std::string& json_path) {
+  if (d.attention_dp < 1) {
+    throw InputError(
+        fmt::format("{}.attention_dp: must be >= 1 (got {})", json_path, d.attention_dp));
+  }
+  if (d.ep < 1) throw InputError(fmt::format("{}.ep: must be >= 1 (got {})", json_path, d.ep));
+  if (!model.is_moe()) {
+    if (d.ep > 1) {
+      throw InputError(
+          fmt::format("{}.ep: {} needs an MoE model; {} is dense", json_path, d.ep, model.name));
+    }
+    if (d.attention_dp > 1) {
+      throw InputError(fmt::format(
+          "{}.attention_dp: {} needs an MoE model; {} is dense (its data-parallel ranks would "
+          "share nothing: give the pool more replicas instead)",
+          json_path, d.attention_dp, model.name));
+    }
+    return;
+  }
+  if (model.num_experts % d.ep != 0) {
+    throw InputError(fmt::format("{}.ep: {} does not divide num_experts {} of {}", json_path, d.ep,
+                                 model.num_experts, model.name));
+  }
+  if (d.num_gpus() % d.ep != 0) {
+    throw InputError(
+        fmt::format("{}.ep: {} does not divide the replica's {} GPUs (tp {} x attention_dp {})",
+                    json_path, d.ep, d.num_gpus(), d.tp, d.attention_dp));
+  }
+}
+
 }  // namespace
 
 void check_deployment(const ModelSpec& model, const Deployment& deployment,
@@ -60,6 +98,7 @@ void check_deployment(const ModelSpec& model, const Deployment& deployment,
         fmt::format("{}.tp: {} neither divides nor is a multiple of num_kv_heads {} of {}",
                     json_path, tp, model.num_kv_heads, model.name));
   }
+  check_parallel_layout(model, deployment, json_path);
   if (!(deployment.gpu_memory_utilization > 0.0 && deployment.gpu_memory_utilization <= 1.0)) {
     throw InputError(fmt::format("{}.gpu_memory_utilization: must be in (0, 1] (got {})", json_path,
                                  deployment.gpu_memory_utilization));
@@ -103,8 +142,9 @@ double weight_bytes_per_gpu(const ModelSpec& m, const Deployment& d) {
   bytes += dense_layers * m.dense_mlp_params() / tp * formats.dense_mlp.bytes_per_weight;
   if (m.is_moe()) {
     const double moe_layers = static_cast<double>(m.num_moe_layers());
-    bytes += moe_layers * static_cast<double>(m.num_experts) * m.expert_params() / tp *
-             formats.experts.bytes_per_weight;
+    // E / ep experts on each GPU, each split moe_tp ways: E / (ep * moe_tp) = E / num_gpus.
+    bytes += moe_layers * static_cast<double>(m.num_experts) * m.expert_params() /
+             static_cast<double>(d.num_gpus()) * formats.experts.bytes_per_weight;
     bytes += moe_layers * static_cast<double>(m.num_shared_experts) * m.shared_expert_params() /
              tp * formats.shared_experts.bytes_per_weight;
     bytes += moe_layers * m.router_params() * kUnquantizedWeight.bytes_per_weight;
@@ -129,7 +169,9 @@ double sliding_kv_reserve_bytes(const ModelSpec& m, const Deployment& d) {
   if (m.num_full_layers() == 0 || m.num_sliding_layers() == 0) return 0.0;
   const int64_t blocks_per_window = (m.sliding_window + d.block_size - 1) / d.block_size + 1;
   const double tokens_per_seq = static_cast<double>(blocks_per_window * d.block_size);
-  return static_cast<double>(d.max_num_seqs) * tokens_per_seq *
+  // Each attention rank keeps the windows of its own share of the sequences.
+  const int64_t seqs_per_rank = (d.max_num_seqs + d.attention_dp - 1) / d.attention_dp;
+  return static_cast<double>(seqs_per_rank) * tokens_per_seq *
          static_cast<double>(m.num_sliding_layers()) * kv_bytes_per_token_per_layer_per_gpu(m, d);
 }
 
@@ -177,15 +219,16 @@ MemoryPlan plan_memory(const ModelSpec& model, const GpuSpec& gpu, const Deploym
       std::floor((plan.kv_cache_bytes_per_gpu - plan.sliding_kv_reserve_bytes) / block_bytes);
   if (num_blocks < 1.0) {
     throw InputError(fmt::format(
-        "{}: {} does not fit on {} at tp={} ({} weights): weights {:.1f} GiB + activation reserve "
+        "{}: {} does not fit on {} at {} ({} weights): weights {:.1f} GiB + activation reserve "
         "{:.1f} GiB + sliding-window KV reserve {:.1f} GiB per GPU leave no room for one KV block "
         "in {:.1f} GiB usable ({:.0f} GiB x gpu_memory_utilization {:.2f})",
-        json_path, model.name, gpu.name, deployment.tp, dtype_name(deployment.weight_dtype),
-        plan.weight_bytes_per_gpu / kGiB, plan.activation_reserve_bytes / kGiB,
-        plan.sliding_kv_reserve_bytes / kGiB, usable / kGiB, gpu.memory_bytes / kGiB,
-        deployment.gpu_memory_utilization));
+        json_path, model.name, gpu.name, layout_text(deployment),
+        dtype_name(deployment.weight_dtype), plan.weight_bytes_per_gpu / kGiB,
+        plan.activation_reserve_bytes / kGiB, plan.sliding_kv_reserve_bytes / kGiB, usable / kGiB,
+        gpu.memory_bytes / kGiB, deployment.gpu_memory_utilization));
   }
-  plan.num_kv_blocks = static_cast<int64_t>(num_blocks);
+  plan.num_kv_blocks_per_rank = static_cast<int64_t>(num_blocks);
+  plan.num_kv_blocks = plan.num_kv_blocks_per_rank * deployment.attention_dp;
   return plan;
 }
 

@@ -22,9 +22,17 @@ enum class MemoryFraction : uint8_t {
 // "device", "device_static", "free".
 std::string_view memory_fraction_name(MemoryFraction fraction);
 
-// One replica's parallelism and numeric formats.
+// One replica's parallelism and numeric formats. A replica runs attention_dp attention ranks of
+// tp GPUs each (tp x attention_dp GPUs, as TensorRT-LLM and AIConfigurator count them; SGLang's
+// --tp is the replica's GPUs, so its --tp 8 --dp 8 --enable-dp-attention is tp 1, attention_dp 8):
+// attention and the dense layers are split tp ways inside a rank, and every rank serves its own
+// sequences with its own KV cache. The MoE layers span all the replica's GPUs: the routed experts
+// are split over ep groups of moe_tp() GPUs each (docs/perf.md, "Expert and attention data
+// parallelism").
 struct Deployment {
-  int32_t tp = 1;  // tensor-parallel degree: GPUs per replica
+  int32_t tp = 1;            // tensor-parallel degree of attention and dense layers, per rank
+  int32_t attention_dp = 1;  // attention data-parallel ranks
+  int32_t ep = 1;            // expert-parallel degree: groups the routed experts are split over
   DType weight_dtype = DType::bf16;
   DType kv_dtype = DType::bf16;
   double gpu_memory_utilization = 0.9;  // share of device memory the engine may use
@@ -32,16 +40,22 @@ struct Deployment {
   int32_t block_size = 16;                                  // KV block size in tokens
   int64_t max_num_batched_tokens = 8192;  // peak tokens in one forward pass (activation reserve)
   int64_t max_num_seqs = 256;             // sequences at once (sliding-window KV reserve)
+
+  // GPUs of one replica.
+  int32_t num_gpus() const { return tp * attention_dp; }
+  // Tensor-parallel degree of each routed expert: the replica's GPUs over the ep groups.
+  int32_t moe_tp() const { return num_gpus() / ep; }
 };
 
-// Per GPU of the replica. The engine reports the same figures.
+// Per GPU of the replica (num_kv_blocks: the whole replica). The engine reports the same figures.
 //   usable   = memory_bytes * gpu_memory_utilization
 //   kv_bytes = usable - weight_bytes_per_gpu - activation_reserve_bytes       (device)
 //            = usable - weight_bytes_per_gpu                                   (device_static)
 //            = gpu_memory_utilization * (memory_bytes - weight_bytes_per_gpu
 //                                        - activation_reserve_bytes)           (free)
-//   num_kv_blocks = floor((kv_bytes - sliding_kv_reserve_bytes) /
-//                         (block_size * kv_bytes_per_token_per_gpu))
+//   num_kv_blocks_per_rank = floor((kv_bytes - sliding_kv_reserve_bytes) /
+//                                  (block_size * kv_bytes_per_token_per_gpu))
+//   num_kv_blocks = num_kv_blocks_per_rank * attention_dp     (each rank keeps its own KV)
 // A sliding-window layer keeps at most `sliding_window` tokens of each sequence, so its KV does
 // not grow with the sequence: it is reserved per sequence slot (max_num_seqs sequences, each its
 // window rounded up to whole blocks plus the block being filled), and the blocks the scheduler
@@ -54,16 +68,18 @@ struct MemoryPlan {
   double sliding_kv_reserve_bytes = 0;    // sliding layers' windows for max_num_seqs sequences
   double activation_reserve_bytes = 0;    // runtime context + peak activations
   double kv_cache_bytes_per_gpu = 0;      // the budget the KV blocks and the reserve are cut from
-  int64_t num_kv_blocks = 0;
+  int64_t num_kv_blocks_per_rank = 0;     // blocks one attention rank holds (its GPUs' shards)
+  int64_t num_kv_blocks = 0;              // the replica's: per rank x attention_dp
 };
 
 // KV heads one GPU holds: num_kv_heads / tp, or 1 when tp is a multiple of num_kv_heads (heads
 // are replicated, as vLLM does).
 int64_t kv_heads_per_gpu(const ModelSpec& model, int32_t tp);
 
-// Weight bytes one GPU holds: TP-split projections and experts in their served formats
-// (weight_formats.h), replicated norms, routers and MLA down-projections, vocab-parallel
-// embeddings.
+// Weight bytes one GPU holds: TP-split projections and shared experts (split tp ways in each
+// attention rank), routed experts split over all num_gpus() GPUs (ep groups x moe_tp), in their
+// served formats (weight_formats.h); replicated norms, routers and MLA down-projections;
+// vocab-parallel embeddings.
 double weight_bytes_per_gpu(const ModelSpec& model, const Deployment& deployment);
 
 // KV bytes per token one GPU keeps in one layer: GQA 2 * kv_heads_per_gpu * head_dim values;
@@ -75,7 +91,8 @@ double kv_bytes_per_token_per_layer_per_gpu(const ModelSpec& model, const Deploy
 double kv_bytes_per_token_per_gpu(const ModelSpec& model, const Deployment& deployment);
 double sliding_kv_reserve_bytes(const ModelSpec& model, const Deployment& deployment);
 
-// Checks tp against the model's heads and the other deployment fields; InputErrors as below.
+// Checks tp against the model's heads, ep and attention_dp against the model's experts and the
+// other deployment fields; InputErrors as below.
 void check_deployment(const ModelSpec& model, const Deployment& deployment,
                       const std::string& json_path);
 
@@ -84,6 +101,9 @@ void check_deployment(const ModelSpec& model, const Deployment& deployment,
 // InputErrors such as
 //   "<json_path>.tp: 3 does not divide num_heads 32 of llama-3-8b"
 //   "<json_path>.tp: 3 neither divides nor is a multiple of num_kv_heads 8 of llama-3-8b"
+//   "<json_path>.ep: 3 does not divide num_experts 256 of deepseek-v3"
+//   "<json_path>.ep: 8 needs an MoE model; llama-3-8b is dense"
+//   "<json_path>.attention_dp: must be >= 1 (got 0)"
 //   "<json_path>: llama-2-70b does not fit on RTX-4090 at tp=1: weights 128.5 GiB + ..."
 MemoryPlan plan_memory(const ModelSpec& model, const GpuSpec& gpu, const Deployment& deployment,
                        const std::string& json_path);

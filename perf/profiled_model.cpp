@@ -24,6 +24,12 @@ std::vector<double> as_doubles(const std::vector<int64_t>& values) {
 
 void check_compatible(const Profile& profile, const ModelSpec& model, const Deployment& deployment,
                       const std::string& json_path) {
+  if (deployment.ep != 1 || deployment.attention_dp != 1) {
+    throw InputError(fmt::format(
+        "{}: a profile times one tensor-parallel group; ep {} and attention_dp {} need the "
+        "roofline or kernel_db model",
+        json_path, deployment.ep, deployment.attention_dp));
+  }
   if (profile.tp != deployment.tp) {
     throw InputError(fmt::format("{}: profile was measured at tp={}, the deployment has tp={}",
                                  json_path, profile.tp, deployment.tp));

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "base/input_error.h"
+#include "perf/attention_dp.h"
 
 namespace tidal::perf {
 namespace {
@@ -52,8 +53,9 @@ void check_options(const RooflineOptions& o) {
   check_positive(o.elementwise_memory_efficiency, "elementwise_memory_efficiency");
   check_positive(o.allreduce_bandwidth_efficiency, "allreduce_bandwidth_efficiency");
   check_positive(o.pcie_efficiency, "pcie_efficiency");
-  if (o.allreduce_latency_s < 0 || o.min_kernel_seconds < 0 || o.cpu_overhead_base_s < 0 ||
-      o.cpu_overhead_per_seq_s < 0) {
+  check_positive(o.alltoall_bandwidth_efficiency, "alltoall_bandwidth_efficiency");
+  if (o.allreduce_latency_s < 0 || o.alltoall_latency_s < 0 || o.min_kernel_seconds < 0 ||
+      o.cpu_overhead_base_s < 0 || o.cpu_overhead_per_seq_s < 0) {
     throw InputError("roofline_options: latencies and CPU overheads must be >= 0");
   }
   if (o.max_precomputed_tokens < 0 || o.max_precomputed_seqs < 0) {
@@ -172,19 +174,9 @@ LayerGemms RooflineCosts::layer_gemms(OpClass op, int64_t num_tokens) const {
           gpu_.flops_bf16);
       break;
     case OpClass::moe_experts: {
-      // Each token runs num_active_experts routed experts. Weight traffic counts the distinct
-      // experts the batch touches, assuming uniform routing: E * (1 - (1 - k/E)^t).
-      const double e = static_cast<double>(model_.num_experts);
-      const double k = static_cast<double>(model_.num_active_experts);
-      const double touched = e * (1.0 - std::pow(1.0 - k / e, t));
-      const double expert_params_per_gpu = model_.expert_params() / tp;
-      const double width = static_cast<double>(model_.moe_intermediate) / tp;
-      const double assignments = t * k;
-      const double activations =
-          assignments * (2.0 * h + (up_projections + 1.0) * width) * kActivationBytes;
-      gemms.add({2.0 * assignments * expert_params_per_gpu,
-                 touched * expert_params_per_gpu * formats_.experts.bytes_per_weight + activations},
-                peak_flops_for(formats_.experts.dtype, gpu_));
+      if (deployment_.attention_dp == 1) {
+        gemms.add(routed_expert_work(t), peak_flops_for(formats_.experts.dtype, gpu_));
+      }
       if (model_.num_shared_experts > 0) {  // every token runs every shared expert
         const double shared = static_cast<double>(model_.num_shared_experts);
         const double shared_params_per_gpu = model_.shared_expert_params() / tp;
@@ -201,6 +193,61 @@ LayerGemms RooflineCosts::layer_gemms(OpClass op, int64_t num_tokens) const {
       break;
   }
   return gemms;
+}
+
+OpWork RooflineCosts::routed_expert_work(double num_tokens) const {
+  // Each token runs num_active_experts routed experts. Weight traffic counts the distinct
+  // experts of this GPU the batch touches, assuming uniform routing: E/ep * (1 - (1 - k/E)^t).
+  const double t = num_tokens;
+  const double h = static_cast<double>(model_.hidden);
+  const double up_projections = model_.gated_mlp ? 2.0 : 1.0;
+  const double e = static_cast<double>(model_.num_experts);
+  const double k = static_cast<double>(model_.num_active_experts);
+  const double ep = deployment_.ep;
+  const double moe_tp = deployment_.moe_tp();
+  const double touched = e / ep * (1.0 - std::pow(1.0 - k / e, t));
+  const double expert_params_per_gpu = model_.expert_params() / moe_tp;
+  const double width = static_cast<double>(model_.moe_intermediate) / moe_tp;
+  const double assignments = t * k / ep;
+  const double activations =
+      assignments * (2.0 * h + (up_projections + 1.0) * width) * kActivationBytes;
+  return {2.0 * assignments * expert_params_per_gpu,
+          touched * expert_params_per_gpu * formats_.experts.bytes_per_weight + activations};
+}
+
+double RooflineCosts::alltoall_bytes_per_gpu(double num_tokens) const {
+  const double n = deployment_.num_gpus();
+  const double ep = deployment_.ep;
+  const double k = static_cast<double>(model_.num_active_experts);
+  // Probability that one expert group receives a given token: 1 - (1 - 1/ep)^k.
+  const double group_hit = 1.0 - std::pow(1.0 - 1.0 / ep, k);
+  return num_tokens / n * (n - 1.0) * group_hit * static_cast<double>(model_.hidden) *
+         kActivationBytes;
+}
+
+double RooflineCosts::alltoall_seconds(double num_tokens) const {
+  if (deployment_.attention_dp <= 1 || num_tokens <= 0) return 0.0;
+  // Inside one scale-up domain over its links, beyond it over the scale-out network.
+  const bool one_domain = deployment_.num_gpus() <= gpu_.nvlink_domain_size;
+  const double link_Bps =
+      one_domain || gpu_.scale_out_Bps <= 0 ? gpu_.interconnect_Bps : gpu_.scale_out_Bps;
+  return options_.alltoall_latency_s +
+         alltoall_bytes_per_gpu(num_tokens) / (link_Bps * options_.alltoall_bandwidth_efficiency);
+}
+
+double RooflineCosts::shared_token_seconds(OpClass op, int64_t num_tokens) const {
+  if (deployment_.attention_dp <= 1 || num_tokens <= 0) return 0.0;
+  const double t = static_cast<double>(num_tokens);
+  const double moe_layers = static_cast<double>(model_.num_moe_layers());
+  switch (op) {
+    case OpClass::moe_experts:
+      return moe_layers *
+             gemm_seconds(routed_expert_work(t), peak_flops_for(formats_.experts.dtype, gpu_));
+    case OpClass::allreduce:  // dispatch before the experts, combine after
+      return moe_layers * 2.0 * alltoall_seconds(t);
+    default:
+      return 0.0;
+  }
 }
 
 OpWork RooflineCosts::layer_work(OpClass op, int64_t num_tokens) const {
@@ -295,6 +342,25 @@ OpWork RooflineCosts::sampling_work(double num_logit_rows) const {
 }
 
 OpWork RooflineCosts::step_work(std::span<const SeqWork> batch) const {
+  if (deployment_.attention_dp <= 1) return rank_work(batch);
+  thread_local RankSplit split;
+  split.split(batch, deployment_.attention_dp);
+  OpWork total;
+  const double ranks = deployment_.attention_dp;
+  for (int32_t r = 0; r < split.num_ranks(); ++r) {
+    const OpWork rank = rank_work(split.rank(r));
+    total += OpWork{rank.flops / ranks, rank.bytes / ranks};
+  }
+  const double t = static_cast<double>(count_batch(batch).num_tokens);
+  if (t > 0) {
+    const double moe_layers = static_cast<double>(model_.num_moe_layers());
+    const OpWork routed = routed_expert_work(t);
+    total += OpWork{moe_layers * routed.flops, moe_layers * routed.bytes};
+  }
+  return total;
+}
+
+OpWork RooflineCosts::rank_work(std::span<const SeqWork> batch) const {
   const BatchCounts counts = count_batch(batch);
   OpWork total;
   if (counts.num_seqs == 0) return total;

@@ -39,12 +39,30 @@ class RooflineCosts final : public StepCosts {
   double seq_seconds(OpClass op, int64_t count) const override;
   AttentionSeconds attention_seconds(std::span<const SeqWork> batch) const override;
   double swap_seconds(int64_t num_blocks) const override;
+  // With attention_dp > 1: the routed experts (moe_experts) and the dispatch and combine
+  // (allreduce) of every MoE layer, over the replica's num_tokens.
+  double shared_token_seconds(OpClass op, int64_t num_tokens) const override;
+
+  // One MoE layer's routed experts on one GPU for num_tokens tokens of the replica: the GPU holds
+  // num_experts / ep experts, each split moe_tp ways, and computes the tokens routed to them
+  // (num_tokens * top_k / ep assignments under uniform routing).
+  OpWork routed_expert_work(double num_tokens) const;
+  // One all-to-all (dispatch or combine) of one MoE layer over the replica's GPUs for num_tokens
+  // tokens of the replica; 0 without attention data parallelism (the tokens are already on every
+  // GPU of the TP group, and the all-reduce combines the experts' outputs).
+  double alltoall_seconds(double num_tokens) const;
+  // Bytes one GPU sends in one such all-to-all: its share num_tokens / num_gpus of the tokens,
+  // each to the GPUs of the expert groups its top_k experts fall in, other than itself:
+  // (num_gpus - 1) * (1 - (1 - 1/ep)^top_k) GPUs per token (uniform routing), hidden values of 2
+  // bytes each.
+  double alltoall_bytes_per_gpu(double num_tokens) const;
 
   // One layer's work of a token op class (emb/final norm included once in `norm` and
   // `embedding` as per-step work; a class of several GEMMs summed). Exposed for tests and docs.
   OpWork layer_work(OpClass op, int64_t num_tokens) const;
   // The GEMMs behind layer_work of a GEMM class (qkv_proj, o_proj, mlp_up_gate, mlp_down,
-  // moe_router, moe_experts); none for the others.
+  // moe_router, moe_experts); none for the others. With attention_dp > 1 moe_experts holds only
+  // the shared experts, which run in each rank on its own tokens (routed_expert_work: the rest).
   LayerGemms layer_gemms(OpClass op, int64_t num_tokens) const;
   // One ring all-reduce of `bytes` bytes across the TP group (0 when tp == 1).
   double allreduce_seconds(double bytes) const;
@@ -52,7 +70,9 @@ class RooflineCosts final : public StepCosts {
   double gemm_peak_flops() const { return gemm_peak_flops_; }
   // The whole step's work on one GPU (every layer, the embedding, LM head, sampling and
   // attention; collectives and CPU overhead move no HBM bytes and do no FLOPs), by the same
-  // counts token_seconds, seq_seconds and attention_seconds price.
+  // counts token_seconds, seq_seconds and attention_seconds price. With attention_dp > 1: the
+  // mean over the ranks (RankSplit) of a rank's own work, plus the routed experts' over all
+  // tokens.
   OpWork step_work(std::span<const SeqWork> batch) const;
 
  private:
@@ -60,6 +80,7 @@ class RooflineCosts final : public StepCosts {
   OpWork final_norm_work(double num_tokens) const;  // the final RMSNorm: read and write [t, h]
   OpWork lm_head_work(double num_logit_rows) const;
   OpWork sampling_work(double num_logit_rows) const;
+  OpWork rank_work(std::span<const SeqWork> batch) const;  // step_work of one rank's own classes
   double gemm_seconds(const OpWork& work, double peak_flops) const;
   double gemms_seconds(const LayerGemms& gemms) const;
   double elementwise_seconds(double bytes, double num_kernels) const;

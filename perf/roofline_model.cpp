@@ -10,7 +10,7 @@ std::unique_ptr<StepTimeModel> make_roofline_model(const ModelSpec& model, const
                                                    const RooflineOptions& options) {
   return std::make_unique<TabulatedStepModel>(
       std::make_unique<RooflineCosts>(model, gpu, deployment, options),
-      options.max_precomputed_tokens, options.max_precomputed_seqs);
+      options.max_precomputed_tokens, options.max_precomputed_seqs, deployment.attention_dp);
 }
 
 }  // namespace tidal::perf

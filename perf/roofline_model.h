@@ -22,6 +22,8 @@ struct RooflineOptions {
       0.60;  // norms, rope, activation, adds, embedding, sampling
   double allreduce_bandwidth_efficiency = 0.80;  // ring all-reduce bus bandwidth share
   double allreduce_latency_s = 10e-6;            // per all-reduce
+  double alltoall_bandwidth_efficiency = 0.80;   // MoE dispatch/combine share of the link
+  double alltoall_latency_s = 10e-6;             // per dispatch or combine
   double pcie_efficiency = 0.80;                 // KV swap copies
   double min_kernel_seconds = 2e-6;              // floor per GPU kernel (launch and tail latency)
   // Per-step CPU overhead (scheduling, input preparation, sampling bookkeeping, output

@@ -1,5 +1,6 @@
 #include "perf/step_costs.h"
 
+#include <algorithm>
 #include <cassert>
 
 namespace tidal::perf {
@@ -32,8 +33,10 @@ BatchCounts count_batch(std::span<const SeqWork> batch) {
 }
 
 TabulatedStepModel::TabulatedStepModel(std::unique_ptr<StepCosts> costs,
-                                       int64_t max_precomputed_tokens, int64_t max_precomputed_seqs)
+                                       int64_t max_precomputed_tokens, int64_t max_precomputed_seqs,
+                                       int32_t attention_dp)
     : costs_(std::move(costs)),
+      attention_dp_(attention_dp),
       token_totals_(static_cast<std::size_t>(max_precomputed_tokens + 1), 0.0),
       row_totals_(static_cast<std::size_t>(max_precomputed_seqs + 1), 0.0),
       seq_totals_(static_cast<std::size_t>(max_precomputed_seqs + 1), 0.0) {
@@ -41,6 +44,14 @@ TabulatedStepModel::TabulatedStepModel(std::unique_ptr<StepCosts> costs,
   for (std::size_t n = 1; n < token_totals_.size(); ++n) {
     for (OpClass op : kTokenOpClasses) {
       token_totals_[n] += costs_->token_seconds(op, static_cast<int64_t>(n));
+    }
+  }
+  if (attention_dp_ > 1) {
+    shared_totals_.assign(token_totals_.size(), 0.0);
+    for (std::size_t n = 1; n < shared_totals_.size(); ++n) {
+      for (OpClass op : kSharedTokenOpClasses) {
+        shared_totals_[n] += costs_->shared_token_seconds(op, static_cast<int64_t>(n));
+      }
     }
   }
   for (std::size_t n = 1; n < seq_totals_.size(); ++n) {
@@ -81,7 +92,80 @@ double TabulatedStepModel::seq_total(int64_t num_seqs) const {
   return precomputed_or_summed(seq_totals_, kSeqOpClasses, num_seqs, *costs_);
 }
 
+double TabulatedStepModel::shared_total(int64_t num_tokens) const {
+  if (static_cast<std::size_t>(num_tokens) < shared_totals_.size()) {
+    return shared_totals_[static_cast<std::size_t>(num_tokens)];
+  }
+  double total = 0.0;
+  for (OpClass op : kSharedTokenOpClasses) total += costs_->shared_token_seconds(op, num_tokens);
+  return total;
+}
+
+TabulatedStepModel::RankWork TabulatedStepModel::rank_work(std::span<const SeqWork> rank) const {
+  RankWork work;
+  work.counts = count_batch(rank);
+  if (work.counts.num_seqs == 0) return work;
+  work.attention = costs_->attention_seconds(rank);
+  work.operators = token_total(work.counts.num_tokens) + row_total(work.counts.num_logit_rows) +
+                   work.attention.prefill + work.attention.decode;
+  return work;
+}
+
+TabulatedStepModel::SlowestRank TabulatedStepModel::slowest_rank(const RankSplit& split) const {
+  SlowestRank slowest;
+  for (int32_t r = 0; r < split.num_ranks(); ++r) {
+    const RankWork work = rank_work(split.rank(r));
+    slowest.num_tokens += work.counts.num_tokens;
+    slowest.most_seqs = std::max(slowest.most_seqs, work.counts.num_seqs);
+    if (r == 0 || work.operators > slowest.work.operators) {
+      slowest.rank = r;
+      slowest.work = work;
+    }
+  }
+  return slowest;
+}
+
+namespace {
+
+// The split of the step being priced: one per thread, its buffers reused from step to step.
+RankSplit& thread_split() {
+  thread_local RankSplit split;
+  return split;
+}
+
+}  // namespace
+
+double TabulatedStepModel::data_parallel_step_seconds(std::span<const SeqWork> batch) const {
+  RankSplit& split = thread_split();
+  split.split(batch, attention_dp_);
+  const SlowestRank slowest = slowest_rank(split);
+  if (slowest.most_seqs == 0) return 0.0;
+  const double operators = slowest.work.operators + shared_total(slowest.num_tokens);
+  return operators * (1.0 + costs_->operator_share()) + seq_total(slowest.most_seqs);
+}
+
+StepBreakdown TabulatedStepModel::data_parallel_breakdown(std::span<const SeqWork> batch) const {
+  StepBreakdown out;
+  RankSplit& split = thread_split();
+  split.split(batch, attention_dp_);
+  const SlowestRank slowest = slowest_rank(split);
+  if (slowest.most_seqs == 0) return out;
+  const BatchCounts& counts = slowest.work.counts;
+  for (OpClass op : kTokenOpClasses) out[op] = costs_->token_seconds(op, counts.num_tokens);
+  for (OpClass op : kSharedTokenOpClasses) {
+    out[op] += costs_->shared_token_seconds(op, slowest.num_tokens);
+  }
+  for (OpClass op : kRowOpClasses) out[op] = costs_->seq_seconds(op, counts.num_logit_rows);
+  out[OpClass::attention_prefill] = slowest.work.attention.prefill;
+  out[OpClass::attention_decode] = slowest.work.attention.decode;
+  const double operators = out.total_seconds();
+  for (OpClass op : kSeqOpClasses) out[op] = costs_->seq_seconds(op, slowest.most_seqs);
+  out[OpClass::cpu_overhead] += costs_->operator_share() * operators;
+  return out;
+}
+
 double TabulatedStepModel::step_seconds(std::span<const SeqWork> batch) const {
+  if (attention_dp_ > 1) return data_parallel_step_seconds(batch);
   const BatchCounts counts = count_batch(batch);
   if (counts.num_seqs == 0) return 0.0;
   const AttentionSeconds attention = costs_->attention_seconds(batch);
@@ -95,6 +179,7 @@ double TabulatedStepModel::swap_seconds(int64_t num_blocks) const {
 }
 
 StepBreakdown TabulatedStepModel::breakdown(std::span<const SeqWork> batch) const {
+  if (attention_dp_ > 1) return data_parallel_breakdown(batch);
   StepBreakdown out;
   const BatchCounts counts = count_batch(batch);
   if (counts.num_seqs == 0) return out;

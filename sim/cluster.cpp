@@ -13,7 +13,9 @@ Cluster::Cluster(const Scenario& scenario) : scenario_(scenario) {
   if (scenario.network) network_.emplace(*scenario.network);
   for (const PoolSpec& pool : scenario.pools) {
     pool_sites_.push_back(network_ ? *network_->find_region(pool.region) : -1);
+    entry_pools_.push_back(pool.role != fleet::PoolRole::decode ? 1 : 0);
   }
+  pool_filter_ = entry_pools_;
   for (size_t p = 0; p < scenario.pools.size(); ++p) {
     for (int32_t k = 0; k < scenario.pools[p].num_replicas; ++k) {
       add_replica(static_cast<int32_t>(p), ReplicaState::warm);
@@ -51,12 +53,18 @@ void Cluster::refresh_load(int32_t i) {
   load.kv_usage = r.released() ? 0.0 : r.scheduler().kv_usage();
   load.block_manager = r.released() ? nullptr : &r.block_manager();
   load.num_outstanding_tokens = r.num_outstanding_tokens;
-  load.accepting =
-      r.num_outstanding < r.max_inputs && (site_restriction_ < 0 || r.site == site_restriction_);
+  load.accepting = r.num_outstanding < r.max_inputs &&
+                   (site_restriction_ < 0 || r.site == site_restriction_) &&
+                   pool_filter_[static_cast<size_t>(r.pool())];
 }
 
 void Cluster::restrict_to_site(int32_t site) {
   site_restriction_ = site;
+  for (int32_t i = 0; i < num_replicas(); ++i) refresh_load(i);
+}
+
+void Cluster::restrict_to_pools(const std::vector<char>& pools) {
+  pool_filter_ = pools;
   for (int32_t i = 0; i < num_replicas(); ++i) refresh_load(i);
 }
 

@@ -34,6 +34,11 @@ class Cluster {
   // Restricts `accepting` to replicas in network region `site` (-1: no restriction) until
   // the next call; refreshes every load.
   void restrict_to_site(int32_t site);
+  // Restricts `accepting` to the replicas of pools flagged in `pools` ([num_pools]) until the
+  // next call; refreshes every load. Without a call: the pools a request enters by (every
+  // pool but decode pools).
+  void restrict_to_pools(const std::vector<char>& pools);
+  const std::vector<char>& entry_pools() const { return entry_pools_; }
 
   // The scenario's network with each pool's region index, or empty.
   const std::optional<fleet::NetworkGraph>& network() const { return network_; }
@@ -46,6 +51,8 @@ class Cluster {
   std::vector<std::unique_ptr<Replica>> replicas_;  // [num_replicas]
   std::vector<ReplicaLoad> loads_;                  // [num_replicas]
   int32_t site_restriction_ = -1;
+  std::vector<char> entry_pools_;  // [num_pools] pools whose role is not decode
+  std::vector<char> pool_filter_;  // [num_pools] pools whose replicas may accept now
 };
 
 }  // namespace tidal::sim

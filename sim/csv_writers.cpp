@@ -28,7 +28,8 @@ void write_requests_csv(const Scenario& scenario, const RunResult& result, std::
       "id,workload,tenant,slo_class,arrival_s,first_scheduled_s,first_token_s,finish_s,"
       "prompt_tokens,output_tokens,replica,pool,preemptions,prefix_hit_tokens,ttft_s,tpot_s,"
       "e2e_s,queue_delay_s,max_itl_s,slo_met,status,reason,region,network_s,requeues,"
-      "hol_delay_s,hol_caused_s\n"));
+      "hol_delay_s,hol_caused_s,decode_replica,decode_pool,prefill_done_s,transfer_start_s,"
+      "transfer_end_s,decode_first_scheduled_s,transfer_bytes\n"));
   const auto& requests = result.table.requests;
   for (size_t i = 0; i < requests.size(); ++i) {
     const Request& q = requests[i];
@@ -56,9 +57,23 @@ void write_requests_csv(const Scenario& scenario, const RunResult& result, std::
     fmt::format_to(std::back_inserter(buf), ",{},{},",
                    meets_slo(r, lat, scenario.slo_classes[c].slo) ? 1 : 0, status_name(r.status));
     base::append_csv_fields(buf, {r.reason, q.region});
-    fmt::format_to(std::back_inserter(buf), ",{},{},{:.6f},{:.6f}\n",
+    fmt::format_to(std::back_inserter(buf), ",{},{},{:.6f},{:.6f},",
                    base::format_seconds(r.network_ns), r.num_requeues, r.hol_delay_s,
                    r.hol_caused_s);
+    if (r.decode_replica >= 0) {
+      const auto pool =
+          static_cast<size_t>(result.replicas[static_cast<size_t>(r.decode_replica)].pool);
+      fmt::format_to(std::back_inserter(buf), "{},", r.decode_replica);
+      base::append_csv_field(buf, scenario.pools[pool].name);
+    } else {
+      buf.push_back(',');
+    }
+    buf.push_back(',');
+    base::append_seconds_fields_if_set(buf, {r.prefill_done_ns, r.transfer_start_ns,
+                                             r.transfer_end_ns, r.decode_first_scheduled_ns});
+    buf.push_back(',');
+    if (r.decode_replica >= 0) fmt::format_to(std::back_inserter(buf), "{:.0f}", r.transfer_bytes);
+    buf.push_back('\n');
     base::flush_if_large(buf, out);
   }
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
@@ -71,7 +86,7 @@ void write_timeline_csv(const RunResult& result, std::ostream& out) {
       "replicas_starting,replicas_warm,replicas_draining,replicas_stopped,kv_usage,utilization,"
       "dollars,cumulative_dollars,replicas_requested,replicas_provisioning,replicas_loading,"
       "queued_at_router,queue_depth_max,queue_depth_mean,running_max,running_mean,kv_usage_max,"
-      "kv_usage_mean,queued_at_router_max,queued_at_router_mean,mfu,mbu\n"));
+      "kv_usage_mean,queued_at_router_max,queued_at_router_mean,mfu,mbu,kv_transfer_bytes\n"));
   for (const TimelineRow& row : result.timeline) {
     const auto& s = row.num_replicas_by_state;
     const auto count = [&](ReplicaState state) { return s[static_cast<size_t>(state)]; };
@@ -93,7 +108,7 @@ void write_timeline_csv(const RunResult& result, std::ostream& out) {
                    row.max_kv_usage, row.mean_kv_usage, row.max_queued_at_router,
                    row.mean_queued_at_router);
     base::append_fixed6_fields_if_set(buf, {row.mfu, row.mbu});
-    buf.push_back('\n');
+    fmt::format_to(std::back_inserter(buf), ",{:.0f}\n", row.kv_transfer_bytes);
     base::flush_if_large(buf, out);
   }
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));

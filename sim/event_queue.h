@@ -20,6 +20,7 @@ enum class EventKind : uint8_t {
   spot_notice,     // the provider warns that spot replica `replica` will be interrupted
   spot_interrupt,  // spot replica `replica` is taken back
   release,         // request `request`'s deps are done and its think time over: it arrives
+  kv_transfer,     // a KV transfer between disaggregated replicas may have finished
 };
 
 struct Event {

@@ -66,7 +66,8 @@ FleetMetrics compute_fleet_metrics(const Scenario& scenario, const RunResult& re
     // fixed pool saves exactly nothing.
     const double hours =
         static_cast<double>(fleet::billed_lease_ns(pool.pool_pricing, result.end_ns)) / 3.6e12;
-    m.peak_sized_dollars += peak * pool.deployment.tp * pool.resolved_price_per_gpu_hour * hours;
+    m.peak_sized_dollars +=
+        peak * pool.deployment.num_gpus() * pool.resolved_price_per_gpu_hour * hours;
     m.peak_replicas.push_back(peak);
   }
   if (m.peak_sized_dollars > 0.0) m.peak_sized_savings = 1.0 - dollars / m.peak_sized_dollars;

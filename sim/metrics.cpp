@@ -230,7 +230,7 @@ RunMetrics compute_metrics(const Scenario& scenario, RunResult& result) {
       pool_warm_ns += r.warm_ns;
       pm.num_steps += r.num_steps;
       loads.push_back(&r.load);
-      fleet_work.add(r.load, static_cast<double>(spec.deployment.tp));
+      fleet_work.add(r.load, static_cast<double>(spec.deployment.num_gpus()));
     }
     add_pool_load(loads, pm);
     if (p < bill.by_pool.size()) {

@@ -28,6 +28,14 @@ struct RequestRecord {
   int64_t network_ns = 0;     // one-way client -> serving region latency (last replica)
   double hol_delay_s = 0.0;   // its steps' stretch by co-scheduled long prefills
   double hol_caused_s = 0.0;  // stretch its own long prefill chunks caused others
+  // Disaggregated serving (docs/fleet.md): its prefill replica is `replica`; once that produced
+  // the first token, its KV moves to `decode_replica` (-1 until one is chosen).
+  int32_t decode_replica = -1;
+  int64_t prefill_done_ns = -1;            // end of the prefill step (server side)
+  int64_t transfer_start_ns = -1;          // a decode replica was chosen; bytes start moving
+  int64_t transfer_end_ns = -1;            // the KV landed at the decode replica
+  int64_t decode_first_scheduled_ns = -1;  // first step at the decode replica
+  double transfer_bytes = 0.0;
   RequestStatus status = RequestStatus::pending;
   std::string reason;  // why it was rejected; empty otherwise
 };

@@ -24,6 +24,11 @@ class RouterQueue {
   }
   bool empty() const { return size_ == 0; }
   int64_t size() const { return size_; }
+  int32_t num_ranks() const { return static_cast<int32_t>(by_rank_.size()); }
+  // The held requests of one rank, in leaving order.
+  const std::deque<int64_t>& of_rank(int32_t rank) const {
+    return by_rank_[static_cast<size_t>(rank)];
+  }
   // The next request to leave; not empty.
   int64_t front() const {
     for (const std::deque<int64_t>& q : by_rank_) {

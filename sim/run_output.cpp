@@ -7,6 +7,7 @@
 
 #include "base/run_folder.h"
 #include "perf/dtype.h"
+#include "sim/kv_transfer_summary.h"
 #include "traces/run_figures.h"
 
 namespace tidal::sim {
@@ -221,6 +222,7 @@ nlohmann::ordered_json summary_json(const Scenario& scenario, const RunResult& r
                {"metrics", metrics_json(metrics)},
                {"costs", costs_json(metrics)},
                {"fleet", fleet_json(scenario, metrics)},
+               {"kv_transfer", kv_transfer_summary_json(scenario, result)},
                {"run", ojson{{"end_s", static_cast<double>(result.end_ns) / 1e9},
                              {"num_events", result.num_events},
                              {"num_steps", result.num_steps},

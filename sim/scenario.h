@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,9 +22,11 @@
 #include "perf/step_time_model.h"
 #include "sim/fleet/autoscaler.h"
 #include "sim/fleet/cold_start.h"
+#include "sim/fleet/kv_links.h"
 #include "sim/fleet/network.h"
 #include "sim/fleet/pricing.h"
 #include "sim/fleet/spot.h"
+#include "sim/router_admission_spec.h"
 #include "traces/format.h"
 
 namespace tidal::sim {
@@ -157,7 +160,7 @@ struct PoolSpec {
   std::string gpu;              // the GPU's name: catalog name, or the inline object's
   nlohmann::json model_input;   // `model` as written: a name, a config path, an inline object
   nlohmann::json gpu_input;     // `gpu` as written: a catalog name or an inline object
-  perf::Deployment deployment;  // tp, dtypes, gpu_memory_utilization, block_size, token budget
+  perf::Deployment deployment;  // tp, ep, attention_dp, dtypes, memory share, block_size, budget
   int32_t num_replicas = 1;
   bool prefix_caching = true;
   double swap_space_gib = 4.0;  // CPU swap space per GPU for preemption by swap
@@ -165,6 +168,9 @@ struct PoolSpec {
   PerfSpec perf;
   std::optional<double> price_per_gpu_hour;  // overrides the catalog's on-demand price
   std::string region;  // hosting region in the scenario `network` ("" without a network)
+  // Disaggregated serving (docs/fleet.md): prefill replicas compute prompts and first tokens,
+  // decode replicas the rest once the KV arrived over a `kv_transfer` link.
+  fleet::PoolRole role = fleet::PoolRole::both;
   fleet::AutoscalerSpec autoscaler;  // default: fixed at num_replicas
   fleet::ColdStartSpec cold_start;
   fleet::PricingSpec pricing;
@@ -186,7 +192,7 @@ struct PoolSpec {
       kernel_db_coverage;                        // kind kernel_db: where each op came from
   std::optional<perf::Calibration> calibration;  // perf.calibration's group
 
-  int32_t num_gpus() const { return num_replicas * deployment.tp; }
+  int32_t num_gpus() const { return num_replicas * deployment.num_gpus(); }
   bool is_spot() const { return pool_pricing.market == fleet::Market::spot; }
   // The engine's front end: API server and tokenization before a request reaches a replica's
   // scheduler, and detokenization before each output token reaches the client (0 without one).
@@ -211,6 +217,7 @@ struct RouterSpec {
   // Requests held at the router leave in this class order (classes not listed come last, in
   // arrival order); empty: arrival order.
   std::vector<std::string> class_priority;
+  AdmissionSpec admission;  // which requests the router takes (sim/router_admission.h)
 };
 
 // Fleet-wide measurement knobs (`metrics` object).
@@ -250,7 +257,12 @@ struct Scenario {
   OutputSpec output;
   MetricsSpec metrics;
   std::optional<fleet::NetworkSpec> network;
+  // `kv_transfer.links`: how KV reaches decode pools from prefill pools (empty unless some pool
+  // has role prefill or decode).
+  std::vector<fleet::KvLinkSpec> kv_links;
   std::vector<SloClass> slo_classes;  // sorted by name, one per slo_class in use
+  // `priorities`: slo_class -> Request::priority for requests whose trace gives none.
+  std::map<std::string, int32_t> priorities;
 
   int32_t num_replicas() const;
   // Re-derives every workload's generator seed (call after changing `seed`).

@@ -76,7 +76,7 @@ void apply_engine_preset(JsonObject& pool_obj, const nlohmann::json* sched_json,
   perf::EngineTarget target;
   target.gpu_name = pool.gpu_spec.name;
   target.gpu_memory_bytes = pool.gpu_spec.memory_bytes;
-  target.tp = pool.deployment.tp;
+  target.tp = pool.deployment.num_gpus();  // the engines' tp_size: every GPU of the replica
   target.model_max_len = pool.model_spec.max_position;
   target.num_speculative_tokens = pool.speculative.enabled()
                                       ? pool.speculative.num_speculative_tokens
@@ -123,8 +123,11 @@ void finish_engine_preset(PoolSpec& pool, const std::string& where) {
   const perf::EnginePreset& preset =
       perf::find_engine_preset(pool.engine->name, pool.engine->version, where, where);
   perf::EngineDefaults& d = pool.engine->defaults;
-  const int64_t kv_tokens = pool.memory.num_kv_blocks * pool.deployment.block_size;
+  // Per attention rank, as SGLang sizes each DP rank's max_running_requests from its own KV pool
+  // (scheduler.py: a --max-running-requests given is divided by dp_size instead).
+  const int64_t kv_tokens = pool.memory.num_kv_blocks_per_rank * pool.deployment.block_size;
   const int32_t seqs =
+      pool.deployment.attention_dp *
       perf::seqs_from_kv(preset.seqs_from_kv, kv_tokens, pool.scheduler.max_model_len);
   d.max_num_seqs = seqs;
   d.max_num_seqs_from_kv = false;

@@ -159,6 +159,7 @@ PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string
   pool.gpu_input = gpu_value.is_string() ? nlohmann::json(gpu.name) : gpu_value;
 
   pool.deployment.tp = int32_at_least(obj, "tp", 1, 1);
+  read_pool_layout_keys(obj, pool);
   // A quantized checkpoint is served in its own format unless the pool says otherwise.
   pool.deployment.weight_dtype = dtype_at(obj, "weight_dtype", model.quant.dtype);
   pool.deployment.kv_dtype = dtype_at(obj, "kv_dtype", perf::DType::bf16);
@@ -225,6 +226,7 @@ PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string
                                       "perf",
                                       "engine"};
   known.insert(known.end(), kPoolFleetKeys.begin(), kPoolFleetKeys.end());
+  known.insert(known.end(), kPoolLayoutKeys.begin(), kPoolLayoutKeys.end());
   obj.finish(known);
 
   // Memory: TP against heads, weights + activations + KV against device memory.
@@ -232,9 +234,10 @@ PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string
   finish_engine_preset(pool, where);  // defaults that depend on the KV pool
   pool.kv.block_size = pool.deployment.block_size;
   pool.kv.num_gpu_blocks = pool.memory.num_kv_blocks;
-  pool.kv.num_cpu_blocks = static_cast<int64_t>(
-      std::floor(pool.swap_space_gib * kBytesPerGib /
-                 (pool.deployment.block_size * pool.memory.kv_bytes_per_token_per_gpu)));
+  pool.kv.num_cpu_blocks = pool.deployment.attention_dp *  // each rank swaps its own KV
+                           static_cast<int64_t>(std::floor(
+                               pool.swap_space_gib * kBytesPerGib /
+                               (pool.deployment.block_size * pool.memory.kv_bytes_per_token_per_gpu)));
   pool.kv.enable_prefix_caching = pool.prefix_caching;
   resolve_pool_fleet(obj, model, gpu, pool);
   kv::validate(pool.kv, where);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "sim/fleet/spec_reading.h"
+#include "sim/router_admission_spec.h"
 
 namespace tidal::sim {
 
@@ -56,6 +57,7 @@ void read_router_knobs(JsonObject& obj, RouterSpec& router) {
       router.class_priority.push_back(name.get<std::string>());
     }
   }
+  router.admission = parse_admission_spec(obj);
 }
 
 MetricsSpec parse_metrics_spec(JsonObject& root) {

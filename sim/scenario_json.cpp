@@ -6,6 +6,7 @@
 
 #include "engine/sched/config_json.h"
 #include "sim/scenario.h"
+#include "sim/scenario_disagg.h"
 #include "sim/scenario_fleet_keys.h"
 
 namespace tidal::sim {
@@ -63,6 +64,8 @@ ojson pool_json(const PoolSpec& p) {
   j["gpu"] = ojson::parse(p.gpu_input.dump());
   if (p.engine) j["engine"] = engine_to_json(*p.engine);
   j["tp"] = p.deployment.tp;
+  if (p.deployment.ep != 1) j["ep"] = p.deployment.ep;
+  if (p.deployment.attention_dp != 1) j["attention_dp"] = p.deployment.attention_dp;
   j["weight_dtype"] = std::string(perf::dtype_name(p.deployment.weight_dtype));
   j["kv_dtype"] = std::string(perf::dtype_name(p.deployment.kv_dtype));
   j["num_replicas"] = p.num_replicas;
@@ -84,6 +87,7 @@ ojson pool_json(const PoolSpec& p) {
   if (!p.perf.calibration.empty()) j["perf"]["calibration"] = p.perf.resolved_calibration;
   for (const auto& [key, value] : p.fleet_keys.items()) j[key] = ojson::parse(value.dump());
   if (!p.region.empty()) j["region"] = p.region;
+  j["role"] = std::string(fleet::pool_role_name(p.role));
   j["speculative"] = speculative_to_json(p.speculative);
   return j;
 }
@@ -187,6 +191,7 @@ nlohmann::ordered_json scenario_to_json(const Scenario& s) {
   }
   router["prefer_nearest_region"] = s.router.prefer_nearest_region;
   router["class_priority"] = s.router.class_priority;
+  router["admission"] = admission_to_json(s.router.admission);
   j["router"] = router;
   j["metrics"] = ojson{{"long_prefill_tokens", s.metrics.long_prefill_tokens},
                        {"peak_bin_s", s.metrics.peak_bin_s},
@@ -206,6 +211,8 @@ nlohmann::ordered_json scenario_to_json(const Scenario& s) {
   } else {
     j["network"] = nullptr;
   }
+  j["kv_transfer"] = kv_transfer_to_json(s.kv_links);
+  j["priorities"] = ojson(s.priorities);
   j["output"] = ojson{{"requests_csv", s.output.requests_csv},
                       {"timeline_csv", s.output.timeline_csv},
                       {"trace_json", s.output.trace_json},

@@ -1,7 +1,9 @@
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -13,6 +15,7 @@
 #include "sim/json_object.h"
 #include "sim/router.h"
 #include "sim/scenario.h"
+#include "sim/scenario_disagg.h"
 #include "sim/scenario_fleet.h"
 #include "sim/scenario_fleet_keys.h"
 #include "sim/scenario_limits.h"
@@ -117,6 +120,30 @@ std::vector<SloClass> gather_slo_classes(const std::vector<WorkloadSpec>& worklo
   return classes;
 }
 
+// Top-level `priorities`: slo_class -> Request::priority. Every key must name a class some
+// workload uses (a misspelt class would silently keep priority 0).
+std::map<std::string, int32_t> parse_priorities(JsonObject& root,
+                                                const std::vector<SloClass>& classes) {
+  std::map<std::string, int32_t> priorities;
+  const nlohmann::json* value = root.child("priorities");
+  if (value == nullptr) return priorities;
+  JsonObject obj(*value, "priorities", root.file());
+  for (const auto& [name, priority] : value->items()) {
+    const int64_t p = obj.integer(name, 0);
+    if (p < INT32_MIN || p > INT32_MAX) {
+      obj.fail(name, fmt::format("must be between {} and {}, got {}", INT32_MIN, INT32_MAX, p));
+    }
+    if (std::none_of(classes.begin(), classes.end(),
+                     [&](const SloClass& c) { return c.name == name; })) {
+      std::string known;
+      for (const SloClass& c : classes) known += (known.empty() ? "" : ", ") + c.name;
+      obj.fail(name, fmt::format("no workload has slo_class \"{}\" (classes: {})", name, known));
+    }
+    priorities[name] = static_cast<int32_t>(p);
+  }
+  return priorities;
+}
+
 OutputSpec parse_output(JsonObject& root) {
   OutputSpec out;
   const nlohmann::json* value = root.child("output");
@@ -150,7 +177,7 @@ RouterSpec parse_router(JsonObject& root) {
     }
   }
   obj.finish({"policy", "load_factor", "prefix_blocks", "virtual_nodes", "prefer_nearest_region",
-              "class_priority"});
+              "class_priority", "admission"});
   return router;
 }
 
@@ -256,13 +283,15 @@ Scenario parse_scenario(const nlohmann::json& root, const std::string& file,
     s.workloads.push_back(parse_workload((*workloads)[i], i, file, base_dir));
   }
   s.slo_classes = gather_slo_classes(s.workloads, root, file);
+  s.priorities = parse_priorities(obj, s.slo_classes);
   s.pools = parse_fleet(obj.child("fleet"), file, base_dir);
   s.router = parse_router(obj);
   s.output = parse_output(obj);
   s.metrics = parse_metrics_spec(obj);
   s.network = parse_network(obj, s.pools, s.workloads);
+  s.kv_links = parse_kv_transfer(obj, s.pools);
   obj.finish({"name", "seed", "duration_s", "timeline_interval_s", "workloads", "fleet", "router",
-              "output", "metrics", "network"});
+              "output", "metrics", "network", "kv_transfer", "priorities"});
   s.set_seed(s.seed);
   return s;
 }

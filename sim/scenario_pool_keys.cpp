@@ -2,6 +2,7 @@
 
 #include <limits>
 #include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -27,6 +28,10 @@ constexpr std::array<SpecDefaults, 3> kSpecDefaults{{
 // overflow a step's duration.
 constexpr double kMaxDraftCostRatio = 10.0;
 constexpr double kMaxDraftSeconds = 1.0;
+
+// GPUs of one replica (tp x attention_dp) and its ep: far above any deployment (an NVL72 rack
+// holds 72 GPUs), and keeps the products within int32.
+constexpr int64_t kMaxParallelDegree = 4096;
 
 // A rate in [0, 1] under `key` of `obj`, which must have it.
 double required_rate(JsonObject& obj, std::string_view key) {
@@ -170,6 +175,26 @@ SpeculativeSpec read_speculative(JsonObject& pool_obj) {
 
 }  // namespace
 
+void read_pool_layout_keys(JsonObject& obj, PoolSpec& pool) {
+  // Checked against the model (ep divides its experts, a dense model takes neither) with the
+  // memory plan (perf::check_deployment).
+  for (const auto& [key, into] : {std::pair<std::string_view, int32_t*>{"ep", &pool.deployment.ep},
+                                  {"attention_dp", &pool.deployment.attention_dp}}) {
+    const int64_t value = obj.at_least(key, obj.integer(key, 1), 1);
+    if (value > kMaxParallelDegree) {
+      obj.fail(key, fmt::format("must be <= {}, got {}", kMaxParallelDegree, value));
+    }
+    *into = static_cast<int32_t>(value);
+  }
+  const int64_t num_gpus = static_cast<int64_t>(pool.deployment.tp) * pool.deployment.attention_dp;
+  if (pool.deployment.attention_dp > 1 && num_gpus > kMaxParallelDegree) {
+    obj.fail("attention_dp", fmt::format("tp {} x attention_dp {} = {} GPUs per replica: must be "
+                                         "<= {}",
+                                         pool.deployment.tp, pool.deployment.attention_dp, num_gpus,
+                                         kMaxParallelDegree));
+  }
+}
+
 void read_pool_fleet_keys(JsonObject& obj, PoolSpec& pool) {
   const std::string& file = obj.file();
   pool.fleet_keys = nlohmann::json::object();
@@ -194,6 +219,12 @@ void read_pool_fleet_keys(JsonObject& obj, PoolSpec& pool) {
   }
   pool.speculative = read_speculative(obj);
   pool.region = obj.string("region", "");
+  const std::string role = obj.string("role", "both");
+  if (const std::optional<fleet::PoolRole> found = fleet::find_pool_role(role)) {
+    pool.role = *found;
+  } else {
+    obj.fail("role", fmt::format("unknown role \"{}\"; expected both, prefill or decode", role));
+  }
   const fleet::AutoscalerSpec& a = pool.autoscaler;
   if (a.policy == "fixed" && pool.num_replicas < 1) {
     obj.fail("num_replicas", "must be at least 1 with a fixed-size pool (no autoscaler)");
@@ -217,7 +248,8 @@ void resolve_pool_fleet(const JsonObject& obj, const perf::ModelSpec& model,
     }
     pool.pricing.on_demand_per_gpu_hour = pool.price_per_gpu_hour;
   }
-  pool.pool_pricing = fleet::resolve_pricing(pool.pricing, gpu, pool.deployment.tp, pool.name);
+  pool.pool_pricing =
+      fleet::resolve_pricing(pool.pricing, gpu, pool.deployment.num_gpus(), pool.name);
   pool.resolved_price_per_gpu_hour = fleet::to_dollars(pool.pool_pricing.market_per_gpu_hour());
   pool.cold_start_times =
       fleet::cold_start(pool.cold_start, model, gpu, pool.deployment, pool.memory);

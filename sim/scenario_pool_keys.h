@@ -1,5 +1,5 @@
 // The fleet keys of one pool (`autoscaler`, `cold_start`, `pricing`, `spot`, `speculative`,
-// `region`), read and resolved for the scenario loader. Internal to sim/scenario_fleet.cpp.
+// `region`, `role`), read and resolved for the scenario loader. Internal to sim/scenario_fleet.cpp.
 #pragma once
 
 #include <array>
@@ -13,11 +13,16 @@
 namespace tidal::sim {
 
 // The keys this reads, for JsonObject::finish.
-inline constexpr std::array<std::string_view, 6> kPoolFleetKeys{
-    "autoscaler", "cold_start", "pricing", "spot", "speculative", "region"};
+inline constexpr std::array<std::string_view, 7> kPoolFleetKeys{
+    "autoscaler", "cold_start", "pricing", "spot", "speculative", "region", "role"};
 
 // Reads the keys from `pool_obj` into `pool` (before the memory plan).
 void read_pool_fleet_keys(JsonObject& pool_obj, PoolSpec& pool);
+
+// The parallel layout beside `tp`: `ep` and `attention_dp` (integers >= 1, default 1), into
+// pool.deployment (before the engine preset and the memory plan).
+inline constexpr std::array<std::string_view, 2> kPoolLayoutKeys{"ep", "attention_dp"};
+void read_pool_layout_keys(JsonObject& pool_obj, PoolSpec& pool);
 
 // After the memory plan: cold-start times, resolved prices, the scheduler's speculative tokens.
 void resolve_pool_fleet(const JsonObject& pool_obj, const perf::ModelSpec& model,

@@ -11,9 +11,11 @@
 #include "sim/event_queue.h"
 #include "sim/fleet/spec_reading.h"
 #include "sim/fleet_controller.h"
+#include "sim/kv_handoff.h"
 #include "sim/request_deps.h"
 #include "sim/request_regions.h"
 #include "sim/router.h"
+#include "sim/router_admission.h"
 #include "sim/router_queue.h"
 #include "sim/scenario_limits.h"
 #include "sim/warmup.h"
@@ -24,6 +26,7 @@ namespace {
 
 constexpr int64_t kProgressEvery = 4096;                      // events between progress reports
 constexpr uint64_t kRouterStream = 0x7a11'0000'0000'0000ULL;  // seed of seeded routers
+constexpr uint64_t kDecodeRouterStream = 0xdec0'0000'0000'0000ULL;  // of the decode router
 
 // Events that only matter while requests remain: skipped once every request is done, so
 // the run ends with the last request (replicas are billed up to then). A replica wake-up
@@ -65,6 +68,15 @@ class Simulator {
   // Takes a request off its replica's books (finished, rejected or re-queued).
   void detach(int64_t request, Replica& replica);
   void on_spot_interrupt(int32_t replica, int64_t now);
+  // Disaggregated serving: a prefill replica produced the request's first token; its KV goes
+  // to a decode replica when one can take it.
+  void hand_off(int64_t request, int64_t now);
+  // Starts the KV transfers of prefilled requests while decode replicas take them.
+  void dispatch_waiting_decode(int64_t now);
+  void on_kv_transfer(int64_t now);
+  void schedule_kv_transfer_event();
+  // Books a request on `replica` (outstanding counts, tokens still to compute or produce).
+  void book(int64_t request, Replica& replica, int64_t charge);
   void reject(int64_t request, int64_t now, std::string reason);
   void finish(int64_t request, int64_t now);
   void start_step(Replica& replica, int64_t now);
@@ -102,7 +114,12 @@ class Simulator {
   std::vector<int64_t> newly_done_;  // [requests ended since the last report]
   size_t num_rows_reported_ = 0;
 
-  RequestDeps deps_;  // who waits on whom (sim/request_deps.h)
+  RequestDeps deps_;                          // who waits on whom (sim/request_deps.h)
+  std::optional<KvHandoff> handoff_;          // with disaggregated pools only
+  std::vector<char> decoding_;                // [num_requests] on a decode replica (or on the way)
+  std::vector<int32_t> prefill_preemptions_;  // [num_requests] preemptions before its hand-off
+  int64_t kv_transfer_event_ns_ = fleet::KvTransfers::kNever;  // earliest one queued
+  std::unique_ptr<RouterAdmission> admission_;  // router.admission (sim/router_admission.h)
 };
 
 Simulator::Simulator(const Scenario& scenario, RequestTable table, ProgressSink* progress)
@@ -113,7 +130,13 @@ Simulator::Simulator(const Scenario& scenario, RequestTable table, ProgressSink*
       timeline_(std::max<int64_t>(1, std::llround(scenario.timeline_interval_s * 1e9)), cluster_),
       fleet_(scenario, cluster_, queue_),
       held_(static_cast<int32_t>(scenario.router.class_priority.size()) + 1),
-      deps_(table.requests) {
+      deps_(table.requests),
+      admission_(make_router_admission(
+          scenario,
+          AdmissionView(cluster_, held_, result_.table, result_.records, rank_, decoding_))) {
+  if (!scenario.kv_links.empty()) {
+    handoff_.emplace(scenario, traces::derive_seed(scenario.seed ^ kDecodeRouterStream, 0));
+  }
   result_.table = std::move(table);
   if (!result_.table.arrival_ns.empty()) {
     check_run_limits(scenario, result_.table.arrival_ns.back());
@@ -130,6 +153,8 @@ Simulator::Simulator(const Scenario& scenario, RequestTable table, ProgressSink*
   at_replica_.assign(n, 0);
   client_region_.assign(n, -1);
   in_metrics_.assign(n, 1);
+  decoding_.assign(n, 0);
+  prefill_preemptions_.assign(n, 0);
   if (const auto& network = cluster_.network()) {
     client_region_ = assign_client_regions(scenario, result_.table, *network);
     for (int32_t r = 0; r < network->num_regions(); ++r) {
@@ -190,6 +215,9 @@ RunResult Simulator::run() {
       case EventKind::release:
         route(event.request, now);
         break;
+      case EventKind::kv_transfer:
+        on_kv_transfer(now);
+        break;
     }
     if (top_handled_) queue_.pop();
     ++result_.num_events;
@@ -214,6 +242,7 @@ RunResult Simulator::run() {
   if (progress_ != nullptr) report_progress(result_.timeline, true);
   result_.fleet = fleet_.finish(now, timeline_.interval_ns());
   set_interval_dollars(result_.fleet.interval_costs, result_.timeline);
+  if (handoff_) result_.kv_link_usage = handoff_->transfers().usage();
   for (int32_t i = 0; i < cluster_.num_replicas(); ++i) {
     const Replica& r = cluster_.replica(i);
     result_.replicas.push_back(
@@ -293,6 +322,10 @@ void Simulator::release(int64_t request, int64_t now) {
 
 void Simulator::route(int64_t request, int64_t now) {
   arrive(request, now);
+  if (std::optional<std::string> refusal = admission_->refuse(request, now)) {
+    reject(request, now, std::move(*refusal));
+    return;
+  }
   if (held_.empty() && dispatch(request, now)) return;
   hold(request, false);
   dispatch_held(now);
@@ -309,6 +342,7 @@ void Simulator::hold(int64_t request, bool front) {
 }
 
 void Simulator::dispatch_held(int64_t now) {
+  if (handoff_) dispatch_waiting_decode(now);
   // Taken off the queue before dispatching: a dispatch may reject the request and route its
   // dependents, which re-enters here.
   while (!held_.empty()) {
@@ -356,13 +390,12 @@ bool Simulator::dispatch(int64_t request, int64_t now) {
     rec.network_ns = fleet::seconds_to_ns(
         cluster_.network()->latency_s(client_region_[k], replica.site).value_or(0.0));
   }
-  charge_[k] = req.prompt_tokens + req.output_tokens - rec.num_output_tokens_done;
-  ++replica.num_outstanding;
-  replica.num_outstanding_tokens += charge_[k];
-  replica.num_routed_tokens += charge_[k];
-  in_flight_pos_[k] = static_cast<int32_t>(replica.in_flight.size());
-  replica.in_flight.push_back(request);
-  cluster_.refresh_load(target);
+  int64_t charge = req.prompt_tokens + req.output_tokens - rec.num_output_tokens_done;
+  // A prefill replica computes the prompt and produces one token.
+  if (handoff_ && handoff_->hands_off(replica.pool())) {
+    charge = std::min(charge, req.prompt_tokens + rec.num_output_tokens_done + 1);
+  }
+  book(request, replica, charge);
   // The request reaches the replica's scheduler after the network and the engine's front end
   // (API server, tokenization): docs/scenario.md, "Engine presets".
   const int64_t inbound_ns =
@@ -375,10 +408,22 @@ bool Simulator::dispatch(int64_t request, int64_t now) {
   return true;
 }
 
+void Simulator::book(int64_t request, Replica& replica, int64_t charge) {
+  const auto k = static_cast<size_t>(request);
+  charge_[k] = charge;
+  ++replica.num_outstanding;
+  replica.num_outstanding_tokens += charge;
+  replica.num_routed_tokens += charge;
+  in_flight_pos_[k] = static_cast<int32_t>(replica.in_flight.size());
+  replica.in_flight.push_back(request);
+  cluster_.refresh_load(replica.index());
+}
+
 void Simulator::deliver(int64_t request, int32_t target, int64_t now) {
   Replica& replica = cluster_.replica(target);
   if (replica.state == ReplicaState::stopped) {  // interrupted while the request travelled
     detach(request, replica);
+    decoding_[static_cast<size_t>(request)] = 0;  // it starts over at a prefill replica
     ++result_.records[static_cast<size_t>(request)].num_requeues;
     hold(request, true);
     dispatch_held(now);
@@ -389,7 +434,16 @@ void Simulator::deliver(int64_t request, int32_t target, int64_t now) {
   Request effective = result_.table.requests[static_cast<size_t>(request)];
   effective.prompt_tokens += rec.num_output_tokens_done;
   effective.output_tokens -= rec.num_output_tokens_done;
-  const sched::RejectReason reason = replica.scheduler().add_request(effective, now);
+  // Disaggregated: a prefill replica stops at the first token; a decode replica receives the
+  // KV of every known token but the last, which it computes in its first step.
+  int64_t num_transferred_tokens = 0;
+  if (decoding_[static_cast<size_t>(request)]) {
+    num_transferred_tokens = effective.prompt_tokens - 1;
+  } else if (handoff_ && handoff_->hands_off(replica.pool())) {
+    effective.output_tokens = std::min<int64_t>(effective.output_tokens, 1);
+  }
+  const sched::RejectReason reason =
+      replica.scheduler().add_request(effective, now, num_transferred_tokens);
   if (reason != sched::RejectReason::none) {
     detach(request, replica);
     reject(request, now, std::string(sched::reject_reason_name(reason)));
@@ -500,8 +554,12 @@ void Simulator::start_step(Replica& replica, int64_t now) {
   }
   const sched::StepPlan& plan = replica.plan();
   for (const sched::ScheduledSeq& seq : plan.seqs) {
-    if (seq.first_scheduled) {
-      result_.records[static_cast<size_t>(seq.request_id)].first_scheduled_ns = now;
+    if (!seq.first_scheduled) continue;
+    RequestRecord& rec = result_.records[static_cast<size_t>(seq.request_id)];
+    if (decoding_[static_cast<size_t>(seq.request_id)]) {
+      rec.decode_first_scheduled_ns = now;
+    } else {
+      rec.first_scheduled_ns = now;
     }
   }
   const int64_t end = now + duration_ns;
@@ -556,8 +614,10 @@ void Simulator::on_step_end(int32_t index, int64_t now) {
   for (const sched::RequestEvent& ev : events) {
     RequestRecord& rec = result_.records[static_cast<size_t>(ev.request_id)];
     const bool keep_itl = in_metrics_[static_cast<size_t>(ev.request_id)] != 0;
-    rec.num_preemptions = ev.num_preemptions;
-    if (rec.num_requeues == 0) rec.num_prefix_hit_tokens = ev.num_prefix_hit_tokens;
+    const bool decoding = decoding_[static_cast<size_t>(ev.request_id)] != 0;
+    rec.num_preemptions = ev.num_preemptions +
+                          (decoding ? prefill_preemptions_[static_cast<size_t>(ev.request_id)] : 0);
+    if (rec.num_requeues == 0 && !decoding) rec.num_prefix_hit_tokens = ev.num_prefix_hit_tokens;
     if (ev.num_new_output_tokens > 0) {
       // Tokens of one step come out together, reaching the client network_ns (and their
       // detokenization) later: the first closes the gap since the previous token, the others
@@ -581,13 +641,84 @@ void Simulator::on_step_end(int32_t index, int64_t now) {
     }
     if (ev.finished) {
       detach(ev.request_id, replica);
-      finish(ev.request_id, now);
+      const Request& req = result_.table.requests[static_cast<size_t>(ev.request_id)];
+      if (handoff_ && !decoding && handoff_->hands_off(replica.pool()) &&
+          rec.num_output_tokens_done < req.output_tokens) {
+        hand_off(ev.request_id, now);
+      } else {
+        finish(ev.request_id, now);
+      }
       freed = true;
     }
   }
   start_step(replica, now);
   fleet_.stop_if_drained(index, now);
   if (freed) dispatch_held(now);
+}
+
+void Simulator::hand_off(int64_t request, int64_t now) {
+  const auto k = static_cast<size_t>(request);
+  RequestRecord& rec = result_.records[k];
+  rec.prefill_done_ns = now;
+  prefill_preemptions_[k] = rec.num_preemptions;
+  handoff_->waiting().push_back(request);
+  dispatch_waiting_decode(now);
+}
+
+void Simulator::dispatch_waiting_decode(int64_t now) {
+  std::deque<int64_t>& waiting = handoff_->waiting();
+  bool started = false;
+  while (!waiting.empty()) {
+    const int64_t request = waiting.front();
+    const auto k = static_cast<size_t>(request);
+    RequestRecord& rec = result_.records[k];
+    const Request& req = result_.table.requests[k];
+    const Replica& prefill = cluster_.replica(rec.replica);
+    const int32_t target = handoff_->choose_decode(req, prefill.pool(), cluster_);
+    if (target < 0) break;
+    waiting.pop_front();
+    Replica& decode = cluster_.replica(target);
+    // Every known token but the last has its KV computed.
+    const int64_t num_tokens = req.prompt_tokens + rec.num_output_tokens_done - 1;
+    const int32_t link = handoff_->link_of(prefill.pool(), decode.pool());
+    rec.decode_replica = target;
+    rec.transfer_start_ns = now;
+    rec.transfer_bytes = handoff_->kv_bytes(decode.pool(), num_tokens);
+    if (client_region_[k] >= 0) {
+      rec.network_ns = fleet::seconds_to_ns(
+          cluster_.network()->latency_s(client_region_[k], decode.site).value_or(0.0));
+    }
+    decoding_[k] = 1;
+    book(request, decode, req.output_tokens - rec.num_output_tokens_done);
+    handoff_->transfers().start(now, request, link, prefill.index(),
+                                cluster_.pool_of(prefill.index()).deployment.tp, target,
+                                cluster_.pool_of(target).deployment.tp, rec.transfer_bytes);
+    started = true;
+  }
+  if (started) schedule_kv_transfer_event();
+}
+
+void Simulator::on_kv_transfer(int64_t now) {
+  if (now == kv_transfer_event_ns_) kv_transfer_event_ns_ = fleet::KvTransfers::kNever;
+  for (const fleet::KvTransfers::Done& done : handoff_->transfers().take_done(now)) {
+    RequestRecord& rec = result_.records[static_cast<size_t>(done.request)];
+    const int64_t latency_ns = handoff_->latency_ns(done.link);
+    rec.transfer_end_ns = now + latency_ns;
+    timeline_.add_kv_transfer_bytes(done.bytes);
+    if (latency_ns > 0) {
+      queue_.push(now + latency_ns, EventKind::deliver, rec.decode_replica, done.request);
+    } else {
+      deliver(done.request, rec.decode_replica, now);
+    }
+  }
+  schedule_kv_transfer_event();
+}
+
+void Simulator::schedule_kv_transfer_event() {
+  const int64_t next = handoff_->transfers().next_done_ns();
+  if (next >= kv_transfer_event_ns_) return;
+  kv_transfer_event_ns_ = next;
+  schedule_event(next, EventKind::kv_transfer, -1, -1);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "sim/fleet/kv_transfers.h"
 #include "sim/fleet_controller.h"
 #include "sim/request_record.h"
 #include "sim/sample_set.h"
@@ -50,7 +51,8 @@ struct RunResult {
   int64_t end_ns = 0;                    // the last event
   int64_t num_events = 0;                // events processed
   int64_t num_steps = 0;
-  FleetReport fleet;  // billing, peaks, scaling and interruption counts
+  FleetReport fleet;                              // billing, peaks, scaling and interruption counts
+  std::vector<fleet::KvLinkUsage> kv_link_usage;  // [num kv_transfer links]
   // The progress sink asked to stop (ProgressSink::stop_requested): events after end_ns were
   // not simulated and unfinished requests stay pending. Not a complete run: write no run
   // folder and compute no metrics from it.

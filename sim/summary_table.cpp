@@ -34,8 +34,13 @@ std::string fleet_text(const Scenario& scenario) {
   std::string text;
   for (const PoolSpec& p : scenario.pools) {
     if (!text.empty()) text += " + ";
-    text += fmt::format("{} x {} (tp {} on {}, {}/GPU-h)", format_count(p.num_replicas), p.model,
-                        p.deployment.tp, p.gpu, format_dollars(p.resolved_price_per_gpu_hour));
+    const perf::Deployment& d = p.deployment;
+    const std::string layout =
+        d.ep == 1 && d.attention_dp == 1
+            ? fmt::format("tp {}", d.tp)
+            : fmt::format("tp {} x attention_dp {}, ep {}", d.tp, d.attention_dp, d.ep);
+    text += fmt::format("{} x {} ({} on {}, {}/GPU-h)", format_count(p.num_replicas), p.model,
+                        layout, p.gpu, format_dollars(p.resolved_price_per_gpu_hour));
   }
   return text;
 }

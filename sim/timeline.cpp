@@ -97,7 +97,7 @@ void TimelineRecorder::observe(const Replica& replica, int64_t step_ns) {
   last = seen;
   note_maxima();
   if (step_ns > 0 && replica.counts_work()) {
-    const double gpus = cluster_.pool_of(replica.index()).deployment.tp;
+    const double gpus = cluster_.pool_of(replica.index()).deployment.num_gpus();
     const double gpu_seconds = gpus * static_cast<double>(step_ns) / 1e9;
     step_flops_ += gpus * replica.step_work().flops;
     step_bytes_ += gpus * replica.step_work().bytes;

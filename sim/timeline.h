@@ -47,6 +47,7 @@ struct TimelineRow {
   // Steps starting in the interval: roofline FLOPs (bytes) over all GPUs / (peak FLOP/s
   // (bytes/s) x GPU-seconds of those steps). Empty when no counted step started in it.
   std::optional<double> mfu, mbu;
+  double kv_transfer_bytes = 0.0;  // KV bytes whose disaggregated transfer landed in it
 };
 
 // Sets each row's dollars from the billing ledger's cost of its interval (exact micro-dollars;
@@ -68,6 +69,7 @@ class TimelineRecorder {
   void add_finished() { ++open_.num_finished; }
   void add_rejected() { ++open_.num_rejected; }
   void add_output_tokens(int64_t n) { open_.num_output_tokens += n; }
+  void add_kv_transfer_bytes(double bytes) { open_.kv_transfer_bytes += bytes; }
   // Requests held at the router now.
   void set_router_queue(int64_t n);
   // The replica's queue, running requests and KV blocks as they are now (after it planned a

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <string>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -47,10 +49,12 @@ std::vector<Request> read_workload(const Scenario& s, size_t index) {
   }
 }
 
-// Scales arrivals, think times and lengths, sets tenant and class. InputError naming the
-// workload (`where`) when a scaled arrival or think time passes base::kMaxArrivalS.
-void shape_workload(const WorkloadSpec& w, const std::string& where,
-                    std::vector<Request>& requests) {
+// Scales arrivals, think times and lengths, sets tenant, class and the class's priority (where
+// the trace gave none). InputError naming the workload (`where`) when a scaled arrival or think
+// time passes base::kMaxArrivalS.
+void shape_workload(const WorkloadSpec& w, const std::map<std::string, int32_t>& priorities,
+                    const std::string& where, std::vector<Request>& requests) {
+  const auto class_priority = priorities.find(w.slo_class);
   for (Request& r : requests) {
     r.arrival_s = w.start_s + r.arrival_s * w.time_scale / w.rate_scale;
     r.think_time_s = r.think_time_s * w.time_scale / w.rate_scale;
@@ -74,6 +78,7 @@ void shape_workload(const WorkloadSpec& w, const std::string& where,
       r.tenant = "default";
     }
     r.slo_class = w.slo_class;
+    if (!r.priority && class_priority != priorities.end()) r.priority = class_priority->second;
   }
 }
 
@@ -128,7 +133,8 @@ RequestTable load_workloads(const Scenario& s) {
       }
       for (size_t i = 0; i < requests.size(); ++i) position_of_id[w][requests[i].id] = i;
     }
-    shape_workload(s.workloads[w], fmt::format("{}: workloads[{}]", s.file, w), requests);
+    shape_workload(s.workloads[w], s.priorities, fmt::format("{}: workloads[{}]", s.file, w),
+                   requests);
     const std::vector<char> kept = cut_at_duration(s, requests, position_of_id[w]);
     for (size_t i = 0; i < requests.size(); ++i) {
       if (kept[i]) {

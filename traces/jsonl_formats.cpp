@@ -115,7 +115,7 @@ class TidalJsonlParser final : public RowParser {
   static constexpr std::string_view kKeys[] = {
       "id",           "arrival_s", "prompt_tokens", "output_tokens",       "session_id",    "turn",
       "tenant",       "slo_class", "region",        "prefix_block_tokens", "prefix_blocks", "deps",
-      "think_time_s", "failed"};
+      "think_time_s", "failed",    "priority"};
 
   static uint32_t key_bit(std::string_view key) {
     for (size_t i = 0; i < std::size(kKeys); ++i) {
@@ -160,6 +160,8 @@ class TidalJsonlParser final : public RowParser {
       cursor.read_int64_array(out.deps, key);
     } else if (key == "think_time_s") {
       out.think_time_s = cursor.read_double(key);
+    } else if (key == "priority") {
+      out.priority = read_int32(cursor, key);
     } else {
       out.failed = cursor.read_bool(key);
     }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ struct Request {
   // > 0 needs some.
   double think_time_s = 0.0;
   bool failed = false;  // the source marked it failed (BurstGPT 0-token replies)
+  // Scheduling priority, lower = more urgent (vLLM's `priority`); schedulers read it as 0 when
+  // absent. A scenario's `priorities` map fills it from slo_class where the trace gave none.
+  std::optional<int32_t> priority;
 
   bool operator==(const Request&) const = default;
 };

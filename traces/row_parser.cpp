@@ -42,6 +42,7 @@ void reset_request(Request& request) {
   request.deps.clear();
   request.think_time_s = 0.0;
   request.failed = false;
+  request.priority.reset();
 }
 
 void check_tidal_request(const Request& request) {

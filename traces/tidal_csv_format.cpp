@@ -29,13 +29,14 @@ enum class Column {
   prefix_blocks,
   deps,
   think_time_s,
-  failed
+  failed,
+  priority
 };
 
 constexpr std::string_view kColumnNames[] = {
     "id",           "arrival_s", "prompt_tokens", "output_tokens",       "session_id",    "turn",
     "tenant",       "slo_class", "region",        "prefix_block_tokens", "prefix_blocks", "deps",
-    "think_time_s", "failed"};
+    "think_time_s", "failed",    "priority"};
 
 int32_t parse_int32(std::string_view text, std::string_view field) {
   const int64_t value = base::parse_int64(text, field);
@@ -144,6 +145,9 @@ class TidalCsvParser final : public RowParser {
         break;
       case Column::failed:
         out.failed = !base::trim_blanks(text).empty() && base::parse_bool(text, name);
+        break;
+      case Column::priority:
+        if (!base::trim_blanks(text).empty()) out.priority = parse_int32(text, name);
         break;
     }
   }

@@ -133,12 +133,16 @@ void append_jsonl_row(const Request& request, std::string& out) {
     append_number(out, request.think_time_s);
   }
   if (request.failed) out += ",\"failed\":true";
+  if (request.priority) {
+    append_json_key(out, "priority");
+    append_number(out, *request.priority);
+  }
   out += '}';
 }
 
 std::string_view csv_header() {
   return "id,arrival_s,prompt_tokens,output_tokens,session_id,turn,tenant,slo_class,region,"
-         "prefix_block_tokens,prefix_blocks,deps,think_time_s,failed";
+         "prefix_block_tokens,prefix_blocks,deps,think_time_s,failed,priority";
 }
 
 void append_csv_row(const Request& request, std::string& out) {
@@ -168,6 +172,8 @@ void append_csv_row(const Request& request, std::string& out) {
   out += ',';
   append_number(out, request.think_time_s);
   out += request.failed ? ",1" : ",0";
+  out += ',';
+  if (request.priority) append_number(out, *request.priority);
 }
 
 void write_jsonl(const std::vector<Request>& requests, std::ostream& out) {

@@ -152,8 +152,6 @@ std::optional<std::string> inexpressible_reason(const MeasuredRun& run) {
   if (run.mode == "disagg") return "disaggregated prefill/decode serving (not modelled yet)";
   if (run.concurrency < 1) return "no concurrency given";
   if (run.pp > 1) return fmt::format("pipeline parallelism (pp {})", run.pp);
-  if (run.attention_dp > 1) return fmt::format("attention data parallelism ({})", run.attention_dp);
-  if (run.moe_ep > 1) return fmt::format("expert parallelism (moe_ep {})", run.moe_ep);
   if (gpu_of_system(run.system).empty()) return "GPU system \"" + run.system + "\" unknown";
   return std::nullopt;
 }

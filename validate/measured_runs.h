@@ -44,8 +44,8 @@ std::vector<MeasuredRun> read_measured_csv(const std::string& path);
 // gives engine "vllm", model, system and tp; its id is the file name.
 std::vector<MeasuredRun> read_vllm_bench_json(const std::string& path, const MeasuredRun& defaults);
 
-// Why tidal cannot simulate a row yet, or nullopt when it can (attention data parallelism, wide
-// expert parallelism, pipeline parallelism, disaggregated serving until that issue lands).
+// Why tidal cannot simulate a row yet, or nullopt when it can (pipeline parallelism,
+// disaggregated serving until that issue lands).
 std::optional<std::string> inexpressible_reason(const MeasuredRun& run);
 
 // The tidal GPU catalog name of a measured.csv `system` ("h200_sxm" -> "H200"), or "".

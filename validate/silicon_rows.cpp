@@ -37,6 +37,9 @@ nlohmann::json scenario_json(const MeasuredRun& run, const SiliconOptions& optio
                       {"gpu", gpu},
                       {"tp", run.tp},
                       {"num_replicas", 1}};
+  // measured.csv counts as tidal does: tp x attention_dp GPUs, moe_tp x moe_ep of them.
+  if (run.moe_ep > 1) pool["ep"] = run.moe_ep;
+  if (run.attention_dp > 1) pool["attention_dp"] = run.attention_dp;
   if (const std::optional<std::string> dtype = weight_dtype_of(run.precision)) {
     pool["weight_dtype"] = *dtype;
   }
@@ -97,8 +100,9 @@ std::optional<PreparedRow> prepare_row(const MeasuredRun& run, const SiliconOpti
         nullptr, run.engine,
         gpu,     run.model};
     const sim::PoolSpec& pool = row.scenario.pools[0];
-    if (pool.model_spec.is_moe() && run.moe_tp != run.tp) {
-      *reason = fmt::format("MoE TP {} differs from attention TP {}", run.moe_tp, run.tp);
+    if (pool.model_spec.is_moe() && run.moe_tp != pool.deployment.moe_tp()) {
+      *reason = fmt::format("MoE TP {} x EP {} is not the replica's {} GPUs (tp x attention_dp)",
+                            run.moe_tp, run.moe_ep, pool.deployment.num_gpus());
       return std::nullopt;
     }
     row.base = pool.step_model;

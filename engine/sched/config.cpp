@@ -38,6 +38,12 @@ void check_at_least(int64_t value, int64_t minimum, const std::string& key_path)
   }
 }
 
+void check_weight(double value, const std::string& key_path) {
+  if (!(value > 0.0 && value <= 1e9)) {
+    throw InputError(key_path + ": must be in (0, 1e9] (got " + std::to_string(value) + ")");
+  }
+}
+
 }  // namespace
 
 int64_t default_max_num_batched_tokens(std::string_view policy) {
@@ -83,6 +89,13 @@ void validate(const SchedulerConfig& config, const kv::BlockManagerConfig& kv,
     throw InputError(path + ".preemption: swap is not supported by the " + config.policy +
                      " policy (use recompute)");
   }
+  check_name(config.queue_policy, queue_policy_names(), path + ".queue_policy", "queue policy");
+  if (config.policy == "static" && config.queue_policy != "fcfs") {
+    throw InputError(path + ".queue_policy: static batching forms its batches in arrival order; " +
+                     config.queue_policy + " needs another policy (or queue_policy fcfs)");
+  }
+  check_weight(config.fair_share_input_weight, path + ".fair_share_input_weight");
+  check_weight(config.fair_share_output_weight, path + ".fair_share_output_weight");
   if (config.preemption == "swap" && kv.num_cpu_blocks < 1) {
     throw InputError(path +
                      ".preemption: swap needs a CPU block pool, but num_cpu_blocks is 0 (give "

@@ -23,6 +23,11 @@ struct SchedulerConfig {
   int32_t static_batch_size = 32;             // static: requests per batch
   double static_batch_timeout_s = 0.5;        // static: longest wait for a full batch
   int32_t num_speculative_tokens = 0;         // draft tokens per decoding request and step (k)
+  std::string queue_policy = "fcfs";          // fcfs | priority | fair_share (queue_policy.h)
+  // fair_share: service counted per prompt token and per output token. Defaults: the weights
+  // of the VTC paper's example (Sheng et al., OSDI 2024: w_p = 1, w_q = 2).
+  double fair_share_input_weight = 1.0;
+  double fair_share_output_weight = 2.0;
 };
 
 // The step token budget a pool gets when neither its scenario nor an engine preset sets
@@ -40,13 +45,15 @@ int64_t default_max_num_batched_tokens(std::string_view policy);
 std::span<const std::string_view> batch_policy_names();
 std::span<const std::string_view> admission_policy_names();
 std::span<const std::string_view> preemption_mode_names();
+std::span<const std::string_view> queue_policy_names();
 
 // Throws InputError naming `json_path` (e.g. "fleet.pools[0].scheduler") and the key for any
 // impossible setting: unknown policy/admission/preemption name, non-positive limits, watermark
 // outside [0, 1), static_batch_size outside [1, max_num_seqs], a negative timeout or k,
 // max_num_batched_tokens < max_model_len for a policy that never chunks (continuous),
 // swap preemption with a policy that does not support it (prefill_first) or without a CPU
-// block pool (`kv.num_cpu_blocks` == 0).
+// block pool (`kv.num_cpu_blocks` == 0), an unknown queue_policy, a queue_policy other than
+// fcfs with static batching, fair-share weights that are not positive and finite.
 void validate(const SchedulerConfig& config, const kv::BlockManagerConfig& kv,
               std::string_view json_path);
 

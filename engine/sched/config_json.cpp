@@ -11,7 +11,7 @@ namespace tidal::sched {
 
 namespace {
 
-constexpr std::array<std::string_view, 10> kKeys{"policy",
+constexpr std::array<std::string_view, 13> kKeys{"policy",
                                                  "admission",
                                                  "preemption",
                                                  "max_num_seqs",
@@ -20,7 +20,10 @@ constexpr std::array<std::string_view, 10> kKeys{"policy",
                                                  "max_model_len",
                                                  "static_batch_size",
                                                  "static_batch_timeout_s",
-                                                 "num_speculative_tokens"};
+                                                 "num_speculative_tokens",
+                                                 "queue_policy",
+                                                 "fair_share_input_weight",
+                                                 "fair_share_output_weight"};
 
 std::string known_keys() {
   std::string list;
@@ -86,6 +89,12 @@ SchedulerConfig parse_scheduler_config(const nlohmann::json& object, const std::
       read(value, path, c.static_batch_timeout_s);
     } else if (key == "num_speculative_tokens") {
       read(value, path, c.num_speculative_tokens);
+    } else if (key == "queue_policy") {
+      read(value, path, c.queue_policy);
+    } else if (key == "fair_share_input_weight") {
+      read(value, path, c.fair_share_input_weight);
+    } else if (key == "fair_share_output_weight") {
+      read(value, path, c.fair_share_output_weight);
     } else {
       throw InputError(path + ": unknown key (known: " + known_keys() + ")");
     }
@@ -103,7 +112,10 @@ nlohmann::json to_json(const SchedulerConfig& c) {
                         {"max_model_len", c.max_model_len},
                         {"static_batch_size", c.static_batch_size},
                         {"static_batch_timeout_s", c.static_batch_timeout_s},
-                        {"num_speculative_tokens", c.num_speculative_tokens}};
+                        {"num_speculative_tokens", c.num_speculative_tokens},
+                        {"queue_policy", c.queue_policy},
+                        {"fair_share_input_weight", c.fair_share_input_weight},
+                        {"fair_share_output_weight", c.fair_share_output_weight}};
 }
 
 }  // namespace tidal::sched

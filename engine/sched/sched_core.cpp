@@ -21,9 +21,11 @@ SchedulerCore::SchedulerCore(const SchedulerConfig& config, kv::BlockManager& bl
     : config_(config),
       kv_(block_manager),
       admission_(make_admission_policy(config.admission)),
+      victim_rule_(make_victim_rule(queue_policy_victim_rule(config.queue_policy))),
       swap_preemption_(config.preemption == "swap"),
       prefix_caching_(block_manager.config().enable_prefix_caching),
-      slot_of_request_(1024) {}
+      slot_of_request_(1024),
+      waiting_(make_waiting_queue(config)) {}
 
 int32_t SchedulerCore::slot_of(int64_t request_id) const {
   return slot_of_request_.find(static_cast<uint64_t>(request_id));
@@ -34,13 +36,13 @@ int64_t SchedulerCore::num_watermark_blocks() const {
 }
 
 int64_t SchedulerCore::oldest_waiting_added_ns() const {
-  require(!waiting_.empty(), "oldest_waiting_added_ns with nothing waiting");
-  return seqs_[static_cast<size_t>(waiting_.front())].added_ns;
+  require(num_waiting() > 0, "oldest_waiting_added_ns with nothing waiting");
+  return seqs_[static_cast<size_t>(waiting_->front())].added_ns;
 }
 
 const SeqState& SchedulerCore::waiting_at(int64_t index) const {
   require(index >= 0 && index < num_waiting(), "waiting_at outside the waiting queue");
-  return seqs_[static_cast<size_t>(waiting_[static_cast<size_t>(index)])];
+  return seqs_[static_cast<size_t>(waiting_->at(index))];
 }
 
 int32_t SchedulerCore::spec_tokens_for(const SeqState& st) const {
@@ -107,41 +109,59 @@ bool SchedulerCore::swap_in_next(bool allow_partial) {
 }
 
 bool SchedulerCore::admit_next(bool allow_partial) {
-  if (waiting_.empty() || !plan_.preempted.empty()) return false;
+  if (num_waiting() == 0 || !plan_.preempted.empty()) return false;
   if (num_running() >= config_.max_num_seqs || num_budget_tokens_left_ == 0) return false;
-  const int32_t slot = waiting_.front();
+  const int32_t slot = waiting_->front();
   SeqState& st = state(slot);
   std::span<const uint64_t> hashes;
-  const kv::PrefixMatch match = match_waiting_prefix(st, hashes);
-  const int64_t num_hit_tokens = match.num_hit_blocks * kv_.block_size();
-  const int64_t num_new_tokens = tokens_for(st.num_tokens() - num_hit_tokens, allow_partial);
-  if (num_new_tokens == 0) return false;
-  const int64_t num_step_blocks = kv_.num_blocks_for(num_hit_tokens + num_new_tokens);
-  const AdmissionQuery query{kv_.num_free_blocks(), num_watermark_blocks(),
-                             num_step_blocks - match.num_hit_blocks + match.num_hit_free_blocks,
-                             st.num_lifetime_blocks - num_step_blocks, num_reserved_blocks_};
-  if (!admission_->admits(query)) return false;
+  kv::PrefixMatch match;
+  int64_t num_hit_tokens = 0;
+  int64_t num_computed = 0;
+  int64_t num_new_tokens = 0;
+  int64_t num_step_blocks = 0;
+  // A preemption frees blocks, gives back its scheduled tokens and may turn prefix hits into
+  // free cached blocks, so each try measures again.
+  while (true) {
+    match = match_waiting_prefix(st, hashes);
+    num_hit_tokens = match.num_hit_blocks * kv_.block_size();
+    num_computed = num_admitted_computed(st, num_hit_tokens);
+    num_new_tokens = tokens_for(st.num_tokens() - num_computed, allow_partial);
+    if (num_new_tokens == 0) return false;
+    num_step_blocks = kv_.num_blocks_for(num_computed + num_new_tokens);
+    const AdmissionQuery query{kv_.num_free_blocks(), num_watermark_blocks(),
+                               num_step_blocks - match.num_hit_blocks + match.num_hit_free_blocks,
+                               st.num_lifetime_blocks - num_step_blocks, num_reserved_blocks_};
+    if (admission_->admits(query)) break;
+    if (!admission_->allows_preemption() || running_.empty() ||
+        state(running_.back()).preemption_rank <= st.preemption_rank) {
+      return false;
+    }
+    preempt(running_.back());
+    require(waiting_->front() == slot, "a preempted request went before the one it made room for");
+  }
   take_prefix(st, hashes, match.num_hit_blocks);
-  require(kv_.allocate_slots(st.request_id, num_hit_tokens + num_new_tokens),
+  st.num_computed_tokens = num_computed;
+  require(kv_.allocate_slots(st.request_id, num_computed + num_new_tokens),
           "allocation failed after admission");
-  waiting_.pop_front();
+  waiting_->pop_front(st);
   insert_running(slot, num_step_blocks);
   add_scheduled(slot, num_new_tokens, num_hit_tokens);
   return true;
 }
 
 void SchedulerCore::enroll_next() {
-  require(!waiting_.empty(), "enroll_next with nothing waiting");
+  require(num_waiting() > 0, "enroll_next with nothing waiting");
   require(num_running() < config_.max_num_seqs, "enroll_next beyond max_num_seqs");
-  const int32_t slot = waiting_.front();
+  const int32_t slot = waiting_->front();
   SeqState& st = state(slot);
   std::span<const uint64_t> hashes;
   const kv::PrefixMatch match = match_waiting_prefix(st, hashes);
   take_prefix(st, hashes, match.num_hit_blocks);
+  st.num_computed_tokens = num_admitted_computed(st, st.num_computed_tokens);
   require(kv_.allocate_slots(st.request_id, st.num_computed_tokens),
           "allocation failed for an enrolled request");
-  waiting_.pop_front();
-  insert_running(slot, match.num_hit_blocks);
+  waiting_->pop_front(st);
+  insert_running(slot, kv_.num_blocks_for(st.num_computed_tokens));
   st.awaiting_first_step = true;
 }
 
@@ -191,7 +211,7 @@ bool SchedulerCore::grow(int32_t slot, int64_t num_tokens) {
 }
 
 void SchedulerCore::preempt(int32_t slot) {
-  require(!running_.empty() && running_.back() == slot, "preempting other than the latest");
+  require(!running_.empty() && running_.back() == slot, "preempting other than the last");
   SeqState& st = state(slot);
   if (st.scheduled_step == step_) unschedule(slot);
   running_.pop_back();
@@ -201,10 +221,7 @@ void SchedulerCore::preempt(int32_t slot) {
   const bool swapped = swap_preemption_ && kv_.swap_out(st.request_id, plan_.swap_out);
   if (swapped) {
     st.status = SeqStatus::swapped;
-    const auto pos = std::upper_bound(
-        swapped_.begin(), swapped_.end(), st.arrival_seq,
-        [this](int64_t seq, int32_t s) { return seq < seqs_[static_cast<size_t>(s)].arrival_seq; });
-    swapped_.insert(pos, slot);
+    insert_in_running_order(swapped_, slot);
     ++stats_.num_swap_preemptions;
   } else {
     if (prefix_caching_) {
@@ -213,8 +230,9 @@ void SchedulerCore::preempt(int32_t slot) {
     }
     kv_.free(st.request_id);
     st.num_computed_tokens = 0;
+    st.num_transferred_tokens = 0;  // its transferred KV is gone: it recomputes here
     st.status = SeqStatus::waiting;
-    waiting_.push_front(slot);
+    waiting_->push_preempted(slot, st);
     ++stats_.num_recompute_preemptions;
   }
   plan_.preempted.push_back({st.request_id, swapped});
@@ -259,14 +277,20 @@ void SchedulerCore::add_scheduled(int32_t slot, int64_t num_new_tokens,
 void SchedulerCore::insert_running(int32_t slot, int64_t num_held_blocks) {
   SeqState& st = state(slot);
   st.status = SeqStatus::running;
-  const auto pos = std::upper_bound(
-      running_.begin(), running_.end(), st.arrival_seq,
-      [this](int64_t seq, int32_t s) { return seq < seqs_[static_cast<size_t>(s)].arrival_seq; });
-  running_.insert(pos, slot);
+  insert_in_running_order(running_, slot);
   st.num_held_blocks = 0;
   st.num_cached_blocks = 0;
   num_reserved_blocks_ += st.num_lifetime_blocks;
   set_held_blocks(st, num_held_blocks);
+}
+
+template <typename Queue>
+void SchedulerCore::insert_in_running_order(Queue& queue, int32_t slot) {
+  const SeqState& st = state(slot);
+  const auto pos = std::upper_bound(
+      queue.begin(), queue.end(), slot,
+      [this, &st](int32_t, int32_t s) { return runs_before(st, seqs_[static_cast<size_t>(s)]); });
+  queue.insert(pos, slot);
 }
 
 void SchedulerCore::set_held_blocks(SeqState& st, int64_t num_held_blocks) {

@@ -3,6 +3,7 @@
 // through the step-building calls; they never touch the block manager themselves.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -14,8 +15,10 @@
 #include "engine/kv/flat_map.h"
 #include "engine/sched/admission.h"
 #include "engine/sched/config.h"
+#include "engine/sched/queue_policy.h"
 #include "engine/sched/scheduler.h"
 #include "engine/sched/step_plan.h"
+#include "engine/sched/victim_rule.h"
 #include "traces/request.h"
 
 namespace tidal::sched {
@@ -24,7 +27,7 @@ enum class SeqStatus : uint8_t { waiting, running, swapped, finished };
 
 // Which running requests a schedule_running() pass visits.
 enum class RunningPass : uint8_t {
-  all,       // every running request, in arrival order
+  all,       // every running request, in running order (see SchedulerCore::running_)
   decodes,   // only those with all known tokens but the last computed (!prefilling())
   prefills,  // only those still catching up on several tokens, or enrolled and not yet run
 };
@@ -43,8 +46,10 @@ struct SeqState {
   int64_t scheduled_step = -1;              // last step that scheduled it
   int64_t arrival_seq = 0;                  // add order: FCFS priority, lower first
   int64_t num_first_prefix_hit_tokens = 0;  // prefix hits at its first admission
+  int64_t num_transferred_tokens = 0;       // leading tokens whose KV arrives computed
   int32_t spec_override = -1;               // k for its next decode step, -1: config default
   int32_t num_preemptions = 0;
+  int32_t preemption_rank = 0;  // the victim rule's rank: larger is preempted first
   SeqStatus status = SeqStatus::waiting;
   bool ever_scheduled = false;
   bool awaiting_first_step = false;    // enrolled (enroll_next) and not scheduled since
@@ -67,20 +72,23 @@ class SchedulerCore {
   SchedulerCore(const SchedulerConfig& config, kv::BlockManager& block_manager);
 
   // ---- requests ----------------------------------------------------------------------------
-  RejectReason add(const Request& request, int64_t now_ns);
+  RejectReason add(const Request& request, int64_t now_ns, int64_t num_transferred_tokens);
   std::optional<RemovedRequest> remove(int64_t request_id);
   void set_spec_tokens(int64_t request_id, int32_t num_spec_tokens);
 
   // ---- step building (called by batching policies between begin_step and finish_step) -------
   void begin_step();
-  // Schedules the running requests the pass selects, in arrival order: each gets all the tokens
-  // it needs, or (allow_partial) what is left of the budget. Growing KV may preempt the
-  // latest-arrived running request (it may be the one growing; then the pass stops).
+  // Schedules the running requests the pass selects, in running order: each gets all the tokens
+  // it needs, or (allow_partial) what is left of the budget. Growing KV may preempt the last
+  // running request (it may be the one growing; then the pass stops).
   void schedule_running(RunningPass pass, bool allow_partial);
-  // Brings the earliest swapped request back and schedules it; false when it does not fit
+  // Brings the first swapped request back and schedules it; false when it does not fit
   // (sequence limit, budget, or admission), which ends swap-ins for this step.
   bool swap_in_next(bool allow_partial);
-  // Admits the head of the waiting queue (FCFS) and schedules it; false when it does not fit.
+  // Admits the head of the waiting queue (queue_policy order) and schedules it; false when it
+  // does not fit. When its blocks do not fit and preemption is allowed, it first preempts
+  // running requests of a larger preemption rank than its own, last first (none under the
+  // newest rule, whose ranks are all 0).
   bool admit_next(bool allow_partial);
   // Moves the head of the waiting queue into running with its prefix-cache hits but schedules
   // none of its tokens (a static batch's member: schedule_running prefills it later). No
@@ -93,13 +101,13 @@ class SchedulerCore {
   std::span<const RequestEvent> update(std::span<const SeqOutput> outputs);
 
   // ---- queries -----------------------------------------------------------------------------
-  int64_t num_waiting() const { return static_cast<int64_t>(waiting_.size()); }
+  int64_t num_waiting() const { return waiting_->size(); }
   int64_t num_running() const { return static_cast<int64_t>(running_.size()); }
   int64_t num_swapped() const { return static_cast<int64_t>(swapped_.size()); }
   // Sequences in the step being built (between begin_step and finish_step).
   int64_t num_scheduled() const { return static_cast<int64_t>(plan_.seqs.size()); }
-  int64_t oldest_waiting_added_ns() const;  // requires num_waiting() > 0
-  // The request at `index` of the waiting queue (FCFS order); requires index < num_waiting().
+  int64_t oldest_waiting_added_ns() const;  // the head's (oldest under fcfs); num_waiting() > 0
+  // The request at `index` of the waiting queue; requires index < num_waiting() and fcfs.
   const SeqState& waiting_at(int64_t index) const;
   // GPU blocks admissions may still take: free blocks less the watermark.
   int64_t num_admissible_blocks() const { return kv_.num_free_blocks() - num_watermark_blocks(); }
@@ -117,6 +125,18 @@ class SchedulerCore {
   // gets its hashable blocks' hashes. take_prefix then acquires the hit blocks.
   kv::PrefixMatch match_waiting_prefix(SeqState& st, std::span<const uint64_t>& hashes);
   void take_prefix(SeqState& st, std::span<const uint64_t> hashes, int64_t num_hit_blocks);
+  // Tokens an admission finds computed: its prefix hits or its transferred tokens.
+  static int64_t num_admitted_computed(const SeqState& st, int64_t num_hit_tokens) {
+    return std::max(num_hit_tokens, st.num_transferred_tokens);
+  }
+  // Whether `a` comes before `b` in the running and swapped order: (preemption_rank, arrival).
+  static bool runs_before(const SeqState& a, const SeqState& b) {
+    return a.preemption_rank != b.preemption_rank ? a.preemption_rank < b.preemption_rank
+                                                  : a.arrival_seq < b.arrival_seq;
+  }
+  // Inserts `slot` into `queue` (running_ or swapped_) in running order.
+  template <typename Queue>
+  void insert_in_running_order(Queue& queue, int32_t slot);
   bool grow(int32_t slot, int64_t num_tokens);  // false: `slot` itself was preempted
   void preempt(int32_t slot);                   // slot must be running_.back()
   void unschedule(int32_t slot);
@@ -131,15 +151,17 @@ class SchedulerCore {
   SchedulerConfig config_;
   kv::BlockManager& kv_;
   std::unique_ptr<AdmissionPolicy> admission_;
+  std::unique_ptr<VictimRule> victim_rule_;
   bool swap_preemption_ = false;
   bool prefix_caching_ = false;
 
-  std::vector<SeqState> seqs_;       // per tracked request; slots reused after release
-  std::vector<int32_t> free_slots_;  // indices into seqs_
-  kv::FlatMap slot_of_request_;      // request id -> index into seqs_
-  std::deque<int32_t> waiting_;      // FCFS; recompute-preempted requests go to the front
-  std::vector<int32_t> running_;     // sorted by arrival_seq (the back is preempted first)
-  std::deque<int32_t> swapped_;      // sorted by arrival_seq
+  std::vector<SeqState> seqs_;             // per tracked request; slots reused after release
+  std::vector<int32_t> free_slots_;        // indices into seqs_
+  kv::FlatMap slot_of_request_;            // request id -> index into seqs_
+  std::unique_ptr<WaitingQueue> waiting_;  // queue_policy order (queue_policy.h)
+  // Running order: sorted by (preemption_rank, arrival_seq); the back is preempted first.
+  std::vector<int32_t> running_;
+  std::deque<int32_t> swapped_;  // in running order: the front comes back first
   int64_t next_arrival_seq_ = 0;
   int64_t num_reserved_blocks_ = 0;  // sum over running of lifetime - held blocks
 

@@ -16,7 +16,10 @@ void require(bool condition, const char* what) {
 
 }  // namespace
 
-RejectReason SchedulerCore::add(const Request& request, int64_t now_ns) {
+RejectReason SchedulerCore::add(const Request& request, int64_t now_ns,
+                                int64_t num_transferred_tokens) {
+  require(num_transferred_tokens >= 0 && num_transferred_tokens <= request.prompt_tokens,
+          "add_request with transferred tokens outside [0, prompt_tokens]");
   RejectReason reason = RejectReason::none;
   if (slot_of(request.id) != kv::FlatMap::kAbsent) {
     reason = RejectReason::duplicate_id;
@@ -55,16 +58,18 @@ RejectReason SchedulerCore::add(const Request& request, int64_t now_ns) {
   st.num_held_blocks = 0;
   st.num_cached_blocks = 0;
   st.num_first_prefix_hit_tokens = 0;
+  st.num_transferred_tokens = num_transferred_tokens;
   st.scheduled_step = -1;
   st.spec_override = -1;
   st.num_preemptions = 0;
+  st.preemption_rank = victim_rule_->rank(request);
   st.status = SeqStatus::waiting;
   st.ever_scheduled = false;
   st.awaiting_first_step = false;
   st.block_hashes.clear();
   if (prefix_caching_) st.block_hashes = kv::engine_block_hashes(request, kv_.block_size());
   slot_of_request_.insert(static_cast<uint64_t>(request.id), slot);
-  waiting_.push_back(slot);
+  waiting_->push(slot, st);
   ++stats_.num_added;
   return RejectReason::none;
 }
@@ -107,6 +112,7 @@ std::span<const RequestEvent> SchedulerCore::update(std::span<const SeqOutput> o
       stats_.num_accepted_spec_tokens += num_produced - 1;
       event.first_token = st.num_output_tokens == 0;
       st.num_output_tokens += num_produced;
+      waiting_->on_output_tokens(plan_slots_[i], num_produced);
       event.num_new_output_tokens = num_produced;
     } else {
       require(outputs.empty() || outputs[i].num_accepted_tokens == 0,
@@ -147,7 +153,7 @@ std::optional<RemovedRequest> SchedulerCore::remove(int64_t request_id) {
   SeqState& st = state(slot);
   switch (st.status) {
     case SeqStatus::waiting:
-      waiting_.erase(std::find(waiting_.begin(), waiting_.end(), slot));
+      waiting_->erase(slot, st);
       break;
     case SeqStatus::running:
       running_.erase(std::find(running_.begin(), running_.end(), slot));

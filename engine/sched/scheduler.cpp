@@ -24,8 +24,9 @@ Scheduler::Scheduler(const SchedulerConfig& config, kv::BlockManager& block_mana
 
 Scheduler::~Scheduler() = default;
 
-RejectReason Scheduler::add_request(const Request& request, int64_t now_ns) {
-  return core_->add(request, now_ns);
+RejectReason Scheduler::add_request(const Request& request, int64_t now_ns,
+                                    int64_t num_transferred_tokens) {
+  return core_->add(request, now_ns, num_transferred_tokens);
 }
 
 const StepPlan& Scheduler::schedule(int64_t now_ns) {

@@ -7,12 +7,16 @@
 // There is no prefill or decode phase: each request has num_computed_tokens catching up with
 // the tokens it needs (prompt + generated + speculative), under a per-step token budget
 // (vLLM v1 style). The batching policy (static | continuous | chunked_prefill | prefill_first),
-// the admission policy (max_utilization | guaranteed_no_evict) and the preemption mode
-// (recompute | swap) are chosen by name from SchedulerConfig. KV blocks live in a
-// kv::BlockManager the caller owns.
+// the admission policy (max_utilization | guaranteed_no_evict), the preemption mode
+// (recompute | swap) and the queue policy (fcfs | priority | fair_share, with its victim rule)
+// are chosen by name from SchedulerConfig. KV blocks live in a kv::BlockManager the caller
+// owns.
 //
 // Cost: schedule() and update() are O(scheduled requests) per step plus O(log running) per
-// admission, and reuse their buffers (no per-step heap allocation once warm).
+// admission, and reuse their buffers (no per-step heap allocation once warm). A queue policy
+// other than fcfs adds O(log waiting) (priority) or O(log tenants) (fair_share) per admission
+// and preemption, and fair_share O(log tenants) per sampled sequence; their ordered sets
+// allocate one node per queued request, not per step.
 #pragma once
 
 #include <cstdint>
@@ -65,10 +69,16 @@ class Scheduler {
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
-  // Queues a request (FCFS by call order) or refuses it with a reason. Prefix-cache hashes
-  // come from kv::engine_block_hashes(request, block_size): request ids must be unique over the
-  // scheduler's lifetime (a reused id could hit the old request's private cached blocks).
-  RejectReason add_request(const Request& request, int64_t now_ns);
+  // Queues a request (in queue_policy order: fcfs by call order, priority by
+  // (request.priority, call order), fair_share by tenant) or refuses it with a reason. Prefix-cache
+  // hashes come from kv::engine_block_hashes(request, block_size): request ids must be unique over
+  // the scheduler's lifetime (a reused id could hit the old request's private cached blocks).
+  // `num_transferred_tokens` leading tokens arrive computed from elsewhere (a disaggregated
+  // prefill replica's KV, sim/kv_transfer.h): admission allocates their blocks and schedules
+  // only the rest; a recompute preemption computes them here after all. At most
+  // prompt_tokens (std::logic_error else).
+  RejectReason add_request(const Request& request, int64_t now_ns,
+                           int64_t num_transferred_tokens = 0);
 
   // Plans the next step. The plan is owned by the scheduler and stays valid until the next
   // schedule(). An empty plan means nothing can run until a request arrives or next_wakeup_ns().

@@ -77,7 +77,7 @@ ColdStartSpec parse_cold_start_spec(const nlohmann::json& json, const std::strin
 ColdStartBreakdown cold_start(const ColdStartSpec& spec, const perf::ModelSpec& model,
                               const perf::GpuSpec& gpu, const perf::Deployment& deployment,
                               const perf::MemoryPlan& memory) {
-  const double num_gpus = deployment.tp;
+  const double num_gpus = deployment.num_gpus();
   ColdStartBreakdown stages;
   stages.provisioning_s = spec.provisioning_s;
   stages.image_pull_s = spec.image_bytes * spec.lazy_loading_share / spec.registry_Bps;

@@ -128,7 +128,8 @@ TEST(SchedulerConfig, JsonRoundTripAndStrictKeys) {
   EXPECT_EQ(error(R"({"max_seqs": 3})"),
             "pools[0].scheduler.max_seqs: unknown key (known: policy, admission, preemption, "
             "max_num_seqs, max_num_batched_tokens, watermark, max_model_len, static_batch_size, "
-            "static_batch_timeout_s, num_speculative_tokens)");
+            "static_batch_timeout_s, num_speculative_tokens, queue_policy, "
+            "fair_share_input_weight, fair_share_output_weight)");
   EXPECT_EQ(error(R"({"max_num_seqs": 2.5})"),
             "pools[0].scheduler.max_num_seqs: must be an integer");
   EXPECT_EQ(error(R"({"policy": 3})"), "pools[0].scheduler.policy: must be a string");

@@ -6,9 +6,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <set>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -100,6 +103,15 @@ class Driver {
 
   Scheduler& scheduler() { return scheduler_; }
   kv::BlockManager& block_manager() { return kv_; }
+  // Called with every non-empty plan and its schedule() time, after the driver's own checks and
+  // before update().
+  void set_plan_observer(std::function<void(const StepPlan&, int64_t)> observer) {
+    plan_observer_ = std::move(observer);
+  }
+  // Called after every update() with its events and the step's end time.
+  void set_event_observer(std::function<void(std::span<const RequestEvent>, int64_t)> observer) {
+    event_observer_ = std::move(observer);
+  }
 
   // Runs until every request finished or `max_steps` steps ran. Speculative outputs accept a
   // uniform number of draft tokens.
@@ -142,6 +154,7 @@ class Driver {
       }
       ++result.num_steps;
       check_plan(plan, watermark_blocks);
+      if (plan_observer_) plan_observer_(plan, now);
       result.num_preempted += static_cast<int64_t>(plan.preempted.size());
       result.num_swapped_out_blocks += plan.num_swap_out_blocks();
       outputs_.clear();
@@ -163,6 +176,7 @@ class Driver {
       const int64_t end = now + 1000000 + 1000 * plan.num_batched_tokens;
       const auto events = scheduler_.update(outputs_, end);
       EXPECT_EQ(events.size(), plan.seqs.size());
+      if (event_observer_) event_observer_(events, end);
       for (const RequestEvent& e : events) {
         RequestRecord& rec = result.records[static_cast<size_t>(e.request_id)];
         if (e.first_scheduled) {
@@ -231,6 +245,8 @@ class Driver {
   Scheduler scheduler_;
   std::mt19937_64 rng_;
   std::vector<SeqOutput> outputs_;
+  std::function<void(const StepPlan&, int64_t)> plan_observer_;
+  std::function<void(std::span<const RequestEvent>, int64_t)> event_observer_;
 };
 
 }  // namespace tidal::sched::testing

@@ -55,8 +55,11 @@ TEST(MeasuredRuns, ReadsRowsAndSortsOutWhatCannotBeExpressed) {
   EXPECT_DOUBLE_EQ(runs[0].ttft_ms, 120.5);
   EXPECT_EQ(runs[0].where, path.string() + ":2");
   EXPECT_FALSE(inexpressible_reason(runs[0]));
-  EXPECT_EQ(*inexpressible_reason(runs[1]), "attention data parallelism (8)");
-  EXPECT_EQ(*inexpressible_reason(runs[2]), "expert parallelism (moe_ep 8)");
+  // Attention data parallelism and expert parallelism are pool keys (attention_dp, ep).
+  EXPECT_EQ(runs[1].attention_dp, 8);
+  EXPECT_FALSE(inexpressible_reason(runs[1]));
+  EXPECT_EQ(runs[2].moe_ep, 8);
+  EXPECT_FALSE(inexpressible_reason(runs[2]));
   EXPECT_EQ(gpu_of_system("h200_sxm"), "H200");
   EXPECT_EQ(gpu_of_system("tpu_v5"), "");
 }

@@ -1,0 +1,16 @@
+// summary.json's `kv_transfer` section (docs/run-output.md): per link its transfers, bytes and
+// busy time; over the requests handed off, how long they waited for a decode replica, how
+// long their KV took to cross, and how long they queued at the decode replica.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "sim/scenario.h"
+#include "sim/simulator.h"
+
+namespace tidal::sim {
+
+// Null for a scenario without disaggregated pools.
+nlohmann::ordered_json kv_transfer_summary_json(const Scenario& scenario, const RunResult& result);
+
+}  // namespace tidal::sim
