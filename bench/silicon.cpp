@@ -5,8 +5,11 @@
 //   kernel_db  the engine's measured kernels (AIConfigurator's tables) and its engine preset
 //   calibrated kernel_db + a calibration fitted per engine x GPU on the OTHER models' rows
 //              (leave-one-model-out; n/a where the engine x GPU has no other model)
-// One JSON line per group (model x GPU x engine x precision), then the overall figures and the
-// rows left out with their reasons.
+// Disaggregated rows (mode disagg) run as a prefill pool and a decode pool of the row's workers
+// joined by a KV link (validate/silicon_rows.cpp); calibrations are fitted on aggregated rows.
+// One JSON line per group (model x GPU x engine x precision, "| disagg" for disaggregated rows),
+// then the overall figures of aggregated and of disaggregated rows, and the rows left out with
+// their reasons.
 // Usage: silicon [--measured F] [--configs DIR] [--kernel-db DIR] [--max-rows-per-group N]
 //                [--threads N] [--max-fit-rows N] [--rows-out rows.csv] [--fit-scales 0|1]
 //                [--requests-per-client N] [--count-first 0|1]
@@ -90,7 +93,9 @@ void parallel_for(size_t n, int num_threads, const Work& work) {
 }
 
 std::string group_key(const tidal::validate::MeasuredRun& r) {
-  return fmt::format("{} | {} | {} | {}", r.model, r.system, r.engine, r.precision);
+  const std::string key =
+      fmt::format("{} | {} | {} | {}", r.model, r.system, r.engine, r.precision);
+  return r.mode == "disagg" ? key + " | disagg" : key;
 }
 
 nlohmann::ordered_json figures(const std::vector<const PreparedRow*>& rows,
@@ -181,8 +186,12 @@ int main(int argc, char** argv) try {
     for (const auto& [model, test] : by_model) {
       Fold fold;
       fold.test = test;
+      // Fitted on aggregated rows only (one pool each); applied to both pools of a
+      // disaggregated row.
       for (size_t i : indices) {
-        if (kernel_rows[i].model != model) fold.train.push_back(i);
+        if (kernel_rows[i].model != model && kernel_rows[i].run.mode == "agg") {
+          fold.train.push_back(i);
+        }
       }
       if (!fold.train.empty()) folds.push_back(std::move(fold));
     }
@@ -228,8 +237,10 @@ int main(int argc, char** argv) try {
     }
     return out;
   };
-  std::vector<size_t> all(num_kept);
-  for (size_t i = 0; i < num_kept; ++i) all[i] = i;
+  std::vector<size_t> all_agg, all_disagg;
+  for (size_t i = 0; i < num_kept; ++i) {
+    (kernel_rows[i].run.mode == "disagg" ? all_disagg : all_agg).push_back(i);
+  }
   for (const auto& [key, indices] : groups) {
     const auto [r_rows, r_pred] = select(indices, roofline, false);
     const auto [k_rows, k_pred] = select(indices, kernel, false);
@@ -242,17 +253,20 @@ int main(int argc, char** argv) try {
                                 {"calibrated_lomo", figures(c_rows, c_pred)}};
     std::printf("%s\n", line.dump().c_str());
   }
-  const auto [r_rows, r_pred] = select(all, roofline, false);
-  const auto [k_rows, k_pred] = select(all, kernel, false);
-  const auto [c_rows, c_pred] = select(all, calibrated, true);
-  nlohmann::ordered_json overall{{"bench", "silicon"},
-                                 {"group", "all expressible aggregated rows"},
-                                 {"num_rows", num_kept},
-                                 {"num_rows_calibrated", c_rows.size()},
-                                 {"roofline", figures(r_rows, r_pred)},
-                                 {"kernel_db", figures(k_rows, k_pred)},
-                                 {"calibrated_lomo", figures(c_rows, c_pred)}};
-  std::printf("%s\n", overall.dump().c_str());
+  for (const auto& [label, rows] : {std::pair{"all expressible aggregated rows", &all_agg},
+                                    std::pair{"all expressible disaggregated rows", &all_disagg}}) {
+    const auto [r_rows, r_pred] = select(*rows, roofline, false);
+    const auto [k_rows, k_pred] = select(*rows, kernel, false);
+    const auto [c_rows, c_pred] = select(*rows, calibrated, true);
+    nlohmann::ordered_json overall{{"bench", "silicon"},
+                                   {"group", label},
+                                   {"num_rows", rows->size()},
+                                   {"num_rows_calibrated", c_rows.size()},
+                                   {"roofline", figures(r_rows, r_pred)},
+                                   {"kernel_db", figures(k_rows, k_pred)},
+                                   {"calibrated_lomo", figures(c_rows, c_pred)}};
+    std::printf("%s\n", overall.dump().c_str());
+  }
   nlohmann::ordered_json left_out = nlohmann::ordered_json::object();
   for (const auto& [reason, count] : reasons) left_out[reason] = count;
   std::printf("%s\n",

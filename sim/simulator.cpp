@@ -691,8 +691,8 @@ void Simulator::dispatch_waiting_decode(int64_t now) {
     decoding_[k] = 1;
     book(request, decode, req.output_tokens - rec.num_output_tokens_done);
     handoff_->transfers().start(now, request, link, prefill.index(),
-                                cluster_.pool_of(prefill.index()).deployment.tp, target,
-                                cluster_.pool_of(target).deployment.tp, rec.transfer_bytes);
+                                cluster_.pool_of(prefill.index()).deployment.num_gpus(), target,
+                                cluster_.pool_of(target).deployment.num_gpus(), rec.transfer_bytes);
     started = true;
   }
   if (started) schedule_kv_transfer_event();

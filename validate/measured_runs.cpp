@@ -37,6 +37,42 @@ int64_t positive(int64_t value, std::string_view field) {
   return value;
 }
 
+// The columns of one side of a disaggregated run (`prefix` "prefill_" or "decode_"), -1 absent.
+struct LayoutColumns {
+  int num_workers, tp, pp, attention_dp, moe_tp, moe_ep;
+  LayoutColumns(const base::CsvColumns& columns, const std::string& prefix)
+      : num_workers(columns.find(prefix + "num_workers")),
+        tp(columns.find(prefix + "tp_size")),
+        pp(columns.find(prefix + "pp_size")),
+        attention_dp(columns.find(prefix + "attention_dp_size")),
+        moe_tp(columns.find(prefix + "moe_tp_size")),
+        moe_ep(columns.find(prefix + "moe_ep_size")) {}
+
+  // Required together in a disaggregated row; RowError naming the first missing or bad one.
+  WorkerLayout read(const std::vector<std::string_view>& fields, const std::string& prefix) const {
+    const auto field = [&](int index, const char* name) -> std::string_view {
+      if (index < 0) throw base::RowError(prefix + name, "missing column (mode disagg needs it)");
+      return fields[static_cast<size_t>(index)];
+    };
+    const auto count = [&](int index, const char* name) {
+      const std::string column = prefix + name;
+      return positive(optional_count(field(index, name), column), column);
+    };
+    WorkerLayout layout;
+    // Most published disaggregated rows leave the worker counts out: 0, not expressible.
+    const std::string workers = prefix + "num_workers";
+    const std::string_view workers_text = field(num_workers, "num_workers");
+    layout.num_workers =
+        workers_text.empty() ? 0 : positive(base::parse_int64(workers_text, workers), workers);
+    layout.tp = count(tp, "tp_size");
+    layout.pp = count(pp, "pp_size");
+    layout.attention_dp = count(attention_dp, "attention_dp_size");
+    layout.moe_tp = count(moe_tp, "moe_tp_size");
+    layout.moe_ep = count(moe_ep, "moe_ep_size");
+    return layout;
+  }
+};
+
 double positive_ms(std::string_view text, std::string_view field) {
   const double value = base::parse_finite_double(text, field);
   if (!(value > 0.0)) throw base::RowError(field, fmt::format("must be > 0 (got {})", value));
@@ -67,6 +103,8 @@ std::vector<MeasuredRun> read_measured_csv(const std::string& path) {
                  moe_tp = col("moe_tp_size"), moe_ep = col("moe_ep_size"),
                  ttft = col("silicon_ttft_ms"), tpot = col("silicon_tpot_ms"),
                  concurrency = col("concurrency");
+    const LayoutColumns prefill_columns(columns, "prefill_");
+    const LayoutColumns decode_columns(columns, "decode_");
     while (std::getline(in, line)) {
       ++line_number;
       if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -101,6 +139,9 @@ std::vector<MeasuredRun> read_measured_csv(const std::string& path) {
                                   "attention_dp_size");
         r.moe_tp = positive(optional_count(fields[moe_tp], "moe_tp_size"), "moe_tp_size");
         r.moe_ep = positive(optional_count(fields[moe_ep], "moe_ep_size"), "moe_ep_size");
+      } else {
+        r.prefill = prefill_columns.read(fields, "prefill_");
+        r.decode = decode_columns.read(fields, "decode_");
       }
       r.ttft_ms = positive_ms(fields[ttft], "silicon_ttft_ms");
       r.tpot_ms = positive_ms(fields[tpot], "silicon_tpot_ms");
@@ -149,9 +190,15 @@ std::vector<MeasuredRun> read_vllm_bench_json(const std::string& path,
 }
 
 std::optional<std::string> inexpressible_reason(const MeasuredRun& run) {
-  if (run.mode == "disagg") return "disaggregated prefill/decode serving (not modelled yet)";
   if (run.concurrency < 1) return "no concurrency given";
   if (run.pp > 1) return fmt::format("pipeline parallelism (pp {})", run.pp);
+  if (run.mode == "disagg" && (run.prefill.num_workers < 1 || run.decode.num_workers < 1)) {
+    return "disaggregated row without its prefill and decode worker counts";
+  }
+  if (run.prefill.pp > 1 || run.decode.pp > 1) {
+    return fmt::format("pipeline parallelism (prefill pp {}, decode pp {})", run.prefill.pp,
+                       run.decode.pp);
+  }
   if (gpu_of_system(run.system).empty()) return "GPU system \"" + run.system + "\" unknown";
   return std::nullopt;
 }

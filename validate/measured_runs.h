@@ -11,6 +11,16 @@
 
 namespace tidal::validate {
 
+// One side of a disaggregated run: its workers (replicas) and each worker's parallelism.
+struct WorkerLayout {
+  int64_t num_workers = 0;  // 0: the row does not say
+  int64_t tp = 1;
+  int64_t pp = 1;
+  int64_t attention_dp = 1;
+  int64_t moe_tp = 1;
+  int64_t moe_ep = 1;
+};
+
 struct MeasuredRun {
   std::string id;
   std::string where;   // "file:line" (or the JSON file) for messages
@@ -30,6 +40,9 @@ struct MeasuredRun {
   int64_t attention_dp = 1;
   int64_t moe_tp = 1;
   int64_t moe_ep = 1;
+  // mode disagg: the prefill and decode workers (measured.csv's prefill_* and decode_* columns).
+  WorkerLayout prefill;
+  WorkerLayout decode;
   double ttft_ms = 0.0;  // measured mean
   double tpot_ms = 0.0;  // measured mean
 };
@@ -44,8 +57,8 @@ std::vector<MeasuredRun> read_measured_csv(const std::string& path);
 // gives engine "vllm", model, system and tp; its id is the file name.
 std::vector<MeasuredRun> read_vllm_bench_json(const std::string& path, const MeasuredRun& defaults);
 
-// Why tidal cannot simulate a row yet, or nullopt when it can (pipeline parallelism,
-// disaggregated serving until that issue lands).
+// Why tidal cannot simulate a row yet, or nullopt when it can (pipeline parallelism, a
+// disaggregated row without its workers).
 std::optional<std::string> inexpressible_reason(const MeasuredRun& run);
 
 // The tidal GPU catalog name of a measured.csv `system` ("h200_sxm" -> "H200"), or "".

@@ -30,16 +30,19 @@ std::optional<std::string> weight_dtype_of(const std::string& precision) {
   return std::nullopt;
 }
 
-nlohmann::json scenario_json(const MeasuredRun& run, const SiliconOptions& options,
-                             const std::string& gpu) {
-  nlohmann::json pool{{"name", "engine"},
+// One pool of the row: `layout`'s parallelism, `num_replicas` of it, in `role`.
+nlohmann::json pool_json(const MeasuredRun& run, const SiliconOptions& options,
+                         const std::string& gpu, const WorkerLayout& layout,
+                         const std::string& name, const std::string& role) {
+  nlohmann::json pool{{"name", name},
                       {"model", config_path(options.configs_dir, run.model)},
                       {"gpu", gpu},
-                      {"tp", run.tp},
-                      {"num_replicas", 1}};
+                      {"tp", layout.tp},
+                      {"num_replicas", layout.num_workers}};
+  if (role != "both") pool["role"] = role;
   // measured.csv counts as tidal does: tp x attention_dp GPUs, moe_tp x moe_ep of them.
-  if (run.moe_ep > 1) pool["ep"] = run.moe_ep;
-  if (run.attention_dp > 1) pool["attention_dp"] = run.attention_dp;
+  if (layout.moe_ep > 1) pool["ep"] = layout.moe_ep;
+  if (layout.attention_dp > 1) pool["attention_dp"] = layout.attention_dp;
   if (const std::optional<std::string> dtype = weight_dtype_of(run.precision)) {
     pool["weight_dtype"] = *dtype;
   }
@@ -63,6 +66,33 @@ nlohmann::json scenario_json(const MeasuredRun& run, const SiliconOptions& optio
     pool["scheduler"]["policy"] = "chunked_prefill";
     pool["scheduler"]["max_num_seqs"] = std::max<int64_t>(256, run.concurrency);
   }
+  return pool;
+}
+
+// How a disaggregated run's KV moves: NVLink across a GB200/GB300 NVL72 rack (NVLink 5, 1.8 TB/s
+// both ways per GPU: FACTS.md), else InfiniBand between nodes (one 400 Gb/s ConnectX-7 per GPU in
+// DGX H100, H200 and B200 systems: the link kind's default).
+nlohmann::json kv_link_json(const MeasuredRun& run) {
+  nlohmann::json link{{"from", "prefill"}, {"to", "decode"}};
+  if (run.system == "gb200" || run.system == "gb300") {
+    link["kind"] = "nvlink";
+    link["gb_per_s_per_gpu"] = 900;
+  } else {
+    link["kind"] = "infiniband";
+  }
+  return link;
+}
+
+nlohmann::json scenario_json(const MeasuredRun& run, const SiliconOptions& options,
+                             const std::string& gpu) {
+  nlohmann::json pools = nlohmann::json::array();
+  if (run.mode == "disagg") {
+    pools.push_back(pool_json(run, options, gpu, run.prefill, "prefill", "prefill"));
+    pools.push_back(pool_json(run, options, gpu, run.decode, "decode", "decode"));
+  } else {
+    const WorkerLayout layout{1, run.tp, run.pp, run.attention_dp, run.moe_tp, run.moe_ep};
+    pools.push_back(pool_json(run, options, gpu, layout, "engine", "both"));
+  }
   // As the benchmark clients run: every client starts at once.
   nlohmann::json generator{{"kind", "closed_loop"},
                            {"concurrency", run.concurrency},
@@ -72,8 +102,9 @@ nlohmann::json scenario_json(const MeasuredRun& run, const SiliconOptions& optio
   nlohmann::json scenario{{"name", run.id},
                           {"seed", 1},
                           {"workloads", {{{"name", "bench"}, {"generator", generator}}}},
-                          {"fleet", {{"pools", {pool}}}},
+                          {"fleet", {{"pools", pools}}},
                           {"output", {{"trace_max_slices", 0}}}};
+  if (run.mode == "disagg") scenario["kv_transfer"] = {{"links", {kv_link_json(run)}}};
   if (!options.count_first_requests) {
     scenario["metrics"] = {{"exclude_first_per_client", true}};
   }
@@ -96,16 +127,22 @@ std::optional<PreparedRow> prepare_row(const MeasuredRun& run, const SiliconOpti
   }
   try {
     PreparedRow row{
-        run,     sim::load_scenario_text(scenario_json(run, options, gpu).dump(), run.where, ""),
-        nullptr, run.engine,
-        gpu,     run.model};
-    const sim::PoolSpec& pool = row.scenario.pools[0];
-    if (pool.model_spec.is_moe() && run.moe_tp != pool.deployment.moe_tp()) {
-      *reason = fmt::format("MoE TP {} x EP {} is not the replica's {} GPUs (tp x attention_dp)",
-                            run.moe_tp, run.moe_ep, pool.deployment.num_gpus());
-      return std::nullopt;
+        run, sim::load_scenario_text(scenario_json(run, options, gpu).dump(), run.where, ""),
+        {},  run.engine,
+        gpu, run.model};
+    for (size_t p = 0; p < row.scenario.pools.size(); ++p) {
+      const sim::PoolSpec& pool = row.scenario.pools[p];
+      const int64_t moe_tp =
+          run.mode != "disagg" ? run.moe_tp : (p == 0 ? run.prefill : run.decode).moe_tp;
+      const int64_t moe_ep =
+          run.mode != "disagg" ? run.moe_ep : (p == 0 ? run.prefill : run.decode).moe_ep;
+      if (pool.model_spec.is_moe() && moe_tp != pool.deployment.moe_tp()) {
+        *reason = fmt::format("MoE TP {} x EP {} is not the replica's {} GPUs (tp x attention_dp)",
+                              moe_tp, moe_ep, pool.deployment.num_gpus());
+        return std::nullopt;
+      }
+      row.bases.push_back(pool.step_model);
     }
-    row.base = pool.step_model;
     return row;
   } catch (const InputError& e) {
     // Without the row's location: reasons are counted by kind.
@@ -122,10 +159,9 @@ std::optional<PreparedRow> prepare_row(const MeasuredRun& run, const SiliconOpti
 
 RowPrediction predict_row(const PreparedRow& row, const perf::Calibration* calibration) {
   sim::Scenario scenario = row.scenario;
-  sim::PoolSpec& pool = scenario.pools[0];
-  if (calibration != nullptr) {
-    pool.step_model = perf::make_calibrated_model(row.base, *calibration);
-    pool.calibration = *calibration;
+  for (size_t p = 0; calibration != nullptr && p < scenario.pools.size(); ++p) {
+    scenario.pools[p].step_model = perf::make_calibrated_model(row.bases[p], *calibration);
+    scenario.pools[p].calibration = *calibration;
   }
   sim::RunResult result = sim::run_scenario(scenario);
   const sim::RunMetrics metrics = sim::compute_metrics(scenario, result);

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "perf/calibration.h"
 #include "perf/step_time_model.h"
@@ -31,11 +32,12 @@ struct SiliconOptions {
 
 struct PreparedRow {
   MeasuredRun run;
-  sim::Scenario scenario;                           // one pool, one closed-loop workload
-  std::shared_ptr<const perf::StepTimeModel> base;  // the pool's uncalibrated model
-  std::string engine;                               // the row's engine
-  std::string gpu;                                  // catalog name
-  std::string model;                                // the row's model (for leave-one-out)
+  // One pool (a disaggregated row: a prefill and a decode pool), one closed-loop workload.
+  sim::Scenario scenario;
+  std::vector<std::shared_ptr<const perf::StepTimeModel>> bases;  // [num pools] uncalibrated
+  std::string engine;                                             // the row's engine
+  std::string gpu;                                                // catalog name
+  std::string model;  // the row's model (for leave-one-out)
 };
 
 struct RowPrediction {

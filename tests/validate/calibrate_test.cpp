@@ -103,9 +103,9 @@ TEST(Calibrate, RecoversKnownCoefficientsFromSyntheticMeasurements) {
 
 TEST(Calibrate, CalibratedModelScalesClassesAndReplacesTheOverhead) {
   const std::vector<PreparedRow> rows = synthetic_rows(write_config());
-  const perf::StepTimeModel& base = *rows.front().base;
+  const perf::StepTimeModel& base = *rows.front().bases[0];
   const perf::Calibration known = known_calibration();
-  const auto calibrated = perf::make_calibrated_model(rows.front().base, known);
+  const auto calibrated = perf::make_calibrated_model(rows.front().bases[0], known);
   const std::vector<perf::SeqWork> batch{{512, 0, 1}, {1, 300, 1}, {1, 900, 1}};
   const perf::StepBreakdown b = base.breakdown(batch);
   const perf::StepBreakdown c = calibrated->breakdown(batch);

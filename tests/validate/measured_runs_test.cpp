@@ -64,6 +64,41 @@ TEST(MeasuredRuns, ReadsRowsAndSortsOutWhatCannotBeExpressed) {
   EXPECT_EQ(gpu_of_system("tpu_v5"), "");
 }
 
+TEST(MeasuredRuns, DisaggregatedRowsGiveBothSidesWorkers) {
+  const std::string header =
+      "id,backend,backend_version,model_path,system,precision,mode,isl,osl,gemm_quant_mode,"
+      "moe_quant_mode,batch_size,tp_size,pp_size,attention_dp_size,moe_tp_size,moe_ep_size,"
+      "prefill_batch_size,prefill_num_workers,prefill_tp_size,prefill_pp_size,"
+      "prefill_attention_dp_size,prefill_moe_tp_size,prefill_moe_ep_size,decode_batch_size,"
+      "decode_num_workers,decode_tp_size,decode_pp_size,decode_attention_dp_size,"
+      "decode_moe_tp_size,decode_moe_ep_size,silicon_ttft_ms,silicon_tpot_ms,concurrency\n";
+  const fs::path path =
+      scratch("d.csv", header +
+                           "d,trtllm,1.1,deepseek-ai/DeepSeek-R1,gb200,fp4,disagg,1024,1024,nvfp4,"
+                           "nvfp4,,,,,,,1,2,1,1,4,1,4,8,3,8,1,1,1,8,195.5,5.3,16\n");
+  const std::vector<MeasuredRun> runs = read_measured_csv(path.string());
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].prefill.num_workers, 2);
+  EXPECT_EQ(runs[0].prefill.attention_dp, 4);
+  EXPECT_EQ(runs[0].prefill.moe_ep, 4);
+  EXPECT_EQ(runs[0].decode.num_workers, 3);
+  EXPECT_EQ(runs[0].decode.tp, 8);
+  EXPECT_EQ(runs[0].decode.moe_ep, 8);
+  EXPECT_FALSE(inexpressible_reason(runs[0]));
+  // Without the workers' columns a disaggregated row cannot be read.
+  const fs::path bare =
+      scratch("bare.csv",
+              std::string(kHeader) +
+                  "e,vllm,0.19.0,Qwen/Qwen3-32B,h100_sxm,fp8,disagg,1024,512,fp8,,,,,,,,1,2,3\n");
+  try {
+    read_measured_csv(bare.string());
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              bare.string() + ":2: prefill_num_workers: missing column (mode disagg needs it)");
+  }
+}
+
 TEST(MeasuredRuns, BadRowsNameFileLineAndColumn) {
   EXPECT_NE(error_of("a,vllm,0.19.0,m,h100_sxm,fp8,agg,zero,512,,,1,1,1,1,1,1,1,1,1\n")
                 .find("bad.csv:2: isl:"),
