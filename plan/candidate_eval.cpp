@@ -18,6 +18,7 @@ using json = nlohmann::json;
 struct Simulation {
   sim::RunMetrics metrics;
   PoolSetup setup;
+  std::optional<RoleSetups> roles;
   std::optional<std::string> violation;  // empty: the SLO holds
 };
 
@@ -35,6 +36,10 @@ Simulation simulate_at(const PlanContext& context, const Candidate& candidate, d
   Simulation s;
   s.metrics = sim::compute_metrics(scenario, result);
   s.setup = pool_setup(scenario.pools.at(context.space.pool_index));
+  if (context.space.prefill_pool && context.space.decode_pool) {
+    s.roles = RoleSetups{pool_setup(scenario.pools.at(*context.space.prefill_pool)),
+                         pool_setup(scenario.pools.at(*context.space.decode_pool))};
+  }
   s.violation = slo_violation(context.slo, s.metrics);
   return s;
 }
@@ -42,6 +47,7 @@ Simulation simulate_at(const PlanContext& context, const Candidate& candidate, d
 void record(CandidateResult& r, const Simulation& s) {
   const sim::RunMetrics& m = s.metrics;
   r.setup = s.setup;
+  r.roles = s.roles;
   int64_t num_gpus = 0;
   double per_hour = 0.0;
   for (const sim::PoolMetrics& p : m.pools) {
@@ -140,13 +146,18 @@ PoolSetup setup_with_overrides(PoolSetup base, const nlohmann::ordered_json& con
   return base;
 }
 
-std::string candidate_name(const PoolSetup& setup, const nlohmann::ordered_json& config) {
+std::string candidate_name(const PoolSetup& setup, const nlohmann::ordered_json& config,
+                           const std::optional<RoleSetups>& roles) {
   std::string name =
-      fmt::format("{}x{} tp{} {}", setup.num_gpus(), setup.gpu, setup.tp, setup.weight_dtype);
+      roles
+          ? fmt::format("{}x{} {}P-tp{} {}D-tp{} {}", roles->num_gpus(), setup.gpu,
+                        roles->prefill.num_replicas, roles->prefill.tp, roles->decode.num_replicas,
+                        roles->decode.tp, setup.weight_dtype)
+          : fmt::format("{}x{} tp{} {}", setup.num_gpus(), setup.gpu, setup.tp, setup.weight_dtype);
   if (config.contains("kv_dtype")) name += " kv-" + setup.kv_dtype;
   for (const auto& [key, v] : config.items()) {
     if (key == "gpu" || key == "tp" || key == "num_replicas" || key == "weight_dtype" ||
-        key == "kv_dtype") {
+        key == "kv_dtype" || find_role_axis(key) != nullptr) {
       continue;
     }
     name += ' ';
@@ -172,9 +183,7 @@ std::shared_ptr<const sim::RequestTable> TableCache::get(double rate_scale,
 json candidate_scenario_json(const PlanContext& context, const Candidate& candidate,
                              double rate_scale) {
   json root = context.scenario_json;
-  for (const auto& [key, value] : candidate.config.items()) {
-    set_pool_key(root, context.space.pool_index, key, json(value));
-  }
+  apply_candidate(root, context.space, candidate.config);
   if (rate_scale != 1.0) {
     for (json& w : root.at("workloads")) {
       w["rate_scale"] = w.value("rate_scale", 1.0) * rate_scale;
@@ -203,14 +212,23 @@ CandidateResult evaluate_candidate(const PlanContext& context, const Candidate& 
     invalid.id = r.id;
     invalid.index = r.index;
     invalid.config = r.config;
-    invalid.setup = setup_with_overrides(context.base_setup, r.config);
-    invalid.name = candidate_name(invalid.setup, invalid.config);
+    const SearchSpace& space = context.space;
+    invalid.setup =
+        setup_with_overrides(context.base_setup, pool_overrides(space, space.pool_index, r.config));
+    if (context.base_roles) {
+      invalid.roles =
+          RoleSetups{setup_with_overrides(context.base_roles->prefill,
+                                          pool_overrides(space, *space.prefill_pool, r.config)),
+                     setup_with_overrides(context.base_roles->decode,
+                                          pool_overrides(space, *space.decode_pool, r.config))};
+    }
+    invalid.name = candidate_name(invalid.setup, invalid.config, invalid.roles);
     invalid.status = "invalid";
     invalid.reason = e.what();
     invalid.num_simulations = r.num_simulations;
     return invalid;
   }
-  r.name = candidate_name(r.setup, r.config);
+  r.name = candidate_name(r.setup, r.config, r.roles);
   return r;
 }
 

@@ -37,6 +37,12 @@ struct PoolSetup {
   int64_t num_gpus() const { return static_cast<int64_t>(tp) * num_replicas; }
 };
 
+// A disaggregated layout's two roles (SearchSpace::prefill_pool, decode_pool).
+struct RoleSetups {
+  PoolSetup prefill, decode;
+  int64_t num_gpus() const { return prefill.num_gpus() + decode.num_gpus(); }
+};
+
 // The pool setup of `pool` as loaded.
 PoolSetup pool_setup(const sim::PoolSpec& pool);
 // `base` with the candidate's values of gpu, tp, num_replicas, weight_dtype and kv_dtype (those
@@ -46,8 +52,11 @@ PoolSetup setup_with_overrides(PoolSetup base, const nlohmann::ordered_json& con
 // A candidate's name from its settings: "<GPUs>x<GPU> tp<TP> <weight dtype>", then "kv-<dtype>"
 // when kv_dtype is a dimension, then every other dimension's value in dimension order (a string
 // as it is, "continuous", "spot"; anything else as "<last key part>=<value>",
-// "max_num_seqs=64"): "4xH100-SXM tp2 fp8 continuous max_num_seqs=64".
-std::string candidate_name(const PoolSetup& setup, const nlohmann::ordered_json& config);
+// "max_num_seqs=64"): "4xH100-SXM tp2 fp8 continuous max_num_seqs=64". With `roles` (a
+// disaggregated layout) the start is "<GPUs of both roles>x<GPU> <n>P-tp<TP> <n>D-tp<TP>
+// <weight dtype>" and the role axes are not repeated: "20xH100-SXM 2P-tp4 3D-tp4 fp8".
+std::string candidate_name(const PoolSetup& setup, const nlohmann::ordered_json& config,
+                           const std::optional<RoleSetups>& roles = std::nullopt);
 
 struct CandidateResult {
   std::string id;
@@ -55,8 +64,9 @@ struct CandidateResult {
   nlohmann::ordered_json config;
   std::string name;  // candidate_name(); conclude() makes names unique (" #<index>")
   PoolSetup setup;
-  std::string status;  // feasible | slo_missed | invalid
-  std::string reason;  // why not feasible (empty when feasible)
+  std::optional<RoleSetups> roles;  // a disaggregated layout's prefill and decode pools
+  std::string status;               // feasible | slo_missed | invalid
+  std::string reason;               // why not feasible (empty when feasible)
   // Figures of the deciding simulation (cost mode: the trace; capacity mode: the run at the
   // capacity found, or at min_rate_scale when even that misses). Empty for invalid ones.
   std::optional<int64_t> num_gpus;
@@ -93,7 +103,8 @@ struct PlanContext {
   PlanMode mode = PlanMode::cost;
   std::string fingerprint;  // of every input that decides results (results_file.h)
   std::shared_ptr<TableCache> tables = std::make_shared<TableCache>();
-  PoolSetup base_setup;  // the varied pool as the scenario gives it
+  PoolSetup base_setup;                  // the varied pool as the scenario gives it
+  std::optional<RoleSetups> base_roles;  // the prefill and decode pools as given (disaggregated)
 };
 
 // The scenario JSON of a candidate at a request-rate scale (1 = as given).

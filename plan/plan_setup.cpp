@@ -75,6 +75,10 @@ PlanInputs load_plan_inputs(const PlanOptions& options) {
     c.slo.push_back(std::move(t));
   }
   c.base_setup = pool_setup(in.base.pools.at(c.space.pool_index));
+  if (c.space.prefill_pool && c.space.decode_pool) {
+    c.base_roles = RoleSetups{pool_setup(in.base.pools.at(*c.space.prefill_pool)),
+                              pool_setup(in.base.pools.at(*c.space.decode_pool))};
+  }
   c.fingerprint = fingerprint_of(c);
   in.candidates = enumerate_candidates(c.space);
   for (const Candidate& cand : in.candidates) {

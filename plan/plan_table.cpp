@@ -69,8 +69,24 @@ std::string slo_list(const PlanHeader& header) {
   return text;
 }
 
+std::string replicas_text(int32_t n) {
+  return fmt::format("{} replica{}", n, n == 1 ? "" : "s");
+}
+
 // "2 x H100-SXM (TP 1, 2 replicas, bf16)"; the fleet's total when other pools add GPUs.
+// Disaggregated: "20 x H100-SXM (prefill 2 replicas TP 4, decode 3 replicas TP 4, fp8)".
 std::string fleet_text(const CandidateResult& r) {
+  if (r.roles) {
+    const RoleSetups& roles = *r.roles;
+    std::string text =
+        fmt::format("{} x {} (prefill {} TP {}, decode {} TP {}, {})", roles.num_gpus(),
+                    r.setup.gpu, replicas_text(roles.prefill.num_replicas), roles.prefill.tp,
+                    replicas_text(roles.decode.num_replicas), roles.decode.tp, dtype_text(r.setup));
+    if (r.num_gpus && *r.num_gpus != roles.num_gpus()) {
+      text += fmt::format(", {} GPUs with the other pools", base::format_count(*r.num_gpus));
+    }
+    return text;
+  }
   std::string text =
       fmt::format("{} x {} (TP {}, {} replica{}, {})", r.setup.num_gpus(), r.setup.gpu, r.setup.tp,
                   r.setup.num_replicas, r.setup.num_replicas == 1 ? "" : "s", dtype_text(r.setup));
@@ -104,8 +120,16 @@ std::string dtype_text(const PoolSetup& setup) {
 }
 
 std::string plan_table_text(const PlanOutcome& o, size_t max_rows) {
-  std::vector<Column> columns{{"rank"},     {"candidate", false}, {"GPU", false}, {"GPUs"}, {"TP"},
-                              {"replicas"}, {"dtype", false},     {"$/h"},        {"$/day"}};
+  // A disaggregated layout shows each role's replicas and TP instead of the varied pool's.
+  const bool disaggregated = !o.results.empty() && o.results.front().roles.has_value();
+  std::vector<Column> columns{{"rank"}, {"candidate", false}, {"GPU", false}, {"GPUs"}};
+  if (disaggregated) {
+    for (const char* c : {"P rep", "P TP", "D rep", "D TP"}) columns.push_back({c});
+  } else {
+    columns.push_back({"TP"});
+    columns.push_back({"replicas"});
+  }
+  for (const char* c : {"dtype", "$/h", "$/day"}) columns.push_back({c, c[0] == '$'});
   if (is_cost_mode(o)) {
     columns.push_back({"$ trace"});
   } else {
@@ -132,15 +156,20 @@ std::string plan_table_text(const PlanOutcome& o, size_t max_rows) {
     size_t& taken = r.status == "feasible" ? num_rows_feasible : num_rows_missed;
     if (taken >= (r.status == "feasible" ? shown_feasible : shown_missed)) continue;
     ++taken;
-    std::vector<std::string> row{o.rank[i] ? fmt::format("{}", *o.rank[i]) : "-",
-                                 r.name,
-                                 r.setup.gpu,
-                                 r.num_gpus ? base::format_count(*r.num_gpus) : "n/a",
-                                 fmt::format("{}", r.setup.tp),
-                                 fmt::format("{}", r.setup.num_replicas),
-                                 dtype_text(r.setup),
-                                 dollars(r.dollars_per_hour),
-                                 dollars(r.dollars_per_day)};
+    std::vector<std::string> row{o.rank[i] ? fmt::format("{}", *o.rank[i]) : "-", r.name,
+                                 r.setup.gpu, r.num_gpus ? base::format_count(*r.num_gpus) : "n/a"};
+    if (r.roles) {
+      for (const PoolSetup* role : {&r.roles->prefill, &r.roles->decode}) {
+        row.push_back(fmt::format("{}", role->num_replicas));
+        row.push_back(fmt::format("{}", role->tp));
+      }
+    } else {
+      row.push_back(fmt::format("{}", r.setup.tp));
+      row.push_back(fmt::format("{}", r.setup.num_replicas));
+    }
+    row.push_back(dtype_text(r.setup));
+    row.push_back(dollars(r.dollars_per_hour));
+    row.push_back(dollars(r.dollars_per_day));
     if (is_cost_mode(o)) {
       row.push_back(dollars(r.dollars));
     } else {

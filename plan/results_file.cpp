@@ -36,6 +36,37 @@ T required(const ojson& j, const char* key, const std::string& where) {
   }
 }
 
+ojson setup_json(const PoolSetup& s) {
+  return ojson{{"gpu", s.gpu},
+               {"tp", s.tp},
+               {"num_replicas", s.num_replicas},
+               {"weight_dtype", s.weight_dtype},
+               {"kv_dtype", s.kv_dtype}};
+}
+
+PoolSetup setup_from_json(const ojson& j, const std::string& where) {
+  if (!j.is_object()) throw InputError(fmt::format("{}: expected an object", where));
+  PoolSetup s;
+  s.gpu = required<std::string>(j, "gpu", where);
+  s.tp = required<int32_t>(j, "tp", where);
+  s.num_replicas = required<int32_t>(j, "num_replicas", where);
+  s.weight_dtype = required<std::string>(j, "weight_dtype", where);
+  s.kv_dtype = required<std::string>(j, "kv_dtype", where);
+  return s;
+}
+
+// The prefill and decode setups: both objects, or both null (not a disaggregated layout).
+std::optional<RoleSetups> roles_from_json(const ojson& j, const std::string& where) {
+  for (const char* key : {"prefill", "decode"}) {
+    if (!j.contains(key)) throw InputError(fmt::format("{}: {}: missing", where, key));
+  }
+  const ojson& prefill = j.at("prefill");
+  const ojson& decode = j.at("decode");
+  if (prefill.is_null() && decode.is_null()) return std::nullopt;
+  return RoleSetups{setup_from_json(prefill, where + ": prefill"),
+                    setup_from_json(decode, where + ": decode")};
+}
+
 // Length of the file's complete lines (up to and including the last newline).
 uintmax_t complete_length(const std::string& text) {
   const size_t last_newline = text.rfind('\n');
@@ -65,6 +96,8 @@ ojson result_to_json(const CandidateResult& r, const std::string& fingerprint) {
                {"num_replicas", r.setup.num_replicas},
                {"weight_dtype", r.setup.weight_dtype},
                {"kv_dtype", r.setup.kv_dtype},
+               {"prefill", r.roles ? setup_json(r.roles->prefill) : ojson(nullptr)},
+               {"decode", r.roles ? setup_json(r.roles->decode) : ojson(nullptr)},
                {"num_gpus", r.num_gpus ? ojson(*r.num_gpus) : ojson(nullptr)},
                {"dollars", optional_json(r.dollars)},
                {"dollars_per_hour", optional_json(r.dollars_per_hour)},
@@ -100,6 +133,7 @@ CandidateResult result_from_json(const ojson& j, const std::string& where) {
   r.setup.num_replicas = required<int32_t>(j, "num_replicas", where);
   r.setup.weight_dtype = required<std::string>(j, "weight_dtype", where);
   r.setup.kv_dtype = required<std::string>(j, "kv_dtype", where);
+  r.roles = roles_from_json(j, where);
   if (!j.contains("num_gpus")) throw InputError(fmt::format("{}: num_gpus: missing", where));
   if (!j.at("num_gpus").is_null()) r.num_gpus = required<int64_t>(j, "num_gpus", where);
   r.dollars = optional_number(j, "dollars", where);

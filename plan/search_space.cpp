@@ -6,11 +6,17 @@
 #include <fmt/format.h>
 
 #include "base/input_error.h"
+#include "sim/fleet/kv_links.h"
 
 namespace tidal::plan {
 namespace {
 
 constexpr int64_t kMaxCandidates = 1'000'000;
+
+constexpr RoleAxis kRoleAxes[] = {{"prefill_replicas", "prefill", "num_replicas"},
+                                  {"prefill_tp", "prefill", "tp"},
+                                  {"decode_replicas", "decode", "num_replicas"},
+                                  {"decode_tp", "decode", "tp"}};
 
 [[noreturn]] void fail(const std::string& file, const std::string& path, const std::string& what) {
   throw InputError(fmt::format("{}: {}: {}", file, path, what));
@@ -53,6 +59,65 @@ std::string unknown_key_error(const BaseScenario& base, size_t pool_index, const
   return "";
 }
 
+// Indices of the pools of `role`, scenario order.
+std::vector<size_t> pools_of_role(const sim::Scenario& scenario, std::string_view role) {
+  std::vector<size_t> pools;
+  for (size_t i = 0; i < scenario.pools.size(); ++i) {
+    if (fleet::pool_role_name(scenario.pools[i].role) == role) pools.push_back(i);
+  }
+  return pools;
+}
+
+// A role axis: the one pool of its role, and every value an integer >= 1 (the loader's own
+// limits, such as TP dividing the heads, make candidates invalid instead).
+Dimension role_dimension(const RoleAxis& axis, const nlohmann::ordered_json& values,
+                         const sim::Scenario& base, const std::string& file) {
+  const std::string path = fmt::format("dimensions.{}", axis.key);
+  const std::vector<size_t> pools = pools_of_role(base, axis.role);
+  if (pools.size() != 1) {
+    fail(file, path,
+         fmt::format("needs exactly one pool of role \"{}\" in {}, found {}", axis.role, base.file,
+                     pools.size()));
+  }
+  if (!values.is_array() || values.empty())
+    fail(file, path, "expected a non-empty array of values");
+  Dimension d{std::string(axis.key), {}, pools[0], std::string(axis.pool_key)};
+  for (size_t i = 0; i < values.size(); ++i) {
+    const auto& v = values[i];
+    if (!v.is_number_integer() || v.get<int64_t>() < 1) {
+      fail(file, fmt::format("{}[{}]", path, i),
+           fmt::format("expected an integer >= 1, got {}", v.dump()));
+    }
+    d.values.push_back(v);
+  }
+  return d;
+}
+
+// A dotted pool key of the varied pool: one the loader knows, not an object, not the name.
+Dimension pool_dimension(const std::string& key, const nlohmann::ordered_json& values,
+                         const BaseScenario& scenario, const SearchSpace& space,
+                         const nlohmann::ordered_json& resolved_pool) {
+  const std::string& file = space.file;
+  const std::string path = "dimensions." + key;
+  if (key.empty() || key.front() == '.' || key.back() == '.' ||
+      key.find("..") != std::string::npos) {
+    fail(file, path, "expected a dotted pool key such as tp or scheduler.max_num_seqs");
+  }
+  if (key == "name") fail(file, path, "the pool name cannot be searched");
+  const nlohmann::ordered_json* resolved = find_path(resolved_pool, key);
+  if (resolved != nullptr && resolved->is_object()) {
+    fail(file, path, fmt::format("names an object; search one of its keys (e.g. {}.<key>)", key));
+  }
+  if (!values.is_array() || values.empty())
+    fail(file, path, "expected a non-empty array of values");
+  const std::string unknown =
+      unknown_key_error(scenario, space.pool_index, key, nlohmann::json(values[0]));
+  if (!unknown.empty()) {
+    fail(file, path, fmt::format("not a key of pool \"{}\" ({})", space.pool_name, unknown));
+  }
+  return Dimension{key, {values.begin(), values.end()}, space.pool_index, key};
+}
+
 CapacitySettings parse_capacity(const nlohmann::ordered_json& value, const std::string& file) {
   if (!value.is_object()) fail(file, "capacity", "expected an object");
   CapacitySettings c;
@@ -80,6 +145,13 @@ CapacitySettings parse_capacity(const nlohmann::ordered_json& value, const std::
 
 }  // namespace
 
+const RoleAxis* find_role_axis(std::string_view key) {
+  for (const RoleAxis& axis : kRoleAxes) {
+    if (axis.key == key) return &axis;
+  }
+  return nullptr;
+}
+
 SearchSpace parse_search_space(const nlohmann::ordered_json& root, const std::string& file,
                                const BaseScenario& scenario) {
   const sim::Scenario base = sim::parse_scenario(scenario.json, scenario.file, scenario.dir);
@@ -106,6 +178,12 @@ SearchSpace parse_search_space(const nlohmann::ordered_json& root, const std::st
   }
   space.pool_name = base.pools[space.pool_index].name;
   if (root.contains("capacity")) space.capacity = parse_capacity(root.at("capacity"), file);
+  const std::vector<size_t> prefill_pools = pools_of_role(base, "prefill");
+  const std::vector<size_t> decode_pools = pools_of_role(base, "decode");
+  if (prefill_pools.size() == 1 && decode_pools.size() == 1) {
+    space.prefill_pool = prefill_pools[0];
+    space.decode_pool = decode_pools[0];
+  }
 
   const nlohmann::ordered_json resolved_pool =
       sim::scenario_to_json(base).at("fleet").at("pools").at(space.pool_index);
@@ -115,30 +193,21 @@ SearchSpace parse_search_space(const nlohmann::ordered_json& root, const std::st
   int64_t num_candidates = 1;
   for (const auto& [key, values] : dims.items()) {
     const std::string path = "dimensions." + key;
-    if (key.empty() || key.front() == '.' || key.back() == '.' ||
-        key.find("..") != std::string::npos) {
-      fail(file, path, "expected a dotted pool key such as tp or scheduler.max_num_seqs");
-    }
-    if (key == "name") fail(file, path, "the pool name cannot be searched");
-    const nlohmann::ordered_json* resolved = find_path(resolved_pool, key);
-    if (resolved != nullptr && resolved->is_object()) {
-      fail(file, path, fmt::format("names an object; search one of its keys (e.g. {}.<key>)", key));
-    }
-    if (!values.is_array() || values.empty())
-      fail(file, path, "expected a non-empty array of values");
-    const std::string unknown =
-        unknown_key_error(scenario, space.pool_index, key, nlohmann::json(values[0]));
-    if (!unknown.empty()) {
-      fail(file, path, fmt::format("not a key of pool \"{}\" ({})", space.pool_name, unknown));
-    }
-    Dimension d{key, {}};
-    for (size_t i = 0; i < values.size(); ++i) {
-      const auto& v = values[i];
-      for (const auto& earlier : d.values) {
-        if (earlier == v)
-          fail(file, fmt::format("{}[{}]", path, i), fmt::format("{} repeats", v.dump()));
+    const RoleAxis* axis = find_role_axis(key);
+    Dimension d = axis != nullptr ? role_dimension(*axis, values, base, file)
+                                  : pool_dimension(key, values, scenario, space, resolved_pool);
+    for (const Dimension& earlier : space.dimensions) {
+      if (earlier.pool_index == d.pool_index && earlier.pool_key == d.pool_key) {
+        fail(file, path,
+             fmt::format("sets {} of pool \"{}\" as dimensions.{} does", d.pool_key,
+                         base.pools[d.pool_index].name, earlier.key));
       }
-      d.values.push_back(v);
+    }
+    for (size_t i = 0; i < d.values.size(); ++i) {
+      for (size_t k = 0; k < i; ++k) {
+        if (d.values[k] == d.values[i])
+          fail(file, fmt::format("{}[{}]", path, i), fmt::format("{} repeats", d.values[i].dump()));
+      }
     }
     num_candidates *= static_cast<int64_t>(d.values.size());
     if (num_candidates > kMaxCandidates) {
@@ -148,7 +217,6 @@ SearchSpace parse_search_space(const nlohmann::ordered_json& root, const std::st
   }
   return space;
 }
-
 SearchSpace load_search_space(const std::string& path, const BaseScenario& base) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot open search space file", path));
@@ -176,6 +244,26 @@ void set_pool_key(nlohmann::json& scenario, size_t pool_index, const std::string
     begin = dot + 1;
   }
   (*node)[key.substr(begin)] = value;
+}
+
+void apply_candidate(nlohmann::json& scenario, const SearchSpace& space,
+                     const nlohmann::ordered_json& config) {
+  for (const Dimension& d : space.dimensions) {
+    if (config.contains(d.key)) {
+      set_pool_key(scenario, d.pool_index, d.pool_key, nlohmann::json(config.at(d.key)));
+    }
+  }
+}
+
+nlohmann::ordered_json pool_overrides(const SearchSpace& space, size_t pool_index,
+                                      const nlohmann::ordered_json& config) {
+  nlohmann::ordered_json overrides = nlohmann::ordered_json::object();
+  for (const Dimension& d : space.dimensions) {
+    if (d.pool_index == pool_index && config.contains(d.key)) {
+      overrides[d.pool_key] = config.at(d.key);
+    }
+  }
+  return overrides;
 }
 
 std::vector<Candidate> enumerate_candidates(const SearchSpace& space) {

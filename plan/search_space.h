@@ -19,10 +19,16 @@
 // scheduler.max_num_seqs, pricing.market, autoscaler.max_replicas, ...), so every pool setting
 // the scenario format knows can be searched. A key the scenario loader does not know is an error
 // of the space; a value it refuses makes that candidate invalid.
+//
+// Role axes search a disaggregated layout (a scenario with one pool of role prefill and one of
+// role decode): "prefill_replicas", "prefill_tp", "decode_replicas", "decode_tp" set
+// num_replicas and tp of that role's pool, whichever pool "pool" names.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -32,9 +38,20 @@
 namespace tidal::plan {
 
 struct Dimension {
-  std::string key;                             // dotted path inside the pool
+  std::string key;                             // as written: a dotted pool path or a role axis
   std::vector<nlohmann::ordered_json> values;  // [num_values], at least one
+  size_t pool_index = 0;                       // the pool it sets
+  std::string pool_key;                        // the dotted path it sets inside that pool
 };
+
+// A role axis: `key` sets `pool_key` of the scenario's one pool of role `role`.
+struct RoleAxis {
+  std::string_view key;
+  std::string_view role;
+  std::string_view pool_key;
+};
+// prefill_replicas, prefill_tp, decode_replicas, decode_tp; nullptr for any other key.
+const RoleAxis* find_role_axis(std::string_view key);
 
 struct CapacitySettings {
   double min_rate_scale = 0.25;  // the lowest request-rate scale tried
@@ -48,6 +65,9 @@ struct SearchSpace {
   std::string pool_name;
   std::vector<Dimension> dimensions;
   CapacitySettings capacity;
+  // The scenario's one pool of role prefill and one of role decode, when it has exactly that
+  // (a disaggregated layout; tables then show both roles).
+  std::optional<size_t> prefill_pool, decode_pool;
 };
 
 struct Candidate {
@@ -73,6 +93,14 @@ SearchSpace load_search_space(const std::string& path, const BaseScenario& base)
 // the way).
 void set_pool_key(nlohmann::json& scenario, size_t pool_index, const std::string& key,
                   const nlohmann::json& value);
+
+// `scenario` with every dimension's value in `config` (a candidate's) set in its pool.
+void apply_candidate(nlohmann::json& scenario, const SearchSpace& space,
+                     const nlohmann::ordered_json& config);
+
+// The candidate's values for pool `pool_index`, by key inside the pool (role axes translated).
+nlohmann::ordered_json pool_overrides(const SearchSpace& space, size_t pool_index,
+                                      const nlohmann::ordered_json& config);
 
 // Every candidate, index order. An empty `dimensions` gives one candidate (the scenario).
 std::vector<Candidate> enumerate_candidates(const SearchSpace& space);

@@ -1,5 +1,6 @@
 #include "sim/cluster.h"
 
+#include "sim/scenario_kv_tiers.h"
 #include "traces/random.h"
 
 namespace tidal::sim {
@@ -9,7 +10,8 @@ constexpr uint64_t kAcceptanceStream = 0x5eec'0000'0000'0000ULL;  // seeds of ac
 
 }  // namespace
 
-Cluster::Cluster(const Scenario& scenario) : scenario_(scenario) {
+Cluster::Cluster(const Scenario& scenario)
+    : scenario_(scenario), remote_tier_(make_remote_tier(scenario.pools)) {
   if (scenario.network) network_.emplace(*scenario.network);
   for (const PoolSpec& pool : scenario.pools) {
     pool_sites_.push_back(network_ ? *network_->find_region(pool.region) : -1);
@@ -28,8 +30,8 @@ int32_t Cluster::add_replica(int32_t pool, ReplicaState state) {
   const PoolSpec& spec = scenario_.pools[static_cast<size_t>(pool)];
   const uint64_t seed =
       traces::derive_seed(scenario_.seed ^ kAcceptanceStream, static_cast<uint64_t>(index));
-  replicas_.push_back(
-      std::make_unique<Replica>(index, pool, spec, scenario_.metrics.long_prefill_tokens, seed));
+  replicas_.push_back(std::make_unique<Replica>(
+      index, pool, spec, scenario_.metrics.long_prefill_tokens, seed, remote_tier_));
   Replica& r = *replicas_.back();
   r.state = state;
   r.site = pool_sites_[static_cast<size_t>(pool)];

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -11,11 +13,33 @@
 
 namespace tidal::sim {
 
+namespace {
+
+// The pool's tiers, top first: its own CPU and disk tiers, the fleet's shared remote one.
+std::unique_ptr<kv::TierStore> make_tier_store(const PoolSpec& spec,
+                                               std::shared_ptr<kv::KvTier> remote_tier) {
+  if (spec.kv_tiers.empty()) return nullptr;
+  std::vector<std::shared_ptr<kv::KvTier>> tiers;  // [num tiers]
+  for (const KvTierSpec& tier : spec.kv_tiers) {
+    if (tier.config.kind != kv::TierKind::remote) {
+      tiers.push_back(std::make_shared<kv::KvTier>(tier.config));
+    } else if (remote_tier != nullptr) {
+      tiers.push_back(remote_tier);
+    } else {
+      throw std::logic_error("sim::Replica: a pool with a remote tier and no shared store");
+    }
+  }
+  return std::make_unique<kv::TierStore>(std::move(tiers));
+}
+
+}  // namespace
+
 Replica::Replica(int32_t index, int32_t pool, const PoolSpec& spec, int64_t long_prefill_tokens,
-                 uint64_t seed)
+                 uint64_t seed, std::shared_ptr<kv::KvTier> remote_tier)
     : index_(index),
       pool_(pool),
       num_gpu_blocks_(spec.kv.num_gpu_blocks),
+      tier_store_(make_tier_store(spec, std::move(remote_tier))),
       block_manager_(std::make_unique<kv::BlockManager>(spec.kv)),
       scheduler_(std::make_unique<sched::Scheduler>(spec.scheduler, *block_manager_)),
       step_model_(*spec.step_model),
@@ -25,6 +49,7 @@ Replica::Replica(int32_t index, int32_t pool, const PoolSpec& spec, int64_t long
       acceptance_(spec.speculative.acceptance_rate, seed),
       proposal_(traces::derive_seed(seed, 1)),
       accepting_seed_(traces::derive_seed(seed, 2)) {
+  block_manager_->attach_tiers(tier_store_.get());
   const bool known = spec.model_spec.num_layers > 0 && spec.gpu_spec.flops_bf16 > 0 &&
                      spec.gpu_spec.hbm_bandwidth_Bps > 0;
   if (known) {
@@ -42,8 +67,10 @@ bool Replica::accepts_drafts(int64_t request_id) const {
 void Replica::release() {
   released_scheduler_stats_ = scheduler_->stats();
   released_block_manager_stats_ = block_manager_->stats();
+  released_tier_stats_ = tier_stats();
   scheduler_.reset();
   block_manager_.reset();
+  tier_store_.reset();
   plan_ = nullptr;
 }
 
@@ -53,6 +80,11 @@ sched::SchedulerStats Replica::scheduler_stats() const {
 
 kv::BlockManagerStats Replica::block_manager_stats() const {
   return released() ? released_block_manager_stats_ : block_manager_->stats();
+}
+
+kv::TierStoreStats Replica::tier_stats() const {
+  if (released()) return released_tier_stats_;
+  return tier_store_ ? tier_store_->stats() : kv::TierStoreStats{};
 }
 
 std::span<const sched::SeqOutput> Replica::step_outputs() {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/kv/block_manager.h"
+#include "engine/kv/tier_store.h"
 #include "engine/sched/scheduler.h"
 #include "perf/step_time_model.h"
 #include "perf/step_work.h"
@@ -42,9 +43,10 @@ class Replica {
   static constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
 
   // `long_prefill_tokens` > 0 turns on head-of-line accounting (fleet::attribute_step_stretch);
-  // `seed` drives the speculative acceptance model of the pool's `speculative` spec.
+  // `seed` drives the speculative acceptance model of the pool's `speculative` spec;
+  // `remote_tier` is the fleet's shared remote KV tier, for a pool whose kv_tiers name one.
   Replica(int32_t index, int32_t pool, const PoolSpec& spec, int64_t long_prefill_tokens = 0,
-          uint64_t seed = 0);
+          uint64_t seed = 0, std::shared_ptr<kv::KvTier> remote_tier = nullptr);
   Replica(const Replica&) = delete;
   Replica& operator=(const Replica&) = delete;
 
@@ -61,6 +63,8 @@ class Replica {
   bool released() const { return scheduler_ == nullptr; }
   sched::SchedulerStats scheduler_stats() const;
   kv::BlockManagerStats block_manager_stats() const;
+  // What its KV offload tiers moved (no tiers: empty), kept by release().
+  kv::TierStoreStats tier_stats() const;
   int64_t num_used_blocks() const { return released() ? 0 : block_manager_->num_used_blocks(); }
   int64_t num_gpu_blocks() const { return num_gpu_blocks_; }
 
@@ -113,10 +117,12 @@ class Replica {
   int32_t index_;
   int32_t pool_;
   int64_t num_gpu_blocks_;
+  std::unique_ptr<kv::TierStore> tier_store_;  // the pool's kv_tiers; null without
   std::unique_ptr<kv::BlockManager> block_manager_;
   std::unique_ptr<sched::Scheduler> scheduler_;
   sched::SchedulerStats released_scheduler_stats_;  // kept by release()
   kv::BlockManagerStats released_block_manager_stats_;
+  kv::TierStoreStats released_tier_stats_;
   void account_hol(double step_s);
   void account_load(const sched::StepPlan& plan, int64_t duration_ns);
 

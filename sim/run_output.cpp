@@ -7,6 +7,7 @@
 
 #include "base/run_folder.h"
 #include "perf/dtype.h"
+#include "sim/kv_tiers_summary.h"
 #include "sim/kv_transfer_summary.h"
 #include "traces/run_figures.h"
 
@@ -217,17 +218,21 @@ ojson resolved_json(const Scenario& s, const RunResult& result) {
 
 nlohmann::ordered_json summary_json(const Scenario& scenario, const RunResult& result,
                                     const RunMetrics& metrics) {
-  return ojson{{"scenario", scenario_to_json(scenario)},
-               {"resolved", resolved_json(scenario, result)},
-               {"metrics", metrics_json(metrics)},
-               {"costs", costs_json(metrics)},
-               {"fleet", fleet_json(scenario, metrics)},
-               {"kv_transfer", kv_transfer_summary_json(scenario, result)},
-               {"run", ojson{{"end_s", static_cast<double>(result.end_ns) / 1e9},
-                             {"num_events", result.num_events},
-                             {"num_steps", result.num_steps},
-                             {"num_trace_slices", result.slices.size()},
-                             {"num_trace_slices_dropped", result.num_slices_dropped}}}};
+  ojson summary{{"scenario", scenario_to_json(scenario)},
+                {"resolved", resolved_json(scenario, result)},
+                {"metrics", metrics_json(metrics)},
+                {"costs", costs_json(metrics)},
+                {"fleet", fleet_json(scenario, metrics)},
+                {"kv_transfer", kv_transfer_summary_json(scenario, result)},
+                {"run", ojson{{"end_s", static_cast<double>(result.end_ns) / 1e9},
+                              {"num_events", result.num_events},
+                              {"num_steps", result.num_steps},
+                              {"num_trace_slices", result.slices.size()},
+                              {"num_trace_slices_dropped", result.num_slices_dropped}}}};
+  // Only with kv_tiers, so scenarios without them keep their summary byte for byte.
+  ojson kv_tiers = kv_tiers_summary_json(scenario, result);
+  if (!kv_tiers.is_null()) summary["kv_tiers"] = std::move(kv_tiers);
+  return summary;
 }
 
 void write_run_output(const std::string& dir, const Scenario& scenario, const RunResult& result,

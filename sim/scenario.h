@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/kv/block_manager.h"
+#include "engine/kv/tier_store.h"
 #include "engine/sched/config.h"
 #include "perf/calibration.h"
 #include "perf/engine_preset.h"
@@ -154,6 +155,16 @@ struct SpeculativeSpec {
 };
 
 // One pool of identical replicas. Figures derived from the catalogs are resolved here.
+// One entry of a pool's `kv_tiers` (docs/scheduler.md, "KV offload tiers"): as written, and
+// resolved against the pool's KV bytes per block.
+struct KvTierSpec {
+  std::optional<double> capacity_gib;  // none: unbounded (remote only)
+  double read_gb_per_s = 0.0;
+  double write_gb_per_s = 0.0;
+  double latency_ms = 0.0;
+  kv::TierConfig config;  // capacity in this pool's blocks, bytes per second, ns
+};
+
 struct PoolSpec {
   std::string name;             // default "pool<i>"
   std::string model;            // the model's name: catalog name, or the config's (hf_config.h)
@@ -163,7 +174,8 @@ struct PoolSpec {
   perf::Deployment deployment;  // tp, ep, attention_dp, dtypes, memory share, block_size, budget
   int32_t num_replicas = 1;
   bool prefix_caching = true;
-  double swap_space_gib = 4.0;  // CPU swap space per GPU for preemption by swap
+  double swap_space_gib = 4.0;       // CPU swap space per GPU for preemption by swap
+  std::vector<KvTierSpec> kv_tiers;  // offload tiers below GPU memory, top first
   sched::SchedulerConfig scheduler;
   PerfSpec perf;
   std::optional<double> price_per_gpu_hour;  // overrides the catalog's on-demand price

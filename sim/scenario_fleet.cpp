@@ -16,6 +16,7 @@
 #include "sim/fleet/spec_reading.h"
 #include "sim/json_object.h"
 #include "sim/scenario_engine.h"
+#include "sim/scenario_kv_tiers.h"
 #include "sim/scenario_limits.h"
 #include "sim/scenario_pool_keys.h"
 
@@ -210,6 +211,7 @@ PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string
   pool.perf = parse_perf(obj, base_dir);
   read_pool_fleet_keys(obj, pool);
   apply_engine_preset(obj, sched_json, pool);  // the engine's defaults for keys left out
+  const nlohmann::json* kv_tiers = obj.child("kv_tiers");  // resolved after the memory plan
   std::vector<std::string_view> known{"name",
                                       "model",
                                       "gpu",
@@ -224,7 +226,8 @@ PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string
                                       "price_per_gpu_hour",
                                       "scheduler",
                                       "perf",
-                                      "engine"};
+                                      "engine",
+                                      "kv_tiers"};
   known.insert(known.end(), kPoolFleetKeys.begin(), kPoolFleetKeys.end());
   known.insert(known.end(), kPoolLayoutKeys.begin(), kPoolLayoutKeys.end());
   obj.finish(known);
@@ -239,6 +242,7 @@ PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string
                                pool.swap_space_gib * kBytesPerGib /
                                (pool.deployment.block_size * pool.memory.kv_bytes_per_token_per_gpu)));
   pool.kv.enable_prefix_caching = pool.prefix_caching;
+  read_pool_kv_tiers(kv_tiers, obj, pool);
   resolve_pool_fleet(obj, model, gpu, pool);
   kv::validate(pool.kv, where);
   sched::validate(pool.scheduler, pool.kv, sched_path);
@@ -300,6 +304,7 @@ std::vector<PoolSpec> parse_fleet(const nlohmann::json* fleet, const std::string
                            num_most_replicas, kMaxFleetReplicas));
     }
   }
+  check_shared_remote_tier(result, file);
   return result;
 }
 

@@ -73,6 +73,18 @@ ojson pool_json(const PoolSpec& p) {
   j["block_size"] = p.deployment.block_size;
   j["prefix_caching"] = p.prefix_caching;
   j["swap_space_gib"] = p.swap_space_gib;
+  if (!p.kv_tiers.empty()) {
+    ojson tiers = ojson::array();
+    for (const KvTierSpec& t : p.kv_tiers) {
+      ojson tier{{"kind", std::string(kv::tier_kind_name(t.config.kind))}};
+      if (t.capacity_gib) tier["capacity_gib"] = *t.capacity_gib;
+      tier["read_gb_per_s"] = t.read_gb_per_s;
+      tier["write_gb_per_s"] = t.write_gb_per_s;
+      tier["latency_ms"] = t.latency_ms;
+      tiers.push_back(std::move(tier));
+    }
+    j["kv_tiers"] = std::move(tiers);
+  }
   // The on-demand price, unless the pricing object gives it itself.
   j["price_per_gpu_hour"] =
       p.fleet_keys.contains("pricing") && p.fleet_keys["pricing"].contains("on_demand_per_gpu_hour")

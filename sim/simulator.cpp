@@ -248,7 +248,7 @@ RunResult Simulator::run() {
     result_.replicas.push_back(
         ReplicaSummary{r.pool(), r.busy_ns, r.num_steps, r.num_batched_tokens, r.num_used_blocks(),
                        r.num_gpu_blocks(), r.scheduler_stats(), r.block_manager_stats(), r.warm_ns,
-                       r.num_routed_tokens, r.load()});
+                       r.num_routed_tokens, r.load(), r.tier_stats()});
   }
   return std::move(result_);
 }
@@ -695,7 +695,10 @@ void Simulator::dispatch_waiting_decode(int64_t now) {
                                 cluster_.pool_of(target).deployment.num_gpus(), rec.transfer_bytes);
     started = true;
   }
-  if (started) schedule_kv_transfer_event();
+  if (started) {
+    timeline_.set_kv_transfers(handoff_->transfers().num_active());
+    schedule_kv_transfer_event();
+  }
 }
 
 void Simulator::on_kv_transfer(int64_t now) {
@@ -711,6 +714,7 @@ void Simulator::on_kv_transfer(int64_t now) {
       deliver(done.request, rec.decode_replica, now);
     }
   }
+  timeline_.set_kv_transfers(handoff_->transfers().num_active());
   schedule_kv_transfer_event();
 }
 

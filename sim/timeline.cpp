@@ -55,6 +55,7 @@ void TimelineRecorder::integrate_to(int64_t t_ns) {
   sums_.running_ns += static_cast<double>(gauges_.running) * dt;
   sums_.kv_usage_ns += gauges_.kv_usage() * dt;
   sums_.queued_at_router_ns += static_cast<double>(gauges_.queued_at_router) * dt;
+  sums_.kv_transfers_ns += static_cast<double>(gauges_.kv_transfers) * dt;
   gauges_since_ns_ = t_ns;
 }
 
@@ -63,6 +64,7 @@ void TimelineRecorder::note_maxima() {
   sums_.max_running = std::max(sums_.max_running, gauges_.running);
   sums_.max_kv_usage = std::max(sums_.max_kv_usage, gauges_.kv_usage());
   sums_.max_queued_at_router = std::max(sums_.max_queued_at_router, gauges_.queued_at_router);
+  sums_.max_kv_transfers = std::max(sums_.max_kv_transfers, gauges_.kv_transfers);
 }
 
 void TimelineRecorder::restart_gauges(const Gauges& end_sample, int64_t start_ns) {
@@ -75,6 +77,12 @@ void TimelineRecorder::restart_gauges(const Gauges& end_sample, int64_t start_ns
 void TimelineRecorder::set_router_queue(int64_t n) {
   integrate_to(now_ns_);
   gauges_.queued_at_router = n;
+  note_maxima();
+}
+
+void TimelineRecorder::set_kv_transfers(int64_t n) {
+  integrate_to(now_ns_);
+  gauges_.kv_transfers = n;
   note_maxima();
 }
 
@@ -117,6 +125,7 @@ void TimelineRecorder::close_open(int64_t end_ns) {
   row.num_queued_at_router = gauges_.queued_at_router;
   Gauges end_sample;
   end_sample.queued_at_router = gauges_.queued_at_router;
+  end_sample.kv_transfers = gauges_.kv_transfers;
   replica_gauges_.resize(static_cast<size_t>(cluster_.num_replicas()));
   for (int32_t i = 0; i < cluster_.num_replicas(); ++i) {
     const Replica& r = cluster_.replica(i);
@@ -145,6 +154,8 @@ void TimelineRecorder::close_open(int64_t end_ns) {
   row.mean_running = sums_.running_ns / length;
   row.mean_kv_usage = sums_.kv_usage_ns / length;
   row.mean_queued_at_router = sums_.queued_at_router_ns / length;
+  row.max_kv_transfers = sums_.max_kv_transfers;
+  row.mean_kv_transfers = sums_.kv_transfers_ns / length;
   if (peak_flops_s_ > 0.0) {
     row.mfu = step_flops_ / peak_flops_s_;
     row.mbu = step_bytes_ / peak_bytes_s_;

@@ -48,6 +48,8 @@ struct TimelineRow {
   // (bytes/s) x GPU-seconds of those steps). Empty when no counted step started in it.
   std::optional<double> mfu, mbu;
   double kv_transfer_bytes = 0.0;  // KV bytes whose disaggregated transfer landed in it
+  int64_t max_kv_transfers = 0;    // disaggregated KV transfers moving bytes at once
+  double mean_kv_transfers = 0.0;
 };
 
 // Sets each row's dollars from the billing ledger's cost of its interval (exact micro-dollars;
@@ -72,6 +74,8 @@ class TimelineRecorder {
   void add_kv_transfer_bytes(double bytes) { open_.kv_transfer_bytes += bytes; }
   // Requests held at the router now.
   void set_router_queue(int64_t n);
+  // KV transfers moving bytes now.
+  void set_kv_transfers(int64_t n);
   // The replica's queue, running requests and KV blocks as they are now (after it planned a
   // step or took a request); with `step_ns` > 0 it planned a step that long, whose work counts
   // towards the interval's MFU and MBU.
@@ -96,6 +100,7 @@ class TimelineRecorder {
     int64_t used_blocks = 0;
     int64_t total_blocks = 0;
     int64_t queued_at_router = 0;
+    int64_t kv_transfers = 0;
     double kv_usage() const;
   };
   struct GaugeSums {              // over the open interval
@@ -103,10 +108,12 @@ class TimelineRecorder {
     double running_ns = 0.0;
     double kv_usage_ns = 0.0;
     double queued_at_router_ns = 0.0;
+    double kv_transfers_ns = 0.0;
     int64_t max_queue_depth = 0;
     int64_t max_running = 0;
     double max_kv_usage = 0.0;
     int64_t max_queued_at_router = 0;
+    int64_t max_kv_transfers = 0;
   };
   // Adds the gauges' values since the last change to the integrals, up to now_ns_.
   void integrate_to(int64_t t_ns);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/input_error.h"
+#include "engine/kv/tier_store.h"
 
 namespace tidal::kv {
 
@@ -333,6 +334,7 @@ int32_t BlockManager::take_free_block() {
     block.has_hash = false;
     --num_hashed_blocks_;
     ++stats_.num_evictions;
+    if (tiers_ != nullptr && !is_private_hash(block.hash)) tiers_->on_gpu_evict(block.hash);
   }
   return entry.block;
 }

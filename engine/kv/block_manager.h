@@ -9,6 +9,9 @@
 // the free list. When a request is freed its blocks are released last block first, so a
 // prefix's tail is evicted before its head.
 //
+// Offload tiers (tier_store.h): with a TierStore attached, reusing a cached free block for new
+// content writes its shared hash down to the tiers (private hashes stay on the GPU).
+//
 // Every block is either on the free list or referenced: num_free_blocks() + num_used_blocks()
 // == num_gpu_blocks() at all times. Calls with an unknown request id, or that would break an
 // invariant, are programming errors and throw std::logic_error.
@@ -30,6 +33,8 @@
 #include "engine/kv/flat_map.h"
 
 namespace tidal::kv {
+
+class TierStore;
 
 struct BlockManagerConfig {
   int32_t block_size = 16;            // tokens per block
@@ -86,6 +91,10 @@ class BlockManager {
   int64_t num_blocks_for(int64_t num_tokens) const {
     return (num_tokens + config_.block_size - 1) / config_.block_size;
   }
+
+  // The offload tiers below this pool (null: none). The store must outlive its use here.
+  void attach_tiers(TierStore* tiers) { tiers_ = tiers; }
+  TierStore* tiers() const { return tiers_; }
 
   bool has_request(int64_t request_id) const;
   int64_t num_requests() const { return slot_of_request_.size(); }
@@ -216,6 +225,7 @@ class BlockManager {
   FlatMap slot_of_request_;            // request id -> index into slots_
   std::vector<BlockCopy> cow_copies_;  // pending copy-on-write copies
   BlockManagerStats stats_;
+  TierStore* tiers_ = nullptr;  // where evicted cached blocks go; null: nowhere
 };
 
 }  // namespace tidal::kv

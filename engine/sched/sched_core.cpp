@@ -57,11 +57,23 @@ int64_t SchedulerCore::tokens_for(int64_t num_needed, bool allow_partial) const 
   return allow_partial ? num_budget_tokens_left_ : 0;
 }
 
+int64_t SchedulerCore::next_load_done_ns() const {
+  int64_t next = Scheduler::kNoWakeup;
+  if (kv_.tiers() == nullptr) return next;
+  for (const int32_t slot : running_) {
+    const int64_t until = seqs_[static_cast<size_t>(slot)].loading_until_ns;
+    if (until != 0) next = std::min(next, until);
+  }
+  return next;
+}
+
 // ---- step building ---------------------------------------------------------------------------
 
-void SchedulerCore::begin_step() {
+void SchedulerCore::begin_step(int64_t now_ns) {
   require(!plan_pending_, "schedule() called again before update()");
   ++step_;
+  now_ns_ = now_ns;
+  if (kv::TierStore* tiers = kv_.tiers()) tiers->set_now(now_ns);
   plan_.clear();
   plan_slots_.clear();
   num_budget_tokens_left_ = config_.max_num_batched_tokens;
@@ -71,7 +83,7 @@ void SchedulerCore::schedule_running(RunningPass pass, bool allow_partial) {
   for (size_t i = 0; i < running_.size() && num_budget_tokens_left_ > 0; ++i) {
     const int32_t slot = running_[i];
     SeqState& st = state(slot);
-    if (st.scheduled_step == step_) continue;
+    if (st.scheduled_step == step_ || st.loading_until_ns > now_ns_) continue;
     if ((pass == RunningPass::decodes && st.prefilling()) ||
         (pass == RunningPass::prefills && !st.prefilling())) {
       continue;
@@ -119,14 +131,21 @@ bool SchedulerCore::admit_next(bool allow_partial) {
   int64_t num_computed = 0;
   int64_t num_new_tokens = 0;
   int64_t num_step_blocks = 0;
+  int64_t num_loaded_blocks = 0;  // offload-tier hits: admitted loading, scheduled nothing
   // A preemption frees blocks, gives back its scheduled tokens and may turn prefix hits into
   // free cached blocks, so each try measures again.
   while (true) {
     match = match_waiting_prefix(st, hashes);
-    num_hit_tokens = match.num_hit_blocks * kv_.block_size();
+    num_loaded_blocks = tier_match_.num_hit_blocks();
+    num_hit_tokens = (match.num_hit_blocks + num_loaded_blocks) * kv_.block_size();
+    if (num_loaded_blocks > 0 && num_hit_tokens <= st.num_transferred_tokens) {
+      num_loaded_blocks = 0;  // its transferred KV already holds them
+      num_hit_tokens = match.num_hit_blocks * kv_.block_size();
+    }
     num_computed = num_admitted_computed(st, num_hit_tokens);
-    num_new_tokens = tokens_for(st.num_tokens() - num_computed, allow_partial);
-    if (num_new_tokens == 0) return false;
+    num_new_tokens =
+        num_loaded_blocks > 0 ? 0 : tokens_for(st.num_tokens() - num_computed, allow_partial);
+    if (num_loaded_blocks == 0 && num_new_tokens == 0) return false;
     num_step_blocks = kv_.num_blocks_for(num_computed + num_new_tokens);
     const AdmissionQuery query{kv_.num_free_blocks(), num_watermark_blocks(),
                                num_step_blocks - match.num_hit_blocks + match.num_hit_free_blocks,
@@ -145,6 +164,16 @@ bool SchedulerCore::admit_next(bool allow_partial) {
           "allocation failed after admission");
   waiting_->pop_front(st);
   insert_running(slot, num_step_blocks);
+  if (num_loaded_blocks > 0) {
+    const int64_t num_loaded_tokens = num_loaded_blocks * kv_.block_size();
+    const int64_t load_ns =
+        kv_.tiers()->load(hashes.subspan(static_cast<size_t>(match.num_hit_blocks)), tier_match_);
+    st.loading_until_ns = now_ns_ + std::max<int64_t>(load_ns, 1);  // 0 means not loading
+    st.awaiting_first_step = true;
+    stats_.num_prefix_hit_tokens += num_loaded_tokens;
+    if (!st.ever_scheduled) st.num_first_prefix_hit_tokens += num_loaded_tokens;
+    return true;
+  }
   add_scheduled(slot, num_new_tokens, num_hit_tokens);
   return true;
 }
@@ -167,13 +196,18 @@ void SchedulerCore::enroll_next() {
 
 kv::PrefixMatch SchedulerCore::match_waiting_prefix(SeqState& st,
                                                     std::span<const uint64_t>& hashes) {
+  tier_match_.tier_of_block.clear();
   if (!prefix_caching_) return {};
   // At least the last known token is computed, so hits stop before it.
   const int64_t num_hashable_blocks = (st.num_tokens() - 1) / kv_.block_size();
   kv::extend_private_block_hashes(st.request_id, 0, num_hashable_blocks, st.block_hashes);
   hashes =
       std::span<const uint64_t>(st.block_hashes).first(static_cast<size_t>(num_hashable_blocks));
-  return kv_.match_prefix(hashes, st.previous_blocks);
+  const kv::PrefixMatch match = kv_.match_prefix(hashes, st.previous_blocks);
+  if (const kv::TierStore* tiers = kv_.tiers()) {
+    tiers->match(hashes.subspan(static_cast<size_t>(match.num_hit_blocks)), tier_match_);
+  }
+  return match;
 }
 
 void SchedulerCore::take_prefix(SeqState& st, std::span<const uint64_t> hashes,
@@ -217,6 +251,7 @@ void SchedulerCore::preempt(int32_t slot) {
   running_.pop_back();
   num_reserved_blocks_ -= st.num_lifetime_blocks - st.num_held_blocks;
   st.num_held_blocks = 0;
+  st.loading_until_ns = 0;  // a load in progress is lost with its blocks
   ++st.num_preemptions;
   const bool swapped = swap_preemption_ && kv_.swap_out(st.request_id, plan_.swap_out);
   if (swapped) {
@@ -266,6 +301,7 @@ void SchedulerCore::add_scheduled(int32_t slot, int64_t num_new_tokens,
   if (!st.prefilling()) st.spec_override = -1;  // a per-step override is used once
   st.ever_scheduled = true;
   st.awaiting_first_step = false;
+  st.loading_until_ns = 0;
   st.scheduled_step = step_;
   plan_.seqs.push_back(seq);
   plan_slots_.push_back(slot);

@@ -13,6 +13,7 @@
 
 #include "engine/kv/block_manager.h"
 #include "engine/kv/flat_map.h"
+#include "engine/kv/tier_store.h"
 #include "engine/sched/admission.h"
 #include "engine/sched/config.h"
 #include "engine/sched/queue_policy.h"
@@ -47,7 +48,8 @@ struct SeqState {
   int64_t arrival_seq = 0;                  // add order: FCFS priority, lower first
   int64_t num_first_prefix_hit_tokens = 0;  // prefix hits at its first admission
   int64_t num_transferred_tokens = 0;       // leading tokens whose KV arrives computed
-  int32_t spec_override = -1;               // k for its next decode step, -1: config default
+  int64_t loading_until_ns = 0;  // its offload-tier hits load until then: not scheduled before
+  int32_t spec_override = -1;    // k for its next decode step, -1: config default
   int32_t num_preemptions = 0;
   int32_t preemption_rank = 0;  // the victim rule's rank: larger is preempted first
   SeqStatus status = SeqStatus::waiting;
@@ -77,7 +79,7 @@ class SchedulerCore {
   void set_spec_tokens(int64_t request_id, int32_t num_spec_tokens);
 
   // ---- step building (called by batching policies between begin_step and finish_step) -------
-  void begin_step();
+  void begin_step(int64_t now_ns);
   // Schedules the running requests the pass selects, in running order: each gets all the tokens
   // it needs, or (allow_partial) what is left of the budget. Growing KV may preempt the last
   // running request (it may be the one growing; then the pass stops).
@@ -86,13 +88,17 @@ class SchedulerCore {
   // (sequence limit, budget, or admission), which ends swap-ins for this step.
   bool swap_in_next(bool allow_partial);
   // Admits the head of the waiting queue (queue_policy order) and schedules it; false when it
-  // does not fit. When its blocks do not fit and preemption is allowed, it first preempts
-  // running requests of a larger preemption rank than its own, last first (none under the
+  // does not fit. When its prefix continues in the block manager's offload tiers
+  // (kv::TierStore) past the GPU hits, it is admitted holding the blocks of every hit but
+  // scheduled nothing: it loads them until now + the load time and joins the running
+  // requests' passes from then on. When its blocks do not fit and preemption is allowed, it first
+  // preempts running requests of a larger preemption rank than its own, last first (none under the
   // newest rule, whose ranks are all 0).
   bool admit_next(bool allow_partial);
   // Moves the head of the waiting queue into running with its prefix-cache hits but schedules
   // none of its tokens (a static batch's member: schedule_running prefills it later). No
-  // admission check: the caller has checked that its blocks fit. Requires num_waiting() > 0
+  // admission check: the caller has checked that its blocks fit. GPU hits only: static batching
+  // takes no offload tiers. Requires num_waiting() > 0
   // and num_running() < max_num_seqs.
   void enroll_next();
   const StepPlan& finish_step();
@@ -114,6 +120,9 @@ class SchedulerCore {
   int64_t num_blocks_for(int64_t num_tokens) const { return kv_.num_blocks_for(num_tokens); }
   const SchedulerConfig& config() const { return config_; }
   const SchedulerStats& stats() const { return stats_; }
+  // When the first running request still loading from an offload tier is done (after the
+  // last begin_step's time), or Scheduler::kNoWakeup.
+  int64_t next_load_done_ns() const;
 
  private:
   SeqState& state(int32_t slot) { return seqs_[static_cast<size_t>(slot)]; }
@@ -122,7 +131,8 @@ class SchedulerCore {
   // Tokens to schedule for a need under the budget: the need, a partial share, or 0.
   int64_t tokens_for(int64_t num_needed, bool allow_partial) const;
   // The head of the waiting queue's prefix-cache hits (none without prefix caching); `hashes`
-  // gets its hashable blocks' hashes. take_prefix then acquires the hit blocks.
+  // gets its hashable blocks' hashes, tier_match_ the offload-tier hits that follow the GPU's.
+  // take_prefix then acquires the hit blocks.
   kv::PrefixMatch match_waiting_prefix(SeqState& st, std::span<const uint64_t>& hashes);
   void take_prefix(SeqState& st, std::span<const uint64_t> hashes, int64_t num_hit_blocks);
   // Tokens an admission finds computed: its prefix hits or its transferred tokens.
@@ -166,7 +176,9 @@ class SchedulerCore {
   int64_t num_reserved_blocks_ = 0;  // sum over running of lifetime - held blocks
 
   int64_t step_ = 0;
+  int64_t now_ns_ = 0;  // the step's time (begin_step)
   int64_t num_budget_tokens_left_ = 0;
+  kv::TierMatch tier_match_;   // of the last match_waiting_prefix
   bool plan_pending_ = false;  // a plan with sequences awaits update()
   StepPlan plan_;
   std::vector<int32_t> plan_slots_;   // [plan_.seqs.size()] slot of each scheduled sequence

@@ -59,6 +59,7 @@ RejectReason SchedulerCore::add(const Request& request, int64_t now_ns,
   st.num_cached_blocks = 0;
   st.num_first_prefix_hit_tokens = 0;
   st.num_transferred_tokens = num_transferred_tokens;
+  st.loading_until_ns = 0;
   st.scheduled_step = -1;
   st.spec_override = -1;
   st.num_preemptions = 0;

@@ -1,5 +1,6 @@
 #include "engine/sched/scheduler.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -31,7 +32,7 @@ RejectReason Scheduler::add_request(const Request& request, int64_t now_ns,
 
 const StepPlan& Scheduler::schedule(int64_t now_ns) {
   step_start_ns_ = now_ns;
-  core_->begin_step();
+  core_->begin_step(now_ns);
   policy_->plan_step(*core_, now_ns);
   return core_->finish_step();
 }
@@ -54,7 +55,7 @@ std::optional<RemovedRequest> Scheduler::remove_request(int64_t request_id) {
 }
 
 int64_t Scheduler::next_wakeup_ns() const {
-  return policy_->next_wakeup_ns(*core_);
+  return std::min(policy_->next_wakeup_ns(*core_), core_->next_load_done_ns());
 }
 int64_t Scheduler::num_waiting() const {
   return core_->num_waiting();

@@ -101,7 +101,7 @@ class Scheduler {
   std::optional<RemovedRequest> remove_request(int64_t request_id);
 
   // Earliest time at which schedule() could produce work without new arrivals (static
-  // batching's timeout), or kNoWakeup.
+  // batching's timeout, a request's load from an offload tier completing), or kNoWakeup.
   int64_t next_wakeup_ns() const;
 
   int64_t num_waiting() const;

@@ -20,10 +20,8 @@ using testing::scenario_from;
 
 nlohmann::json pool(const std::string& name, const std::string& role, int num_replicas,
                     int tp = 1) {
-  return {{"name", name},         {"model", "llama-3-8b"},
-          {"gpu", "H100-SXM"},    {"tp", tp},
-          {"role", role},         {"num_replicas", num_replicas},
-          {"prefix_caching", false}};
+  return {{"name", name}, {"model", "llama-3-8b"},        {"gpu", "H100-SXM"},      {"tp", tp},
+          {"role", role}, {"num_replicas", num_replicas}, {"prefix_caching", false}};
 }
 
 nlohmann::json poisson(double rate, double duration_s, int prompt, int output) {
@@ -38,10 +36,11 @@ nlohmann::json poisson(double rate, double duration_s, int prompt, int output) {
 
 nlohmann::json pd_scenario(const nlohmann::json& link, int num_prefill = 2, int num_decode = 3,
                            double rate = 20.0) {
-  return {{"seed", 3},
-          {"workloads", {poisson(rate, 30.0, 2000, 300)}},
-          {"fleet", {{"pools", {pool("p", "prefill", num_prefill), pool("d", "decode", num_decode)}}}},
-          {"kv_transfer", {{"links", {link}}}}};
+  return {
+      {"seed", 3},
+      {"workloads", {poisson(rate, 30.0, 2000, 300)}},
+      {"fleet", {{"pools", {pool("p", "prefill", num_prefill), pool("d", "decode", num_decode)}}}},
+      {"kv_transfer", {{"links", {link}}}}};
 }
 
 const nlohmann::json kInfiniband = {{"from", "p"}, {"to", "d"}, {"kind", "infiniband"}};
@@ -139,10 +138,21 @@ TEST(Disagg, ConcurrentTransfersShareTheLinkCap) {
     free_ns += a.transfer_end_ns - a.transfer_start_ns;
     shared_ns += b.transfer_end_ns - b.transfer_start_ns;
     // One transfer alone over the cap: never faster than bytes / cap.
-    EXPECT_GE(static_cast<double>(b.transfer_end_ns - b.transfer_start_ns),
-              b.transfer_bytes / 5.0);
+    EXPECT_GE(static_cast<double>(b.transfer_end_ns - b.transfer_start_ns), b.transfer_bytes / 5.0);
   }
   EXPECT_GT(shared_ns, 4 * free_ns);
+  // The timeline's transfers in flight integrate to the transfers' byte-moving time (each
+  // transfer's time less the link's latency).
+  double in_flight_ns = 0.0;
+  int64_t most = 0;
+  for (const TimelineRow& row : shared.result.timeline) {
+    in_flight_ns += row.mean_kv_transfers * static_cast<double>(row.end_ns - row.start_ns);
+    most = std::max(most, row.max_kv_transfers);
+  }
+  const int64_t latency_ns = 10'000;  // infiniband's 0.01 ms
+  EXPECT_NEAR(in_flight_ns, static_cast<double>(shared_ns - 64 * latency_ns), 1e-6 * shared_ns);
+  EXPECT_GT(most, 1);
+  EXPECT_LE(most, 64);
   // The link was busy at most as long as the run, and moved every byte.
   EXPECT_LE(shared.result.kv_link_usage[0].busy_ns, shared.result.end_ns);
   EXPECT_GE(static_cast<double>(shared.result.kv_link_usage[0].busy_ns),
