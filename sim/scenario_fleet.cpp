@@ -237,10 +237,11 @@ PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string
   finish_engine_preset(pool, where);  // defaults that depend on the KV pool
   pool.kv.block_size = pool.deployment.block_size;
   pool.kv.num_gpu_blocks = pool.memory.num_kv_blocks;
-  pool.kv.num_cpu_blocks = pool.deployment.attention_dp *  // each rank swaps its own KV
-                           static_cast<int64_t>(std::floor(
-                               pool.swap_space_gib * kBytesPerGib /
-                               (pool.deployment.block_size * pool.memory.kv_bytes_per_token_per_gpu)));
+  pool.kv.num_cpu_blocks =
+      pool.deployment.attention_dp *  // each rank swaps its own KV
+      static_cast<int64_t>(
+          std::floor(pool.swap_space_gib * kBytesPerGib /
+                     (pool.deployment.block_size * pool.memory.kv_bytes_per_token_per_gpu)));
   pool.kv.enable_prefix_caching = pool.prefix_caching;
   read_pool_kv_tiers(kv_tiers, obj, pool);
   resolve_pool_fleet(obj, model, gpu, pool);
