@@ -127,8 +127,8 @@ GapRun run_two_tenants(const std::string& queue_policy, uint64_t seed) {
     if (requests.size() > 60) t += is_long ? 1.0 / 80.0 : 1.0 / 400.0;  // after 30 each at 0
   }
   GapRun run;
-  // docs/scheduler.md proves it: for two backlogged tenants |c_long - c_short| <= w_in x P + w_out x M,
-  // P the longest prompt and M the pool's tokens (what the requests running at the last
+  // docs/scheduler.md proves it: for two backlogged tenants |c_long - c_short| <= w_in x P + w_out
+  // x M, P the longest prompt and M the pool's tokens (what the requests running at the last
   // admission of the tenant ahead can still produce); this is within the paper's
   // 2 x max(w_in x P, w_out x M).
   const double w_in = c.fair_share_input_weight;
