@@ -198,9 +198,16 @@ RunResult Simulator::run() {
       case EventKind::deliver:
         deliver(event.request, event.replica, now);
         break;
-      case EventKind::autoscale:
-        fleet_.on_autoscale(static_cast<int32_t>(event.request), now, held_.size(), num_done_ < n);
+      case EventKind::autoscale: {
+        // A decode pool's queue is the prefilled requests waiting for a decode replica.
+        const auto pool = static_cast<int32_t>(event.request);
+        const int64_t queued =
+            handoff_ && scenario_.pools[static_cast<size_t>(pool)].role == fleet::PoolRole::decode
+                ? static_cast<int64_t>(handoff_->waiting().size())
+                : held_.size();
+        fleet_.on_autoscale(pool, now, queued, num_done_ < n);
         break;
+      }
       case EventKind::lifecycle:
         if (fleet_.on_lifecycle(event.replica, static_cast<ReplicaState>(event.request), now)) {
           dispatch_held(now);

@@ -159,6 +159,28 @@ TEST(Disagg, ConcurrentTransfersShareTheLinkCap) {
             shared.result.kv_link_usage[0].bytes / 5.0 - 1.0);
 }
 
+TEST(Disagg, ADecodePoolScaledFromZeroSeesTheRequestsWaitingForIt) {
+  nlohmann::json j = pd_scenario(kInfiniband, 1, 0, 5.0);
+  j["fleet"]["pools"][1]["autoscaler"] = {{"policy", "target_concurrency"},
+                                          {"target_inputs", 8},
+                                          {"min_replicas", 0},
+                                          {"max_replicas", 2},
+                                          {"evaluation_interval_s", 1},
+                                          {"scale_up_delay_s", 0}};
+  j["fleet"]["pools"][1]["cold_start"] = {{"provisioning_s", 5}};
+  const FleetRun run = run_fleet_scenario(scenario_from(j));
+  for (size_t i = 0; i < run.result.records.size(); ++i) {
+    const RequestRecord& r = run.result.records[i];
+    ASSERT_EQ(r.status, RequestStatus::finished) << i << ": " << r.reason;
+    if (r.decode_replica < 0) continue;
+    EXPECT_GE(r.transfer_start_ns, r.prefill_done_ns);
+  }
+  // The first requests waited for a decode replica's cold start.
+  EXPECT_GT(run.result.records[0].transfer_start_ns - run.result.records[0].prefill_done_ns,
+            5'000'000'000);
+  EXPECT_GE(run.metrics.fleet.peak_replicas[1], 1);
+}
+
 TEST(Disagg, RerunsAreByteIdentical) {
   auto csv = [] {
     const FleetRun run = run_fleet_scenario(scenario_from(pd_scenario(kInfiniband)));
