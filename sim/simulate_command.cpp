@@ -9,6 +9,7 @@
 #include "base/number_format.h"
 #include "base/run_folder.h"
 #include "sim/default_scenario.h"
+#include "sim/kv_transfer_summary.h"
 #include "sim/metrics.h"
 #include "sim/progress_bar.h"
 #include "sim/run_output.h"
@@ -51,6 +52,7 @@ std::string run_simulate_command(const SimulateOptions& options) {
   const RunMetrics metrics = compute_metrics(scenario, result);
   write_run_output(out_dir, scenario, result, metrics);
   std::string text = format_summary_table(scenario, metrics);
+  text += format_kv_transfer_line(scenario, result);
   text += fmt::format("run         {:.2f} s wall ({}x real time), {} events, {} steps\n", wall_s,
                       base::format_number(wall_s > 0 ? metrics.duration_s / wall_s : 0.0, 0),
                       base::format_count(result.num_events), base::format_count(result.num_steps));

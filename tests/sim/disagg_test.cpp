@@ -8,6 +8,7 @@
 
 #include "base/input_error.h"
 #include "fleet_test_util.h"
+#include "sim/kv_transfer_summary.h"
 #include "sim/run_output.h"
 #include "sim_test_util.h"
 
@@ -190,6 +191,24 @@ TEST(Disagg, RerunsAreByteIdentical) {
     return out.str();
   };
   EXPECT_EQ(csv(), csv());
+}
+
+TEST(Disagg, TheConsoleLineCountsTheTransfers) {
+  nlohmann::json j = pd_scenario(kInfiniband, 1, 1);
+  j["workloads"] = {{{"name", "two"},
+                     {"generator",
+                      {{"kind", "batch"},
+                       {"num_requests", 2},
+                       {"prompt", {{"dist", "fixed"}, {"value", 1000}}},
+                       {"output", {{"dist", "fixed"}, {"value", 10}}}}}}};
+  const FleetRun run = run_fleet_scenario(scenario_from(j));
+  const std::string line = format_kv_transfer_line(run.scenario, run.result);
+  EXPECT_EQ(line.rfind("kv moved    2 transfers, 0.3 GB   transfer mean ", 0), 0u) << line;
+  nlohmann::json both = j;
+  both.erase("kv_transfer");
+  both["fleet"]["pools"] = {pool("a", "both", 1)};
+  const FleetRun plain = run_fleet_scenario(scenario_from(both));
+  EXPECT_EQ(format_kv_transfer_line(plain.scenario, plain.result), "");
 }
 
 TEST(Disagg, ScenariosWithoutRolesKeepTheirColumnsEmpty) {
