@@ -1,0 +1,107 @@
+// The simulator's event loop (internal to sim/: simulator.h is the interface). One class, its
+// member functions in three files by concern:
+//   simulator.cpp          the run loop, arrivals, routing, delivery, rejections and finishes
+//   simulator_steps.cpp    replica steps: waking, planning, applying what a step produced
+//   simulator_handoff.cpp  disaggregated serving: KV hand-off to decode replicas
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sim/cluster.h"
+#include "sim/event_queue.h"
+#include "sim/fleet_controller.h"
+#include "sim/kv_handoff.h"
+#include "sim/request_deps.h"
+#include "sim/router.h"
+#include "sim/router_admission.h"
+#include "sim/router_queue.h"
+#include "sim/simulator.h"
+#include "sim/timeline.h"
+
+namespace tidal::sim::detail {
+
+class Simulator {
+ public:
+  Simulator(const Scenario& scenario, RequestTable table, ProgressSink* progress);
+  RunResult run();
+
+ private:
+  void on_arrivals(int64_t now);
+  void on_wake(int32_t replica, int64_t now);
+  void on_step_end(int32_t replica, int64_t now);
+  void arrive(int64_t request, int64_t now);
+  // Every dep of `request` has finished: it arrives its think time after the last of them
+  // (as the client saw it), now or by a release event.
+  void release(int64_t request, int64_t now);
+  void route(int64_t request, int64_t now);
+  // Sends a request to a replica the router picks (nearest region first with a network);
+  // false when no replica can take it now.
+  bool dispatch(int64_t request, int64_t now);
+  int32_t choose_replica(int64_t request);
+  void deliver(int64_t request, int32_t replica, int64_t now);
+  // Sends held requests while replicas take them.
+  void dispatch_held(int64_t now);
+  void hold(int64_t request, bool front);
+  // Takes a request off its replica's books (finished, rejected or re-queued).
+  void detach(int64_t request, Replica& replica);
+  void on_spot_interrupt(int32_t replica, int64_t now);
+  // Disaggregated serving: a prefill replica produced the request's first token; its KV goes
+  // to a decode replica when one can take it.
+  void hand_off(int64_t request, int64_t now);
+  // Starts the KV transfers of prefilled requests while decode replicas take them.
+  void dispatch_waiting_decode(int64_t now);
+  void on_kv_transfer(int64_t now);
+  void schedule_kv_transfer_event();
+  // Books a request on `replica` (outstanding counts, tokens still to compute or produce).
+  void book(int64_t request, Replica& replica, int64_t charge);
+  void reject(int64_t request, int64_t now, std::string reason);
+  void finish(int64_t request, int64_t now);
+  void start_step(Replica& replica, int64_t now);
+  void request_wake(Replica& replica, int64_t at);
+  void schedule_event(int64_t time_ns, EventKind kind, int32_t replica, int64_t request);
+  // Hands the sink what happened since the previous report; `rows` are the intervals closed
+  // so far.
+  void report_progress(std::span<const TimelineRow> rows, bool last);
+
+  const Scenario& scenario_;
+  ProgressSink* progress_;
+  RunResult result_;
+  Cluster cluster_;
+  std::unique_ptr<Router> router_;
+  EventQueue queue_;
+  // The event being handled is still at the queue's top; the first event its handler schedules
+  // takes that slot (EventQueue::replace_top), which pops and pushes in one sift.
+  bool top_handled_ = false;
+  // Events past this time are checked against the run's limits (sim/scenario_limits.h).
+  int64_t time_limit_ns_ = 0;
+  TimelineRecorder timeline_;
+  FleetController fleet_;
+  RouterQueue held_;
+  std::vector<int32_t> rank_;           // [num_requests] router-queue class rank
+  std::vector<int64_t> charge_;         // [num_requests] tokens charged to its replica
+  std::vector<int32_t> in_flight_pos_;  // [num_requests] index in replica.in_flight
+  std::vector<char> at_replica_;  // [num_requests] in its replica's scheduler (not on the network)
+  std::vector<int32_t> client_region_;  // [num_requests] region index, -1 without network
+  std::vector<char> in_metrics_;        // [num_requests] not warm-up (sim/warmup.h): ITL kept
+  std::vector<std::vector<int32_t>> nearest_sites_;  // [num regions] hosting regions, nearest first
+  size_t next_arrival_ = 0;  // first request whose arrival is not yet queued or handled
+  int64_t num_done_ = 0;     // requests finished or rejected
+  // For the progress sink (kept only with one): requests ended since the last report, and
+  // how many timeline rows the reports have handed over.
+  std::vector<int64_t> newly_done_;  // [requests ended since the last report]
+  size_t num_rows_reported_ = 0;
+
+  RequestDeps deps_;                          // who waits on whom (sim/request_deps.h)
+  std::optional<KvHandoff> handoff_;          // with disaggregated pools only
+  std::vector<char> decoding_;                // [num_requests] on a decode replica (or on the way)
+  std::vector<int32_t> prefill_preemptions_;  // [num_requests] preemptions before its hand-off
+  int64_t kv_transfer_event_ns_ = fleet::KvTransfers::kNever;  // earliest one queued
+  std::unique_ptr<RouterAdmission> admission_;  // router.admission (sim/router_admission.h)
+};
+
+}  // namespace tidal::sim::detail
