@@ -8,25 +8,12 @@
 #include "base/input_error.h"
 #include "engine/sched/config_json.h"
 #include "engine/sched/scheduler.h"
+#include "sched_driver.h"
 
 namespace tidal::sched {
 namespace {
 
-kv::BlockManagerConfig kv_pool(int64_t num_cpu_blocks = 0) {
-  kv::BlockManagerConfig c;
-  c.num_gpu_blocks = 1000;
-  c.num_cpu_blocks = num_cpu_blocks;
-  return c;
-}
-
-std::string validation_error(const SchedulerConfig& config, int64_t num_cpu_blocks = 0) {
-  try {
-    validate(config, kv_pool(num_cpu_blocks), "fleet.pools[0].scheduler");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::validation_error;
 
 TEST(SchedulerConfig, DefaultsAreValid) {
   EXPECT_EQ(validation_error(SchedulerConfig{}), "");
@@ -140,7 +127,7 @@ TEST(SchedulerConfig, JsonRoundTripAndStrictKeys) {
 }
 
 TEST(SchedulerConfig, SchedulerConstructorValidates) {
-  kv::BlockManager kv(kv_pool());
+  kv::BlockManager kv(testing::kv_pool(1000));
   SchedulerConfig c;
   c.policy = "nope";
   EXPECT_THROW(Scheduler(c, kv), InputError);

@@ -22,6 +22,7 @@ using testing::Driver;
 using testing::DriveResult;
 using testing::kv_pool;
 using testing::request;
+using testing::validation_error;
 
 Request of_tenant(Request r, const char* tenant, double arrival_s = 0.0) {
   r.tenant = tenant;
@@ -228,17 +229,6 @@ TEST(FairShareBound, RemovedWaitingRequestsLeaveTheQueue) {
     s.update({}, now + 1);
   }
   EXPECT_EQ(order, (std::vector<int64_t>{1, 3}));
-}
-
-std::string validation_error(const SchedulerConfig& config) {
-  kv::BlockManagerConfig kvc;
-  kvc.num_gpu_blocks = 1000;
-  try {
-    validate(config, kvc, "fleet.pools[0].scheduler");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(FairShareConfig, WeightsMustBePositiveAndFinite) {

@@ -26,6 +26,7 @@ using testing::DriveResult;
 using testing::kv_pool;
 using testing::make_workload;
 using testing::request;
+using testing::validation_error;
 
 Request with_priority(Request r, int32_t priority) {
   r.priority = priority;
@@ -267,17 +268,6 @@ TEST(FcfsQueue, PlansAreThoseRecordedBeforeQueuePolicies) {
     EXPECT_EQ(result.num_steps, k.num_steps) << k.policy;
     EXPECT_EQ(result.num_preempted, k.num_preempted) << k.policy;
   }
-}
-
-std::string validation_error(const SchedulerConfig& config) {
-  kv::BlockManagerConfig kvc;
-  kvc.num_gpu_blocks = 1000;
-  try {
-    validate(config, kvc, "fleet.pools[0].scheduler");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(QueuePolicyConfig, NamesAreCheckedAndStaticNeedsFcfs) {

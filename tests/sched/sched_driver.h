@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/input_error.h"
 #include "engine/kv/block_manager.h"
 #include "engine/sched/batch_policy.h"
 #include "engine/sched/scheduler.h"
@@ -53,6 +54,17 @@ inline kv::BlockManagerConfig kv_pool(int64_t num_gpu_blocks, int64_t num_cpu_bl
   c.num_gpu_blocks = num_gpu_blocks;
   c.num_cpu_blocks = num_cpu_blocks;
   return c;
+}
+
+// The message validate() gives for `config` on a pool of 1,000 GPU blocks (and
+// `num_cpu_blocks` CPU ones), or "" when it is valid.
+inline std::string validation_error(const SchedulerConfig& config, int64_t num_cpu_blocks = 0) {
+  try {
+    validate(config, kv_pool(1000, num_cpu_blocks), "fleet.pools[0].scheduler");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
 }
 
 // A request arriving at 0 with only its sizes set.
