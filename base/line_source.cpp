@@ -1,10 +1,10 @@
 #include "base/line_source.h"
 
-#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
 
+#include "base/byte_stream.h"
 #include "base/input_error.h"
 
 namespace tidal::base {
@@ -21,10 +21,7 @@ std::unique_ptr<LineSource> LineSource::open_file(const std::string& path) {
   }
   std::unique_ptr<LineSource> source(new LineSource());
   source->path_ = path;
-  source->file_ = std::fopen(path.c_str(), "rb");
-  if (source->file_ == nullptr) {
-    throw InputError(path + ": cannot open: " + std::strerror(errno));
-  }
+  source->stream_ = open_byte_stream(path);
   source->buffer_.resize(kChunkBytes);
   const auto size = std::filesystem::file_size(path, ec);
   source->total_bytes_ = ec ? 0 : static_cast<int64_t>(size);
@@ -40,8 +37,15 @@ std::unique_ptr<LineSource> LineSource::from_text(std::string text) {
   return source;
 }
 
-LineSource::~LineSource() {
-  if (file_ != nullptr) std::fclose(file_);
+LineSource::~LineSource() = default;
+
+int64_t LineSource::bytes_returned() const {
+  if (stream_ == nullptr || bytes_produced_ == 0) return bytes_returned_;
+  const int64_t file_bytes = stream_->file_bytes_read();
+  if (file_bytes == bytes_produced_) return bytes_returned_;  // not compressed
+  return static_cast<int64_t>(
+      static_cast<double>(file_bytes) *
+      (static_cast<double>(bytes_returned_) / static_cast<double>(bytes_produced_)));
 }
 
 bool LineSource::refill() {
@@ -53,13 +57,18 @@ bool LineSource::refill() {
     end_ = unread;
   }
   if (end_ == buffer_.size()) buffer_.resize(buffer_.size() * 2);  // one line fills the buffer
-  const size_t num_read = std::fread(buffer_.data() + end_, 1, buffer_.size() - end_, file_);
+  size_t num_read = 0;
+  try {
+    num_read = stream_->read(buffer_.data() + end_, buffer_.size() - end_);
+  } catch (const StreamError& error) {
+    throw InputError(path_ + ":" + std::to_string(line_number_ + 1) + ": " + error.what());
+  }
   if (num_read == 0) {
-    if (std::ferror(file_)) throw InputError(path_ + ": read error: " + std::strerror(errno));
     at_eof_ = true;
     return false;
   }
   end_ += num_read;
+  bytes_produced_ += static_cast<int64_t>(num_read);
   return true;
 }
 

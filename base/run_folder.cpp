@@ -100,6 +100,15 @@ void RunFolderWriter::write_file(const std::string& name,
   files_.emplace_back(name, write_output_file((fs::path(temporary_dir_) / name).string(), write));
 }
 
+std::unique_ptr<PendingFile> RunFolderWriter::open_file(const std::string& name) {
+  return std::make_unique<PendingFile>((fs::path(temporary_dir_) / name).string());
+}
+
+void RunFolderWriter::commit_file(const std::string& name, PendingFile& file) {
+  file.commit();
+  files_.emplace_back(name, file.digest());
+}
+
 std::string RunFolderWriter::finish(const nlohmann::ordered_json& summary) {
   nlohmann::ordered_json files = nlohmann::ordered_json::object();
   for (const auto& [name, digest] : files_) {

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -49,6 +50,12 @@ class RunFolderWriter {
 
   // Writes `name` into the temporary folder and records its digest.
   void write_file(const std::string& name, const std::function<void(std::ostream&)>& write);
+  // For a file written over time (requests.csv as a run goes): `name` opened in the temporary
+  // folder, to be handed to commit_file once complete. Destroyed uncommitted, it is removed.
+  // The writer must outlive it.
+  std::unique_ptr<PendingFile> open_file(const std::string& name);
+  // Commits `file` (from open_file) and records its digest under `name`.
+  void commit_file(const std::string& name, PendingFile& file);
 
   // Writes summary.json as {"kind", "run_id", "files", then `summary`'s members} and swaps the
   // folder into place. The run id is the hash of everything else in summary.json, so equal runs

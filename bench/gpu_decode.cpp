@@ -9,6 +9,14 @@
 //   decode_b1_int8           as decode_b1_bf16 with int8 weight-only linears; speedup over bf16
 //   decode_step              batch 1..256 x context 512..32768 (graphs); skipped when the KV of
 //                            the shape does not fit the arena
+//   decode_b1_bf16_fused     the fused layer (kernels/cuda/fused_dispatch.h: stacked q/k/v and
+//                            interleaved gate/up weights, RoPE in the KV write, SwiGLU in the
+//                            gate/up GEMV's epilogue, norms writing bf16); vs the same ideal
+//   decode_b1_bf16_fused_gemv  the same with the linears through the GEMV (from bf16 x)
+//   decode_b1_bf16_fused_gate_up_gemm  the same with gate/up as cuBLAS + the pairs kernel
+//   prefill_4096_bf16_fused  the 4,096-token prefill through the fused layer
+//   decode_b1_int8_fused     int8 weights, fused layer (fp32 activations); speedup over bf16
+//   sample_b1, sample_b256   temperature / top-k / top-p over 128,256 logits a row, ms a row
 // The model: Llama-3-8B shapes (hidden 4096, 32 layers, 32/8 heads, head_dim 128, MLP 14336,
 // vocab 128256), random weights, bf16 KV cache sized from free memory.
 //   gpu_decode [--no-table] [--iterations N]
@@ -74,18 +82,26 @@ class SyntheticLinear {
   }
   void run(CudaBackend& backend, const float* x, int64_t num_tokens, float* y) const {
     if (int8_) {
-      LinearView view;
-      view.format = WeightFormat::int8;
-      view.rows = rows_;
-      view.cols = cols_;
-      view.group_size = cols_;
-      view.data = codes_.data();
-      view.scales = scales_.data();
-      backend.linear(x, num_tokens, view, y);
+      backend.linear(x, num_tokens, int8_view(), y);
     } else {
-      backend.linear_half(x, num_tokens, HalfLinearView{HalfType::bf16, rows_, cols_, half_.data()},
-                          y);
+      backend.linear_half(x, num_tokens, half_view(), y);
     }
+  }
+  // bf16 weights only: x already bf16 (the fused layer's norms and SwiGLU write it).
+  void run_from_half(CudaBackend& backend, const uint16_t* x, int64_t num_tokens, float* y) const {
+    backend.linear_from_half(x, num_tokens, half_view(), y);
+  }
+  bool int8() const { return int8_; }
+  HalfLinearView half_view() const { return {HalfType::bf16, rows_, cols_, half_.data()}; }
+  LinearView int8_view() const {
+    LinearView view;
+    view.format = WeightFormat::int8;
+    view.rows = rows_;
+    view.cols = cols_;
+    view.group_size = cols_;
+    view.data = codes_.data();
+    view.scales = scales_.data();
+    return view;
   }
   size_t bytes() const { return int8_ ? codes_.bytes() + scales_.bytes() : half_.bytes(); }
 
@@ -98,8 +114,10 @@ class SyntheticLinear {
   DeviceBuffer<float> scales_;   // [rows]
 };
 
+// Separate q, k, v, gate, up; or (fused) one stacked qkv and one interleaved gate_up.
 struct SyntheticLayer {
   std::unique_ptr<SyntheticLinear> q, k, v, o, gate, up, down;
+  std::unique_ptr<SyntheticLinear> qkv, gate_up;
   DeviceBuffer<float> input_norm;      // [hidden]
   DeviceBuffer<float> post_attn_norm;  // [hidden]
 };
@@ -122,6 +140,9 @@ struct StepBuffers {
         attn(max_tokens * kHeads * kHeadDim),
         gate(max_tokens * kIntermediate),
         up(max_tokens * kIntermediate),
+        qkv(max_tokens * (kHeads + 2 * kKvHeads) * kHeadDim),
+        normed_half(max_tokens * kHidden),
+        act_half(max_tokens * kIntermediate),
         last(max_seqs * kHidden),
         logits(max_seqs * kVocab),
         next_tokens(max_seqs) {}
@@ -140,6 +161,9 @@ struct StepBuffers {
   DeviceBuffer<float> attn;               // [num_tokens, heads, head_dim]
   DeviceBuffer<float> gate;               // [num_tokens, intermediate]
   DeviceBuffer<float> up;                 // [num_tokens, intermediate]
+  DeviceBuffer<float> qkv;                // [num_tokens, heads + 2 * kv_heads, head_dim]
+  DeviceBuffer<uint16_t> normed_half;     // [num_tokens, hidden] bf16
+  DeviceBuffer<uint16_t> act_half;        // [num_tokens, intermediate] bf16
   DeviceBuffer<float> last;               // [num_seqs, hidden]
   DeviceBuffer<float> logits;             // [num_seqs, vocab]
   DeviceBuffer<int32_t> next_tokens;      // [num_seqs]
@@ -148,22 +172,29 @@ struct StepBuffers {
 
 class SyntheticModel {
  public:
-  SyntheticModel(CudaBackend& backend, bool int8) : backend_(backend) {
+  // fused: the layer of kernels/cuda/fused_dispatch.h (random weights drawn directly in the
+  // stacked / interleaved layouts: the same bytes as the separate weights).
+  SyntheticModel(CudaBackend& backend, bool int8, bool fused = false)
+      : backend_(backend), fused_(fused) {
     const std::vector<float> ones(kHidden, 1.0f);
     uint64_t seed = int8 ? 1000 : 1;
     for (int64_t l = 0; l < kLayers; ++l) {
       SyntheticLayer layer;
-      layer.q =
-          std::make_unique<SyntheticLinear>(backend, kHeads * kHeadDim, kHidden, int8, seed++);
-      layer.k =
-          std::make_unique<SyntheticLinear>(backend, kKvHeads * kHeadDim, kHidden, int8, seed++);
-      layer.v =
-          std::make_unique<SyntheticLinear>(backend, kKvHeads * kHeadDim, kHidden, int8, seed++);
-      layer.o =
-          std::make_unique<SyntheticLinear>(backend, kHidden, kHeads * kHeadDim, int8, seed++);
-      layer.gate = std::make_unique<SyntheticLinear>(backend, kIntermediate, kHidden, int8, seed++);
-      layer.up = std::make_unique<SyntheticLinear>(backend, kIntermediate, kHidden, int8, seed++);
-      layer.down = std::make_unique<SyntheticLinear>(backend, kHidden, kIntermediate, int8, seed++);
+      const auto linear = [&](int64_t rows, int64_t cols) {
+        return std::make_unique<SyntheticLinear>(backend, rows, cols, int8, seed++);
+      };
+      if (fused) {
+        layer.qkv = linear((kHeads + 2 * kKvHeads) * kHeadDim, kHidden);
+        layer.gate_up = linear(2 * kIntermediate, kHidden);
+      } else {
+        layer.q = linear(kHeads * kHeadDim, kHidden);
+        layer.k = linear(kKvHeads * kHeadDim, kHidden);
+        layer.v = linear(kKvHeads * kHeadDim, kHidden);
+        layer.gate = linear(kIntermediate, kHidden);
+        layer.up = linear(kIntermediate, kHidden);
+      }
+      layer.o = linear(kHidden, kHeads * kHeadDim);
+      layer.down = linear(kHidden, kIntermediate);
       layer.input_norm = DeviceBuffer<float>(ones);
       layer.post_attn_norm = DeviceBuffer<float>(ones);
       layers_.push_back(std::move(layer));
@@ -184,8 +215,10 @@ class SyntheticModel {
   size_t layer_linear_bytes() const {
     size_t total = 0;
     for (const auto& l : layers_) {
-      total += l.q->bytes() + l.k->bytes() + l.v->bytes() + l.o->bytes() + l.gate->bytes() +
-               l.up->bytes() + l.down->bytes();
+      for (const auto* w : {l.q.get(), l.k.get(), l.v.get(), l.o.get(), l.gate.get(), l.up.get(),
+                            l.down.get(), l.qkv.get(), l.gate_up.get()}) {
+        if (w != nullptr) total += w->bytes();
+      }
     }
     return total;
   }
@@ -199,6 +232,10 @@ class SyntheticModel {
   // One forward step over buffers' batch; next_tokens gets the argmax of each sequence.
   void step(StepBuffers& b, int64_t num_tokens, int64_t num_seqs, const KvCacheView& kv,
             Parts parts = Parts::all) {
+    if (fused_) {
+      step_fused(b, num_tokens, num_seqs, kv);
+      return;
+    }
     const bool linears = parts != Parts::others;
     const bool others = parts != Parts::linears;
     CudaBackend& be = backend_;
@@ -241,7 +278,60 @@ class SyntheticModel {
   }
 
  private:
+  // The fused layer: bf16 weights keep bf16 activations into every linear but o; int8 weights
+  // keep fp32 activations (the int8 GEMV reads fp32) and fuse RoPE + KV write and gate/up.
+  void step_fused(StepBuffers& b, int64_t num_tokens, int64_t num_seqs, const KvCacheView& kv) {
+    CudaBackend& be = backend_;
+    const QkvLayout layout{kHeads, kKvHeads, kHeadDim};
+    const float scale = 1.0f / std::sqrt(static_cast<float>(kHeadDim));
+    be.embedding(embed_.data(), kHidden, b.token_ids.data(), num_tokens, b.residual.data());
+    for (int64_t l = 0; l < kLayers; ++l) {
+      const SyntheticLayer& layer = layers_[l];
+      const bool half = !layer.qkv->int8();
+      if (half && l == 0) {
+        be.rms_norm_half(b.residual.data(), layer.input_norm.data(), num_tokens, kHidden, kEps,
+                         HalfType::bf16, b.normed_half.data());
+      } else if (half) {
+        be.add_rms_norm_half(b.residual.data(), b.sublayer.data(), layer.input_norm.data(),
+                             num_tokens, kHidden, kEps, HalfType::bf16, b.normed_half.data());
+      } else if (l == 0) {
+        be.rms_norm(b.residual.data(), layer.input_norm.data(), num_tokens, kHidden, kEps,
+                    b.normed.data());
+      } else {
+        be.add_rms_norm(b.residual.data(), b.sublayer.data(), layer.input_norm.data(), num_tokens,
+                        kHidden, kEps, b.normed.data());
+      }
+      if (half) {
+        layer.qkv->run_from_half(be, b.normed_half.data(), num_tokens, b.qkv.data());
+      } else {
+        layer.qkv->run(be, b.normed.data(), num_tokens, b.qkv.data());
+      }
+      be.rope_write_kv(b.qkv.data(), num_tokens, layout, b.positions.data(), inv_freq_.data(), kv,
+                       l, b.slot_mapping.data(), b.q.data());
+      be.paged_attention(b.q.data(), kv, l, b.batch, scale, b.attn.data());
+      layer.o->run(be, b.attn.data(), num_tokens, b.sublayer.data());
+      if (half) {
+        be.add_rms_norm_half(b.residual.data(), b.sublayer.data(), layer.post_attn_norm.data(),
+                             num_tokens, kHidden, kEps, HalfType::bf16, b.normed_half.data());
+        be.gate_up_swiglu_half(b.normed_half.data(), num_tokens, layer.gate_up->half_view(),
+                               b.act_half.data());
+        layer.down->run_from_half(be, b.act_half.data(), num_tokens, b.sublayer.data());
+      } else {
+        be.add_rms_norm(b.residual.data(), b.sublayer.data(), layer.post_attn_norm.data(),
+                        num_tokens, kHidden, kEps, b.normed.data());
+        be.gate_up_swiglu(b.normed.data(), num_tokens, layer.gate_up->int8_view(), b.gate.data());
+        layer.down->run(be, b.gate.data(), num_tokens, b.sublayer.data());
+      }
+    }
+    be.add_rms_norm(b.residual.data(), b.sublayer.data(), final_norm_.data(), num_tokens, kHidden,
+                    kEps, b.normed.data());
+    be.gather_rows(b.normed.data(), b.last_rows.data(), num_seqs, kHidden, b.last.data());
+    lm_head_->run(be, b.last.data(), num_seqs, b.logits.data());
+    be.argmax(b.logits.data(), num_seqs, kVocab, b.next_tokens.data());
+  }
+
   CudaBackend& backend_;
+  bool fused_;
   std::vector<SyntheticLayer> layers_;
   std::unique_ptr<SyntheticLinear> lm_head_;
   DeviceBuffer<float> final_norm_;  // [hidden]
@@ -324,6 +414,42 @@ double cublas_bf16_tflops(CudaBackend& backend) {
   });
   cublasDestroy(handle);
   return 2.0 * static_cast<double>(m * n * k) / ms / 1e9;
+}
+
+// Device sampling over a Llama-3 vocabulary at batch 1 and 256 (targets: < 0.1 ms a row at
+// batch 1, < 2 ms for the batch of 256), for each cut the sampler has.
+void sampling_figures(CudaBackend& backend, int iterations) {
+  const int64_t max_rows = 256;
+  std::vector<float> logits(max_rows * kVocab);  // [max_rows, vocab]
+  std::mt19937_64 rng(13);
+  for (float& x : logits) {
+    x = static_cast<float>((static_cast<double>(rng() >> 11) * 0x1.0p-53 - 0.5) * 16.0);
+  }
+  std::vector<double> uniforms(max_rows);  // [max_rows]
+  for (double& u : uniforms) u = static_cast<double>(rng() >> 11) * 0x1.0p-53;
+  DeviceBuffer<float> d_logits(logits);
+  DeviceBuffer<double> d_uniforms(uniforms);
+  DeviceBuffer<int32_t> d_tokens(max_rows);
+  struct Case {
+    const char* cut;
+    SamplingParams params;
+  };
+  for (const Case& c :
+       {Case{"top_p", {0.8f, 0, 0.9f}}, Case{"top_k", {0.7f, 50, 1.0f}},
+        Case{"top_k_top_p", {0.8f, 40, 0.5f}}, Case{"temperature", {1.0f, 0, 1.0f}}}) {
+    for (const int64_t rows : {int64_t{1}, max_rows}) {
+      const double ms = time_ms(backend, iterations, [&] {
+        backend.sample(d_logits.data(), rows, kVocab, c.params, d_uniforms.data(), d_tokens.data());
+      });
+      const double target_ms = rows == 1 ? 0.1 : 2.0;
+      std::printf(
+          "{\"figure\": \"sample_b%lld\", \"cut\": \"%s\", \"vocab\": %lld, \"ms\": %.4f, "
+          "\"ms_per_row\": %.4f, \"target_ms\": %.1f, \"meets_target\": %s}\n",
+          static_cast<long long>(rows), c.cut, static_cast<long long>(kVocab), ms,
+          ms / static_cast<double>(rows), target_ms, ms <= target_ms ? "true" : "false");
+      std::fflush(stdout);
+    }
+  }
 }
 
 }  // namespace
@@ -447,6 +573,54 @@ int main(int argc, char** argv) {
       }
     }
   }
+  // The fused layer (bf16): decode, its GEMV and gate/up variants, and the 4,096-token prefill.
+  double fused_b1_ms = 0.0;
+  {
+    SyntheticModel model(backend, false, true);
+    StepBuffers buffers(prefill_tokens, 1, prefill_tokens / kBlockSize);
+    KvCacheSpec small = kv_shape;
+    small.num_blocks = prefill_tokens / kBlockSize + 64;
+    CudaKvArena arena(small);
+    const KvCacheView kv = arena.view();
+    const double ideal_ms = static_cast<double>(model.linear_bytes()) / bandwidth / 1e6;
+    set_batch(buffers, 1, 512, 1);
+    fused_b1_ms = graph_decode_ms(backend, model, buffers, kv, 1, iterations);
+    std::printf(
+        "{\"figure\": \"decode_b1_bf16_fused\", \"context\": 512, \"ms\": %.3f, "
+        "\"unfused_ms\": %.3f, \"ideal_ms\": %.3f, \"ratio_to_ideal\": %.3f, "
+        "\"target_ratio\": 1.25, \"meets_target\": %s}\n",
+        fused_b1_ms, bf16_b1_ms, ideal_ms, fused_b1_ms / ideal_ms,
+        fused_b1_ms / ideal_ms <= 1.25 ? "true" : "false");
+    backend.set_half_variant(1);
+    const double gemv_ms = graph_decode_ms(backend, model, buffers, kv, 1, iterations);
+    backend.set_half_variant(0);
+    std::printf(
+        "{\"figure\": \"decode_b1_bf16_fused_gemv\", \"ms\": %.3f, \"ratio_to_ideal\": %.3f}\n",
+        gemv_ms, gemv_ms / ideal_ms);
+    backend.set_gate_up_variant(2);
+    const double gate_up_gemm_ms = graph_decode_ms(backend, model, buffers, kv, 1, iterations);
+    backend.set_gate_up_variant(0);
+    std::printf(
+        "{\"figure\": \"decode_b1_bf16_fused_gate_up_gemm\", \"ms\": %.3f, "
+        "\"ratio_to_ideal\": %.3f}\n",
+        gate_up_gemm_ms, gate_up_gemm_ms / ideal_ms);
+    std::fflush(stdout);
+
+    set_batch(buffers, 1, prefill_tokens, prefill_tokens);
+    const double prefill_ms =
+        time_ms(backend, 3, [&] { model.step(buffers, prefill_tokens, 1, kv); });
+    const double linear_flops = static_cast<double>(model.layer_linear_bytes()) * prefill_tokens +
+                                static_cast<double>(model.lm_head_bytes());
+    const double attention_flops = 4.0 * kLayers * kHeads * kHeadDim *
+                                   static_cast<double>(prefill_tokens) * prefill_tokens / 2.0;
+    const double prefill_tflops = (linear_flops + attention_flops) / prefill_ms / 1e9;
+    std::printf(
+        "{\"figure\": \"prefill_4096_bf16_fused\", \"ms\": %.2f, \"tflop_per_s\": %.1f, "
+        "\"share_of_cublas\": %.3f, \"target_share\": 0.6, \"meets_target\": %s}\n",
+        prefill_ms, prefill_tflops, prefill_tflops / gemm_tflops,
+        prefill_tflops / gemm_tflops >= 0.6 ? "true" : "false");
+    std::fflush(stdout);
+  }
   {
     SyntheticModel model(backend, true);
     StepBuffers buffers(16, 16, 512 / kBlockSize);
@@ -462,6 +636,25 @@ int main(int argc, char** argv) {
         "\"meets_target\": %s}\n",
         int8_ms, int8_ms / ideal_ms, bf16_b1_ms / int8_ms,
         bf16_b1_ms / int8_ms >= 1.6 ? "true" : "false");
+    std::fflush(stdout);
   }
+  {
+    SyntheticModel model(backend, true, true);
+    StepBuffers buffers(16, 16, 512 / kBlockSize);
+    KvCacheSpec small = kv_shape;
+    small.num_blocks = 64;
+    CudaKvArena arena(small);
+    set_batch(buffers, 1, 512, 1);
+    const double int8_ms = graph_decode_ms(backend, model, buffers, arena.view(), 1, iterations);
+    const double ideal_ms = static_cast<double>(model.linear_bytes()) / bandwidth / 1e6;
+    std::printf(
+        "{\"figure\": \"decode_b1_int8_fused\", \"context\": 512, \"ms\": %.3f, "
+        "\"ratio_to_ideal\": %.3f, \"speedup_over_bf16_fused\": %.3f, "
+        "\"speedup_over_bf16\": %.3f, \"target_speedup\": 1.6, \"meets_target\": %s}\n",
+        int8_ms, int8_ms / ideal_ms, fused_b1_ms / int8_ms, bf16_b1_ms / int8_ms,
+        fused_b1_ms / int8_ms >= 1.6 ? "true" : "false");
+    std::fflush(stdout);
+  }
+  sampling_figures(backend, iterations);
   return 0;
 }

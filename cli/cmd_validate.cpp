@@ -24,6 +24,7 @@ struct ValidateCliArgs {
   int num_rounds = 1;  // --rounds
   std::string backend = "cpu";
   std::string quant = "none";
+  std::string weight_dtype = "f32";
   std::string kv_dtype = "bf16";
   std::string spec = "none";
   double kv_memory_mib = 256.0;
@@ -49,7 +50,8 @@ void add_validate_command(CLI::App& app) {
                   "with --matrix: run the whole matrix N times and summarize (default 1)");
   cmd->add_option("--trace", run.trace, "trace file (format detected from its first line)");
   cmd->add_option("--model", run.model, "checkpoint folder, config.json or preset");
-  cmd->add_option("--backend", args->backend, "engine backend: cpu");
+  cmd->add_option("--backend", args->backend,
+                  "engine and profiler backend: cpu, cuda (for --matrix: the matrix's keys)");
   cmd->add_option("--out", o.out_dir, "validation folder to write")
       ->required()
       ->check(kNonEmptyFolder);
@@ -74,6 +76,8 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--tp", config.tp, "tensor-parallel ranks (default 1)");
   cmd->add_option("--threads", config.num_threads, "kernel threads per rank (default 1)");
   cmd->add_option("--quant", args->quant, "weight quantization: none, int8, int8:gN, fp8");
+  cmd->add_option("--weight-dtype", args->weight_dtype,
+                  "unquantized linear weights: f32, bf16, fp16 (default f32)");
   cmd->add_option("--kv-dtype", args->kv_dtype, "KV cache dtype: f32, bf16, int8 (default bf16)");
   cmd->add_option("--block-size", config.block_size, "tokens per KV block (default 16)");
   cmd->add_option("--kv-blocks", config.num_gpu_blocks, "KV arena blocks");
@@ -88,12 +92,15 @@ void add_validate_command(CLI::App& app) {
                   "multiply prompt and output lengths (default 1)");
   cmd->add_option("--max-requests", run.replay.max_requests, "replay only the first N requests");
   cmd->callback([cmd, args] {
-    if (args->backend != "cpu") {
-      throw InputError("--backend: '" + args->backend +
-                       "': validation runs the CPU engine backend only (cpu)");
-    }
+    const engine::BackendKind backend = engine::parse_backend_kind(args->backend, "--backend");
     if (args->matrix.empty() && cmd->count("--rounds") > 0) {
       throw InputError("--rounds: only with --matrix");
+    }
+    if (!args->matrix.empty() &&
+        (cmd->count("--backend") > 0 || cmd->count("--weight-dtype") > 0)) {
+      throw InputError(
+          "--backend / --weight-dtype: with --matrix, set \"backend\" / \"weight_dtype\" in the "
+          "matrix file (its defaults or a case)");
     }
     if (!args->matrix.empty()) {
       const validate::MatrixResult result = validate::run_matrix_rounds(
@@ -105,7 +112,9 @@ void add_validate_command(CLI::App& app) {
     validate::ValidateOptions& v = args->options;
     if (v.run.trace.empty()) throw InputError("--trace: required (or give --matrix)");
     if (v.run.model.empty()) throw InputError("--model: required (or give --matrix)");
-    v.run.config.quant = models::parse_quant_spec(args->quant, "--quant");
+    v.run.config.backend = backend;
+    v.run.config.quant = models::apply_weight_dtype(
+        models::parse_quant_spec(args->quant, "--quant"), args->weight_dtype, "--weight-dtype");
     v.run.config.kv_dtype = engine::parse_kv_dtype(args->kv_dtype, "--kv-dtype");
     v.run.config.spec = engine::parse_spec_config(args->spec, "--spec");
     v.run.config.kv_cache_bytes = static_cast<int64_t>(args->kv_memory_mib * 1024.0 * 1024.0);

@@ -40,7 +40,7 @@ KernelDbCosts::KernelDbCosts(std::shared_ptr<const KernelDbTables> tables, const
   resolve_attention(scaling_);
   if (deployment.tp > 1) allreduce_.emplace(*tables_, deployment.tp, scaling_);
   if (deployment.attention_dp > 1 && model.is_moe()) {
-    alltoall_.emplace(*tables_, deployment.num_gpus(), scaling_);
+    alltoall_.emplace(*tables_, deployment.stage_gpus(), scaling_);
   }
   build_coverage();
 }
@@ -198,8 +198,8 @@ double KernelDbCosts::shared_token_seconds(OpClass op, int64_t num_tokens) const
       if (!alltoall_ || !alltoall_->found()) return roofline_.shared_token_seconds(op, num_tokens);
       // Each GPU's send buffer: its num_tokens / num_gpus tokens to every GPU they go to.
       const double elements = roofline_.alltoall_bytes_per_gpu(t) / kAllToAllBytes *
-                              static_cast<double>(deployment_.num_gpus()) /
-                              static_cast<double>(deployment_.num_gpus() - 1);
+                              static_cast<double>(deployment_.stage_gpus()) /
+                              static_cast<double>(deployment_.stage_gpus() - 1);
       return moe_layers * 2.0 * alltoall_->seconds(elements);
     }
     default:

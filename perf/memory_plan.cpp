@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "base/input_error.h"
+#include "perf/pipeline_stages.h"
 #include "perf/weight_formats.h"
 
 namespace tidal::perf {
@@ -45,10 +46,36 @@ double growing_layers(const ModelSpec& m) {
   return static_cast<double>(m.num_full_layers() > 0 ? m.num_full_layers() : m.num_layers);
 }
 
-// "tp=4", or with expert or attention data parallelism "tp=1, attention_dp=8, ep=8".
+// "tp=4", with pipeline stages "tp=4, pp=2", with expert or attention data parallelism
+// "tp=1, attention_dp=8, ep=8".
 std::string layout_text(const Deployment& d) {
-  if (d.ep == 1 && d.attention_dp == 1) return fmt::format("tp={}", d.tp);
-  return fmt::format("tp={}, attention_dp={}, ep={}", d.tp, d.attention_dp, d.ep);
+  const std::string stages = d.pp > 1 ? fmt::format(", pp={}", d.pp) : "";
+  if (d.ep == 1 && d.attention_dp == 1) return fmt::format("tp={}{}", d.tp, stages);
+  return fmt::format("tp={}, attention_dp={}, ep={}{}", d.tp, d.attention_dp, d.ep, stages);
+}
+
+// pp: at most one stage per layer; not with attention data parallelism (each stage would split
+// its micro-batches over ranks again: not modelled). The link must carry something.
+void check_pipeline_layout(const ModelSpec& model, const Deployment& d,
+                           const std::string& json_path) {
+  if (d.pp < 1) throw InputError(fmt::format("{}.pp: must be >= 1 (got {})", json_path, d.pp));
+  if (d.pp == 1) return;
+  if (d.pp > model.num_layers) {
+    throw InputError(
+        fmt::format("{}.pp: {} stages for the {} layers of {}: at most one stage per layer",
+                    json_path, d.pp, model.num_layers, model.name));
+  }
+  if (d.attention_dp > 1) {
+    throw InputError(fmt::format(
+        "{}.pp: {} stages with attention_dp {}: pipeline stages of attention data-parallel ranks "
+        "are not modelled (use one or the other)",
+        json_path, d.pp, d.attention_dp));
+  }
+  if (!(d.pp_link_gb_per_s > 0.0) || !(d.pp_link_latency_s >= 0.0)) {
+    throw InputError(fmt::format(
+        "{}.pp_link: needs gb_per_s_per_gpu > 0 and latency_ms >= 0 (got {} GB/s, {} s)", json_path,
+        d.pp_link_gb_per_s, d.pp_link_latency_s));
+  }
 }
 
 // ep and attention_dp: an MoE model's layout only; ep splits the experts and the replica's GPUs.
@@ -76,10 +103,10 @@ void check_parallel_layout(const ModelSpec& model, const Deployment& d,
     throw InputError(fmt::format("{}.ep: {} does not divide num_experts {} of {}", json_path, d.ep,
                                  model.num_experts, model.name));
   }
-  if (d.num_gpus() % d.ep != 0) {
+  if (d.stage_gpus() % d.ep != 0) {
     throw InputError(
         fmt::format("{}.ep: {} does not divide the replica's {} GPUs (tp {} x attention_dp {})",
-                    json_path, d.ep, d.num_gpus(), d.tp, d.attention_dp));
+                    json_path, d.ep, d.stage_gpus(), d.tp, d.attention_dp));
   }
 }
 
@@ -99,6 +126,7 @@ void check_deployment(const ModelSpec& model, const Deployment& deployment,
                     json_path, tp, model.num_kv_heads, model.name));
   }
   check_parallel_layout(model, deployment, json_path);
+  check_pipeline_layout(model, deployment, json_path);
   if (!(deployment.gpu_memory_utilization > 0.0 && deployment.gpu_memory_utilization <= 1.0)) {
     throw InputError(fmt::format("{}.gpu_memory_utilization: must be in (0, 1] (got {})", json_path,
                                  deployment.gpu_memory_utilization));
@@ -144,7 +172,7 @@ double weight_bytes_per_gpu(const ModelSpec& m, const Deployment& d) {
     const double moe_layers = static_cast<double>(m.num_moe_layers());
     // E / ep experts on each GPU, each split moe_tp ways: E / (ep * moe_tp) = E / num_gpus.
     bytes += moe_layers * static_cast<double>(m.num_experts) * m.expert_params() /
-             static_cast<double>(d.num_gpus()) * formats.experts.bytes_per_weight;
+             static_cast<double>(d.stage_gpus()) * formats.experts.bytes_per_weight;
     bytes += moe_layers * static_cast<double>(m.num_shared_experts) * m.shared_expert_params() /
              tp * formats.shared_experts.bytes_per_weight;
     bytes += moe_layers * m.router_params() * kUnquantizedWeight.bytes_per_weight;
@@ -191,14 +219,19 @@ int64_t kv_heads_per_gpu(const ModelSpec& model, int32_t tp) {
   return std::max<int64_t>(1, model.num_kv_heads / std::max<int32_t>(1, tp));
 }
 
-MemoryPlan plan_memory(const ModelSpec& model, const GpuSpec& gpu, const Deployment& deployment,
-                       const std::string& json_path) {
-  check_deployment(model, deployment, json_path);
+namespace {
+
+// One stage's (or, without pipeline parallelism, the replica's) plan: `layers` is the model the
+// stage's GPUs hold the layers of, `embedding_bytes_per_gpu` its share of the embedding and LM
+// head.
+MemoryPlan plan_stage_memory(const ModelSpec& model, const ModelSpec& layers,
+                             double embedding_bytes_per_gpu, const GpuSpec& gpu,
+                             const Deployment& deployment, const std::string& json_path) {
   MemoryPlan plan;
-  plan.weight_bytes_per_gpu = weight_bytes_per_gpu(model, deployment);
-  plan.kv_bytes_per_token_per_gpu = kv_bytes_per_token_per_gpu(model, deployment);
-  plan.sliding_kv_reserve_bytes = sliding_kv_reserve_bytes(model, deployment);
-  plan.activation_reserve_bytes = kRuntimeReserveBytes + activation_bytes(model, deployment);
+  plan.weight_bytes_per_gpu = weight_bytes_per_gpu(layers, deployment) + embedding_bytes_per_gpu;
+  plan.kv_bytes_per_token_per_gpu = kv_bytes_per_token_per_gpu(layers, deployment);
+  plan.sliding_kv_reserve_bytes = sliding_kv_reserve_bytes(layers, deployment);
+  plan.activation_reserve_bytes = kRuntimeReserveBytes + activation_bytes(layers, deployment);
   const double usable = gpu.memory_bytes * deployment.gpu_memory_utilization;
   switch (deployment.memory_fraction) {
     case MemoryFraction::device:
@@ -229,7 +262,40 @@ MemoryPlan plan_memory(const ModelSpec& model, const GpuSpec& gpu, const Deploym
   }
   plan.num_kv_blocks_per_rank = static_cast<int64_t>(num_blocks);
   plan.num_kv_blocks = plan.num_kv_blocks_per_rank * deployment.attention_dp;
+  plan.kv_bytes_per_token_all_stages = plan.kv_bytes_per_token_per_gpu;
+  plan.sliding_kv_reserve_bytes_all_stages = plan.sliding_kv_reserve_bytes;
   return plan;
+}
+
+}  // namespace
+
+MemoryPlan plan_memory(const ModelSpec& model, const GpuSpec& gpu, const Deployment& deployment,
+                       const std::string& json_path) {
+  check_deployment(model, deployment, json_path);
+  if (deployment.pp == 1) return plan_stage_memory(model, model, 0.0, gpu, deployment, json_path);
+  // Each stage holds its layers; the first the input embedding, the last the LM head (a copy of
+  // the embedding when tied), vocab-parallel over the stage's tp GPUs.
+  const double embedding_bytes = static_cast<double>(model.vocab) *
+                                 static_cast<double>(model.hidden) / deployment.tp *
+                                 kUnquantizedWeight.bytes_per_weight;
+  MemoryPlan binding;
+  double kv_bytes_all_stages = 0.0;
+  double sliding_reserve_all_stages = 0.0;
+  const std::vector<PipelineStage> stages = split_layers(model.num_layers, deployment.pp);
+  for (size_t s = 0; s < stages.size(); ++s) {
+    const PipelineStage& stage = stages[s];
+    const double stage_embedding =
+        (stage.has_embedding ? embedding_bytes : 0.0) + (stage.has_lm_head ? embedding_bytes : 0.0);
+    const MemoryPlan plan =
+        plan_stage_memory(model, stage_layers_model(model, stage), stage_embedding, gpu, deployment,
+                          fmt::format("{} (pipeline stage {})", json_path, s));
+    kv_bytes_all_stages += plan.kv_bytes_per_token_per_gpu;
+    sliding_reserve_all_stages += plan.sliding_kv_reserve_bytes;
+    if (s == 0 || plan.num_kv_blocks < binding.num_kv_blocks) binding = plan;
+  }
+  binding.kv_bytes_per_token_all_stages = kv_bytes_all_stages;
+  binding.sliding_kv_reserve_bytes_all_stages = sliding_reserve_all_stages;
+  return binding;
 }
 
 }  // namespace tidal::perf

@@ -33,6 +33,11 @@ struct Deployment {
   int32_t tp = 1;            // tensor-parallel degree of attention and dense layers, per rank
   int32_t attention_dp = 1;  // attention data-parallel ranks
   int32_t ep = 1;            // expert-parallel degree: groups the routed experts are split over
+  int32_t pp = 1;            // pipeline stages, each tp x attention_dp GPUs (pipeline_stages.h)
+  // The link between consecutive stages (activations of each micro-batch cross it): per-GPU
+  // bandwidth and one-way latency (sim/scenario_pool_keys.cpp resolves the pool's pp_link).
+  double pp_link_gb_per_s = 450.0;
+  double pp_link_latency_s = 0.0;
   DType weight_dtype = DType::bf16;
   DType kv_dtype = DType::bf16;
   double gpu_memory_utilization = 0.9;  // share of device memory the engine may use
@@ -41,10 +46,13 @@ struct Deployment {
   int64_t max_num_batched_tokens = 8192;  // peak tokens in one forward pass (activation reserve)
   int64_t max_num_seqs = 256;             // sequences at once (sliding-window KV reserve)
 
-  // GPUs of one replica.
-  int32_t num_gpus() const { return tp * attention_dp; }
-  // Tensor-parallel degree of each routed expert: the replica's GPUs over the ep groups.
-  int32_t moe_tp() const { return num_gpus() / ep; }
+  // GPUs of one replica: its pipeline stages' GPUs.
+  int32_t num_gpus() const { return stage_gpus() * pp; }
+  // GPUs of one pipeline stage (the whole replica without pipeline parallelism): the GPUs a
+  // stage's layers are split over, experts included.
+  int32_t stage_gpus() const { return tp * attention_dp; }
+  // Tensor-parallel degree of each routed expert: a stage's GPUs over the ep groups.
+  int32_t moe_tp() const { return stage_gpus() / ep; }
 };
 
 // Per GPU of the replica (num_kv_blocks: the whole replica). The engine reports the same figures.
@@ -56,6 +64,10 @@ struct Deployment {
 //   num_kv_blocks_per_rank = floor((kv_bytes - sliding_kv_reserve_bytes) /
 //                                  (block_size * kv_bytes_per_token_per_gpu))
 //   num_kv_blocks = num_kv_blocks_per_rank * attention_dp     (each rank keeps its own KV)
+// With pipeline parallelism (pp > 1) each stage's GPUs hold that stage's layers
+// (pipeline_stages.h), the first stage also the input embedding and the last the LM head; every
+// stage plans its memory as above and the replica's blocks are the fewest any stage can hold (as
+// vLLM takes the minimum over its workers). The per-GPU fields then describe that stage.
 // A sliding-window layer keeps at most `sliding_window` tokens of each sequence, so its KV does
 // not grow with the sequence: it is reserved per sequence slot (max_num_seqs sequences, each its
 // window rounded up to whole blocks plus the block being filled), and the blocks the scheduler
@@ -70,6 +82,11 @@ struct MemoryPlan {
   double kv_cache_bytes_per_gpu = 0;      // the budget the KV blocks and the reserve are cut from
   int64_t num_kv_blocks_per_rank = 0;     // blocks one attention rank holds (its GPUs' shards)
   int64_t num_kv_blocks = 0;              // the replica's: per rank x attention_dp
+  // A token's KV on one GPU of every pipeline stage, summed (x tp: the bytes of a token's KV in
+  // one attention rank, what a KV transfer or an offload tier moves), and the sliding reserve
+  // likewise; without pipeline parallelism equal to the fields above.
+  double kv_bytes_per_token_all_stages = 0;
+  double sliding_kv_reserve_bytes_all_stages = 0;
 };
 
 // KV heads one GPU holds: num_kv_heads / tp, or 1 when tp is a multiple of num_kv_heads (heads
@@ -77,8 +94,8 @@ struct MemoryPlan {
 int64_t kv_heads_per_gpu(const ModelSpec& model, int32_t tp);
 
 // Weight bytes one GPU holds: TP-split projections and shared experts (split tp ways in each
-// attention rank), routed experts split over all num_gpus() GPUs (ep groups x moe_tp), in their
-// served formats (weight_formats.h); replicated norms, routers and MLA down-projections;
+// attention rank), routed experts split over a stage's stage_gpus() GPUs (ep groups x moe_tp), in
+// their served formats (weight_formats.h); replicated norms, routers and MLA down-projections;
 // vocab-parallel embeddings.
 double weight_bytes_per_gpu(const ModelSpec& model, const Deployment& deployment);
 
@@ -104,6 +121,7 @@ void check_deployment(const ModelSpec& model, const Deployment& deployment,
 //   "<json_path>.ep: 3 does not divide num_experts 256 of deepseek-v3"
 //   "<json_path>.ep: 8 needs an MoE model; llama-3-8b is dense"
 //   "<json_path>.attention_dp: must be >= 1 (got 0)"
+//   "<json_path>.pp: 100 stages for the 32 layers of llama-3-8b: at most one stage per layer"
 //   "<json_path>: llama-2-70b does not fit on RTX-4090 at tp=1: weights 128.5 GiB + ..."
 MemoryPlan plan_memory(const ModelSpec& model, const GpuSpec& gpu, const Deployment& deployment,
                        const std::string& json_path);

@@ -216,7 +216,7 @@ OpWork RooflineCosts::routed_expert_work(double num_tokens) const {
 }
 
 double RooflineCosts::alltoall_bytes_per_gpu(double num_tokens) const {
-  const double n = deployment_.num_gpus();
+  const double n = deployment_.stage_gpus();
   const double ep = deployment_.ep;
   const double k = static_cast<double>(model_.num_active_experts);
   // Probability that one expert group receives a given token: 1 - (1 - 1/ep)^k.

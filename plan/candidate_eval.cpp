@@ -127,6 +127,7 @@ PoolSetup pool_setup(const sim::PoolSpec& pool) {
   PoolSetup setup;
   setup.gpu = pool.gpu;
   setup.tp = pool.deployment.tp;
+  setup.pp = pool.deployment.pp;
   setup.num_replicas = pool.num_replicas;
   setup.weight_dtype = std::string(perf::dtype_name(pool.deployment.weight_dtype));
   setup.kv_dtype = std::string(perf::dtype_name(pool.deployment.kv_dtype));
@@ -139,6 +140,7 @@ PoolSetup setup_with_overrides(PoolSetup base, const nlohmann::ordered_json& con
     if (key == "gpu" && v.is_object() && v.contains("name") && v["name"].is_string())
       base.gpu = v["name"].get<std::string>();
     if (key == "tp" && v.is_number_integer()) base.tp = v.get<int32_t>();
+    if (key == "pp" && v.is_number_integer()) base.pp = v.get<int32_t>();
     if (key == "num_replicas" && v.is_number_integer()) base.num_replicas = v.get<int32_t>();
     if (key == "weight_dtype" && v.is_string()) base.weight_dtype = v.get<std::string>();
     if (key == "kv_dtype" && v.is_string()) base.kv_dtype = v.get<std::string>();

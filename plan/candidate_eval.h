@@ -30,11 +30,12 @@ enum class PlanMode { cost, capacity };
 struct PoolSetup {
   std::string gpu;  // catalog name (an inline GPU object's name)
   int32_t tp = 1;
+  int32_t pp = 1;            // pipeline stages (each tp GPUs)
   int32_t num_replicas = 1;  // as configured (an autoscaler's starting count)
   std::string weight_dtype = "bf16";
   std::string kv_dtype = "bf16";
 
-  int64_t num_gpus() const { return static_cast<int64_t>(tp) * num_replicas; }
+  int64_t num_gpus() const { return static_cast<int64_t>(tp) * pp * num_replicas; }
 };
 
 // A disaggregated layout's two roles (SearchSpace::prefill_pool, decode_pool).
@@ -45,7 +46,7 @@ struct RoleSetups {
 
 // The pool setup of `pool` as loaded.
 PoolSetup pool_setup(const sim::PoolSpec& pool);
-// `base` with the candidate's values of gpu, tp, num_replicas, weight_dtype and kv_dtype (those
+// `base` with the candidate's values of gpu, tp, pp, num_replicas, weight_dtype and kv_dtype (those
 // of a usable type; the loader judges the rest).
 PoolSetup setup_with_overrides(PoolSetup base, const nlohmann::ordered_json& config);
 

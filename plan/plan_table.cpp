@@ -87,9 +87,10 @@ std::string fleet_text(const CandidateResult& r) {
     }
     return text;
   }
-  std::string text =
-      fmt::format("{} x {} (TP {}, {} replica{}, {})", r.setup.num_gpus(), r.setup.gpu, r.setup.tp,
-                  r.setup.num_replicas, r.setup.num_replicas == 1 ? "" : "s", dtype_text(r.setup));
+  const std::string stages = r.setup.pp > 1 ? fmt::format(" x PP {}", r.setup.pp) : "";
+  std::string text = fmt::format("{} x {} (TP {}{}, {} replica{}, {})", r.setup.num_gpus(),
+                                 r.setup.gpu, r.setup.tp, stages, r.setup.num_replicas,
+                                 r.setup.num_replicas == 1 ? "" : "s", dtype_text(r.setup));
   if (r.num_gpus && *r.num_gpus != r.setup.num_gpus()) {
     text += fmt::format(", {} GPUs with the other pools", base::format_count(*r.num_gpus));
   }
@@ -164,7 +165,8 @@ std::string plan_table_text(const PlanOutcome& o, size_t max_rows) {
         row.push_back(fmt::format("{}", role->tp));
       }
     } else {
-      row.push_back(fmt::format("{}", r.setup.tp));
+      row.push_back(r.setup.pp > 1 ? fmt::format("{}x{}", r.setup.tp, r.setup.pp)
+                                   : fmt::format("{}", r.setup.tp));
       row.push_back(fmt::format("{}", r.setup.num_replicas));
     }
     row.push_back(dtype_text(r.setup));

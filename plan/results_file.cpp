@@ -37,11 +37,12 @@ T required(const ojson& j, const char* key, const std::string& where) {
 }
 
 ojson setup_json(const PoolSetup& s) {
-  return ojson{{"gpu", s.gpu},
-               {"tp", s.tp},
-               {"num_replicas", s.num_replicas},
-               {"weight_dtype", s.weight_dtype},
-               {"kv_dtype", s.kv_dtype}};
+  ojson j{{"gpu", s.gpu}, {"tp", s.tp}};
+  if (s.pp != 1) j["pp"] = s.pp;  // left out at 1, as results before pipeline stages
+  j["num_replicas"] = s.num_replicas;
+  j["weight_dtype"] = s.weight_dtype;
+  j["kv_dtype"] = s.kv_dtype;
+  return j;
 }
 
 PoolSetup setup_from_json(const ojson& j, const std::string& where) {
@@ -49,6 +50,7 @@ PoolSetup setup_from_json(const ojson& j, const std::string& where) {
   PoolSetup s;
   s.gpu = required<std::string>(j, "gpu", where);
   s.tp = required<int32_t>(j, "tp", where);
+  s.pp = j.contains("pp") ? required<int32_t>(j, "pp", where) : 1;
   s.num_replicas = required<int32_t>(j, "num_replicas", where);
   s.weight_dtype = required<std::string>(j, "weight_dtype", where);
   s.kv_dtype = required<std::string>(j, "kv_dtype", where);

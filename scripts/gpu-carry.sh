@@ -21,7 +21,7 @@ pack() {
     -DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON > /dev/null
   local targets
   targets=$(cmake --build "$build_dir" --target help |
-    grep -oE '^(cuda_[a-z0-9_]+_test|gpu_decode|(int8_linear|paged_attention|elementwise)_dev|tidal):' |
+    grep -oE '^(cuda_[a-z0-9_]+_test|gpu_decode|[a-z0-9_]+_dev|tidal):' |
     tr -d ':' | sort -u | tr '\n' ' ')
   # shellcheck disable=SC2086  # one target per word
   cmake --build "$build_dir" --parallel "$(nproc)" --target $targets

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The CUDA backend on a real GPU, in one run of under 8 minutes on an H200:
+# The CUDA backend on a real GPU, in one run of under 8 minutes on an H200 (phases in order of
+# priority; each is skipped once the budget is spent):
 #   1. configure + build (Release, CUDA, the CUDA targets and the tidal CLI, -j$(nproc))
 #   2. ctest -L gpu: every CUDA kernel against the CPU reference on random non-zero inputs,
 #      KV arena, decode graphs, NCCL (TP=1 vs TP=2 when two GPUs exist), the engine on CUDA vs
@@ -11,15 +12,23 @@
 #      measured with NCCL: $OUT/profile_tiny_cuda_tp2.json)
 #   4. bench/gpu_decode: device-to-device copy bandwidth first, cuBLAS bf16 GEMM rate, batch-1
 #      decode of an 8B-class random bf16 model vs weight bytes / bandwidth, 4,096-token prefill
-#      vs the GEMM rate, int8 vs bf16 decode, decode step table (batch 1..256 x context 512..32k)
-#   5. kernels/dev programs (int8 linear and paged attention variants, elementwise kernels),
-#      while time remains
+#      vs the GEMM rate, int8 vs bf16 decode, decode step table (batch 1..256 x context 512..32k),
+#      then the same through the fused layer (batch-1 decode vs ideal, its GEMV and gate/up
+#      variants, 4,096-token prefill vs cuBLAS, int8 vs bf16) and sampling per row over 128k
+#      logits at batch 1 and 256
+#   5. kernels/dev programs (fused decode operators, int8 linear and paged attention variants,
+#      elementwise kernels and sampling), while time remains
+#   6. tidal validate --matrix examples/validation/cuda_matrix_tiny.json (engine on CUDA vs the
+#      simulator on a CUDA profile) into $OUT/validate_cuda_tiny, while time remains
+#      (GPU_CHECK_VALIDATE=0 skips it); with GPU_CHECK_VALIDATE_8B=1 also the Llama-3-8B-shaped
+#      matrix (cuda_matrix_llama3_8b.json, minutes a case: give it a run of its own, e.g.
+#      GPU_CHECK_ONLY_VALIDATE=1)
 # Writes gpu-check.json (phase status and seconds, every benchmark figure) and logs/ under $OUT
 # when set, else build/gpu-check/. Each phase has a timeout; the JSON is written on every exit.
 #   scripts/gpu-check.sh [build-dir]   (default: build-gpu-check)
 # GPU_CHECK_SKIP_BUILD=1 runs phases 2-5 on a build dir that already holds the targets (built on
 # a machine with the same CUDA toolkit, at the same absolute path); GPU_CHECK_BUDGET_S caps the
-# whole run (default 460 s).
+# whole run (default 460 s). GPU_CHECK_ONLY_VALIDATE=1 runs only phase 6 (on a built dir).
 # shellcheck disable=SC2317  # write_summary runs from the EXIT trap
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,6 +63,11 @@ write_summary() {
       [[ $line == \{* ]] && dev+="${dev:+, }$line"
     done < "$f"
   done
+  local validation="" m
+  for m in "$out_dir"/validate_cuda_*/matrix.json; do
+    [[ -f $m ]] || continue
+    validation+="${validation:+, }$(json_string "$(basename "$(dirname "$m")")"): $(cat "$m")"
+  done
   local gpus="unknown"
   if command -v nvidia-smi > /dev/null 2>&1; then
     gpus=$(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 || true)
@@ -68,7 +82,8 @@ write_summary() {
     echo "  \"seconds\": $((SECONDS - started)),"
     echo "  \"phases\": {${phase_json}},"
     echo "  \"figures\": [${figures}],"
-    echo "  \"dev\": [${dev}]"
+    echo "  \"dev\": [${dev}],"
+    echo "  \"validation\": {${validation}}"
     echo "}"
   } > "$out_dir/gpu-check.json"
   echo "gpu-check: wrote $out_dir/gpu-check.json"
@@ -106,7 +121,7 @@ build_targets() {
   fi
   local targets
   targets=$(cmake --build "$build_dir" --target help |
-    grep -oE '^(cuda_[a-z0-9_]+_test|gpu_decode|(int8_linear|paged_attention|elementwise)_dev|tidal):' |
+    grep -oE '^(cuda_[a-z0-9_]+_test|gpu_decode|[a-z0-9_]+_dev|tidal):' |
     tr -d ':' | sort -u | tr '\n' ' ')
   # shellcheck disable=SC2086  # one target per word
   run_phase build 330 cmake --build "$build_dir" -j "$(nproc)" --target $targets
@@ -120,6 +135,25 @@ if [[ ${GPU_CHECK_SKIP_BUILD:-0} == 1 ]]; then
   phases+=("\"build\": {\"rc\": null, \"skipped\": \"GPU_CHECK_SKIP_BUILD=1\"}")
 else
   build_targets
+fi
+
+# Phase 6: engine vs simulator on the GPU (matrix summaries land in gpu-check.json too).
+validate_rc=0
+run_validation() {
+  if [[ ${GPU_CHECK_VALIDATE:-1} == 1 ]]; then
+    run_phase validate_cuda_tiny 240 "$build_dir/cli/tidal" validate \
+      --matrix "$repo/examples/validation/cuda_matrix_tiny.json" \
+      --out "$out_dir/validate_cuda_tiny" || validate_rc=$?
+  fi
+  if [[ ${GPU_CHECK_VALIDATE_8B:-0} == 1 ]]; then
+    run_phase validate_cuda_llama3_8b 560 "$build_dir/cli/tidal" validate \
+      --matrix "$repo/examples/validation/cuda_matrix_llama3_8b.json" \
+      --out "$out_dir/validate_cuda_llama3_8b" || validate_rc=$?
+  fi
+}
+if [[ ${GPU_CHECK_ONLY_VALIDATE:-0} == 1 ]]; then
+  run_validation
+  exit $((validate_rc != 0))
 fi
 
 tests_rc=0
@@ -152,8 +186,10 @@ if (($(nvidia-smi --list-gpus 2> /dev/null | wc -l) >= 2)); then
 fi
 bench_rc=0
 run_phase gpu_decode 240 "$build_dir/bench/gpu_decode" || bench_rc=$?
-for program in int8_linear_dev paged_attention_dev elementwise_dev; do
+for program in fused_dev int8_linear_dev paged_attention_dev elementwise_dev; do
   run_phase "dev_$program" 60 "$build_dir/kernels/cuda/dev/$program" || true
 done
-echo "gpu-check: tests rc $tests_rc, engine/profile CLI rc $cli_rc, gpu_decode rc $bench_rc"
-exit $((tests_rc != 0 || cli_rc != 0 || bench_rc != 0))
+run_validation
+echo "gpu-check: tests rc $tests_rc, engine/profile CLI rc $cli_rc, gpu_decode rc $bench_rc," \
+  "validate rc $validate_rc"
+exit $((tests_rc != 0 || cli_rc != 0 || bench_rc != 0 || validate_rc != 0))

@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libimgui-dev libglfw3-dev libgl-dev libstb-dev xvfb xauth libgl1-mesa-dri
   libopenmpi-dev openmpi-bin
+  zlib1g-dev libzstd-dev
 )
 
 missing=()

@@ -37,9 +37,10 @@ int32_t KvHandoff::link_of(int32_t prefill_pool, int32_t decode_pool) const {
 double KvHandoff::kv_bytes(int32_t decode_pool, int64_t num_tokens) const {
   const PoolSpec& pool = scenario_.pools[static_cast<size_t>(decode_pool)];
   const double tp = pool.deployment.tp;
-  const double per_seq_reserve =
-      pool.memory.sliding_kv_reserve_bytes / static_cast<double>(pool.deployment.max_num_seqs);
-  return tp * (static_cast<double>(num_tokens) * pool.memory.kv_bytes_per_token_per_gpu +
+  // Every pipeline stage sends its own layers' share (perf::MemoryPlan, "all stages").
+  const double per_seq_reserve = pool.memory.sliding_kv_reserve_bytes_all_stages /
+                                 static_cast<double>(pool.deployment.max_num_seqs);
+  return tp * (static_cast<double>(num_tokens) * pool.memory.kv_bytes_per_token_all_stages +
                per_seq_reserve);
 }
 

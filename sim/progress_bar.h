@@ -1,8 +1,11 @@
 // A one-line progress bar on stderr for long runs: drawn only when stderr is a terminal and
 // the run has taken more than a second, redrawn at most ten times a second, erased at the end.
+// Beside the bar: the share of requests done, the wall time, the simulated time reached, and
+// the rates so far (simulated seconds and requests per wall second).
 #pragma once
 
 #include <chrono>
+#include <string>
 
 #include "sim/simulator.h"
 
@@ -20,10 +23,14 @@ class ProgressBar final : public ProgressSink {
   // Erases the bar if one was drawn.
   void finish();
 
+  // The line drawn for `report` after `elapsed_s` wall seconds (without the leading '\r').
+  static std::string line(const ProgressReport& report, double elapsed_s);
+
  private:
   using Clock = std::chrono::steady_clock;
   bool enabled_;
   bool drawn_ = false;
+  int num_drawn_chars_ = 0;  // of the line drawn last, to erase it
   Clock::time_point start_;
   Clock::time_point last_draw_;
 };

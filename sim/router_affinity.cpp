@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/kv/block_hash.h"
+#include "engine/kv/tier_store.h"
 #include "sim/router_policies.h"
 
 namespace tidal::sim {
@@ -124,13 +125,17 @@ class PrefixAwareRouter final : public Router {
 
 // The usable replica whose prefix cache holds the longest leading match of the request's
 // prompt blocks (BlockManager::match_prefix; ties: fewer outstanding, then lowest index),
-// unless nothing matches or that replica is overloaded: then the least loaded replica.
+// unless nothing matches or that replica is overloaded: then the least loaded replica. With
+// tier_hit_weight > 0 the match goes on in the replica's offload tiers where the GPU's stopped
+// (kv::TierStore::match), each block found there scoring tier_hit_weight of a GPU block (its
+// load costs time a GPU hit does not).
 class CacheAwareRouter final : public Router {
  public:
-  explicit CacheAwareRouter(const RouterSpec& spec) : load_factor_(spec.load_factor) {}
+  explicit CacheAwareRouter(const RouterSpec& spec)
+      : load_factor_(spec.load_factor), tier_hit_weight_(spec.tier_hit_weight) {}
   int32_t route(const Request& request, std::span<const ReplicaLoad> replicas) override {
     int32_t best = -1;
-    int64_t best_hit = 0;
+    double best_hit = 0.0;
     int32_t hashed_block_size = 0;
     for (size_t i = 0; i < replicas.size(); ++i) {
       const ReplicaLoad& load = replicas[i];
@@ -140,7 +145,7 @@ class CacheAwareRouter final : public Router {
         hashes_ = kv::engine_block_hashes(request, block_size);
         hashed_block_size = block_size;
       }
-      const int64_t hit = load.block_manager->match_prefix(hashes_).num_hit_blocks;
+      const double hit = score(*load.block_manager);
       if (hit > best_hit ||
           (hit == best_hit && best >= 0 &&
            load.num_outstanding < replicas[static_cast<size_t>(best)].num_outstanding)) {
@@ -148,7 +153,7 @@ class CacheAwareRouter final : public Router {
         best = static_cast<int32_t>(i);
       }
     }
-    if (best < 0 || best_hit == 0 ||
+    if (best < 0 || best_hit == 0.0 ||
         is_overloaded(replicas[static_cast<size_t>(best)], mean_outstanding(replicas),
                       load_factor_)) {
       return least_outstanding_replica(replicas);
@@ -157,8 +162,24 @@ class CacheAwareRouter final : public Router {
   }
 
  private:
+  // GPU hit blocks, plus tier_hit_weight per block the tiers hold beyond them.
+  double score(const kv::BlockManager& block_manager) {
+    const int64_t gpu_hit = block_manager.match_prefix(hashes_).num_hit_blocks;
+    double hit = static_cast<double>(gpu_hit);
+    const kv::TierStore* tiers = block_manager.tiers();
+    if (tier_hit_weight_ > 0.0 && tiers != nullptr &&
+        gpu_hit < static_cast<int64_t>(hashes_.size())) {
+      tiers->match(std::span<const uint64_t>(hashes_).subspan(static_cast<size_t>(gpu_hit)),
+                   tier_match_);
+      hit += tier_hit_weight_ * static_cast<double>(tier_match_.num_hit_blocks());
+    }
+    return hit;
+  }
+
   double load_factor_;
+  double tier_hit_weight_;
   std::vector<uint64_t> hashes_;  // [full prompt blocks] of the request being routed
+  kv::TierMatch tier_match_;      // where the tiers hold the rest of them (reused)
 };
 
 }  // namespace

@@ -5,10 +5,10 @@
 
 #include <fmt/format.h>
 
-#include "base/run_folder.h"
 #include "perf/dtype.h"
 #include "sim/kv_tiers_summary.h"
 #include "sim/kv_transfer_summary.h"
+#include "sim/run_output_stream.h"
 #include "traces/run_figures.h"
 
 namespace tidal::sim {
@@ -239,19 +239,7 @@ void write_run_output(const std::string& dir, const Scenario& scenario, const Ru
                       const RunMetrics& metrics) {
   // Written as a whole (base/run_folder.h): a failed write leaves the previous run as it was,
   // and a reused folder keeps no file of an earlier run (a file the knobs turn off is gone).
-  base::RunFolderWriter folder(dir);
-  if (scenario.output.requests_csv) {
-    folder.write_file("requests.csv",
-                      [&](std::ostream& out) { write_requests_csv(scenario, result, out); });
-  }
-  if (scenario.output.timeline_csv) {
-    folder.write_file("timeline.csv", [&](std::ostream& out) { write_timeline_csv(result, out); });
-  }
-  if (scenario.output.trace_json) {
-    folder.write_file("trace.json",
-                      [&](std::ostream& out) { write_chrome_trace(scenario, result, out); });
-  }
-  folder.finish(summary_json(scenario, result, metrics));
+  RunOutputStream(dir, scenario).finish(result, metrics);
 }
 
 }  // namespace tidal::sim

@@ -2,10 +2,13 @@
 //
 // Percentiles are nearest-rank (traces/run_figures.h, used for every percentile tidal reports).
 //
-// Exact while the set holds at most kExactLimit (10^6) samples. Past that the samples move
-// into a log-spaced histogram (1024 bins per factor of two, cut from the bits of the double)
-// and a percentile is the centre of the bin holding the nearest-rank sample: relative error
-// under 0.05%. Count, mean, min and max stay exact in both modes.
+// Exact while the set holds at most kExactLimit (10^6) samples (8 MB). Past that the samples
+// move into a log-spaced histogram (1024 bins per factor of two, cut from the bits of the
+// double: about 51,000 bins from 1 ns to 10^6 s, 400 KB, whatever the count) and a percentile
+// is the centre of the bin holding the nearest-rank sample. A bin spans [lo, lo + 2^-10 x 2^e)
+// for samples in [2^e, 2^(e+1)), so the centre is within 2^-11 (0.049%) of the sample,
+// relative; samples below 1 ns or above 10^6 s share the end bins (the result is clamped to
+// min and max). Count, mean, min and max stay exact in both modes.
 #pragma once
 
 #include <cstddef>

@@ -171,7 +171,8 @@ struct PoolSpec {
   std::string gpu;              // the GPU's name: catalog name, or the inline object's
   nlohmann::json model_input;   // `model` as written: a name, a config path, an inline object
   nlohmann::json gpu_input;     // `gpu` as written: a catalog name or an inline object
-  perf::Deployment deployment;  // tp, ep, attention_dp, dtypes, memory share, block_size, budget
+  perf::Deployment deployment;  // tp, ep, attention_dp, pp, dtypes, memory, block_size, budget
+  fleet::LinkKind pp_link_kind = fleet::LinkKind::nvlink;  // between pipeline stages (pp > 1)
   int32_t num_replicas = 1;
   bool prefix_caching = true;
   double swap_space_gib = 4.0;       // CPU swap space per GPU for preemption by swap
@@ -223,8 +224,11 @@ struct RouterSpec {
   // session_affinity, prefix_aware, cache_aware: a replica counts as overloaded when its
   // outstanding requests exceed load_factor x (mean over usable replicas) + 1.
   double load_factor = 1.25;
-  int32_t prefix_blocks = 4;          // prefix_aware: leading prompt blocks hashed onto the ring
-  int32_t virtual_nodes = 64;         // prefix_aware: ring points per replica
+  int32_t prefix_blocks = 4;   // prefix_aware: leading prompt blocks hashed onto the ring
+  int32_t virtual_nodes = 64;  // prefix_aware: ring points per replica
+  // cache_aware: what a block found in a replica's offload tiers (kv_tiers) scores against one in
+  // its GPU cache, in [0, 1]; 0 (default): only GPU hits count.
+  double tier_hit_weight = 0.0;
   bool prefer_nearest_region = true;  // with a network: nearest region with a usable replica
   // Requests held at the router leave in this class order (classes not listed come last, in
   // arrival order); empty: arrival order.

@@ -76,7 +76,7 @@ void apply_engine_preset(JsonObject& pool_obj, const nlohmann::json* sched_json,
   perf::EngineTarget target;
   target.gpu_name = pool.gpu_spec.name;
   target.gpu_memory_bytes = pool.gpu_spec.memory_bytes;
-  target.tp = pool.deployment.num_gpus();  // the engines' tp_size: every GPU of the replica
+  target.tp = pool.deployment.stage_gpus();  // the engines' tp_size: every GPU of a stage
   target.model_max_len = pool.model_spec.max_position;
   target.num_speculative_tokens = pool.speculative.enabled()
                                       ? pool.speculative.num_speculative_tokens

@@ -13,6 +13,7 @@
 #include "perf/model_catalog.h"
 #include "perf/model_resolve.h"
 #include "perf/perf.h"
+#include "perf/pipeline_step_model.h"
 #include "sim/fleet/spec_reading.h"
 #include "sim/json_object.h"
 #include "sim/scenario_engine.h"
@@ -95,16 +96,18 @@ auto read_named_by(const std::string& key_path, Read read) {
   }
 }
 
-// The step-time model of a pool, built once here so a bad profile, table folder or calibration
-// fails at load time.
-std::shared_ptr<const perf::StepTimeModel> make_step_model(PoolSpec& pool,
-                                                           const std::string& where) {
+// The step-time model of the whole model on one pipeline stage's GPUs (the replica's without
+// pipeline parallelism), built once here so a bad profile, table folder or calibration fails at
+// load time.
+std::shared_ptr<const perf::StepTimeModel> make_stage_step_model(PoolSpec& pool,
+                                                                 const perf::Deployment& deployment,
+                                                                 const std::string& where) {
   const perf::ModelSpec& model = pool.model_spec;
   const perf::GpuSpec& gpu = pool.gpu_spec;
   const perf::RooflineOptions options = step_model_options(pool);  // the engine's CPU overhead
   std::shared_ptr<const perf::StepTimeModel> base;
   if (pool.perf.kind == "roofline") {
-    base = perf::make_roofline_model(model, gpu, pool.deployment, options);
+    base = perf::make_roofline_model(model, gpu, deployment, options);
   } else if (pool.perf.kind == "kernel_db") {
     if (!pool.engine) {
       throw InputError(where +
@@ -114,12 +117,12 @@ std::shared_ptr<const perf::StepTimeModel> make_step_model(PoolSpec& pool,
     perf::KernelDbCoverage coverage;
     base = perf::make_kernel_db_model(
         {pool.perf.resolved_dir, pool.engine->name, "", pool.perf.gemm_dtype, pool.perf.moe_dtype},
-        model, gpu, pool.deployment, options, &coverage);
+        model, gpu, deployment, options, &coverage);
     pool.kernel_db_coverage = coverage;
   } else {
     const perf::Profile profile = read_named_by(
         where + ".perf.profile", [&] { return perf::load_profile(pool.perf.resolved_profile); });
-    base = perf::make_profiled_model(profile, model, gpu, pool.deployment, where + ".perf.profile",
+    base = perf::make_profiled_model(profile, model, gpu, deployment, where + ".perf.profile",
                                      options);
   }
   if (pool.perf.calibration.empty()) return base;
@@ -135,6 +138,17 @@ std::shared_ptr<const perf::StepTimeModel> make_step_model(PoolSpec& pool,
       perf::find_calibration(file, pool.engine->name, gpu.name, pool.perf.resolved_calibration,
                              where + ".perf.calibration");
   return perf::make_calibrated_model(std::move(base), *pool.calibration);
+}
+
+// The pool's step-time model: with pipeline stages, the stage model's op classes split over the
+// stages and micro-batches (perf/pipeline_step_model.h).
+std::shared_ptr<const perf::StepTimeModel> make_step_model(PoolSpec& pool,
+                                                           const std::string& where) {
+  if (pool.deployment.pp == 1) return make_stage_step_model(pool, pool.deployment, where);
+  perf::Deployment stage = pool.deployment;
+  stage.pp = 1;
+  return std::make_shared<perf::PipelineStepModel>(make_stage_step_model(pool, stage, where),
+                                                   pool.model_spec, pool.deployment);
 }
 
 PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string& file,

@@ -34,6 +34,7 @@ bool router_reads_knob(std::string_view policy, std::string_view key) {
     return policy == "session_affinity" || policy == "prefix_aware" || policy == "cache_aware";
   }
   if (key == "prefix_blocks" || key == "virtual_nodes") return policy == "prefix_aware";
+  if (key == "tier_hit_weight") return policy == "cache_aware";
   return true;
 }
 
@@ -47,6 +48,10 @@ void read_router_knobs(JsonObject& obj, RouterSpec& router) {
   router.virtual_nodes = static_cast<int32_t>(
       obj.at_least("virtual_nodes", obj.integer("virtual_nodes", router.virtual_nodes), 1));
   if (router.virtual_nodes > 4096) obj.fail("virtual_nodes", "must be <= 4096");
+  router.tier_hit_weight = obj.number("tier_hit_weight", router.tier_hit_weight);
+  if (!(router.tier_hit_weight >= 0.0 && router.tier_hit_weight <= 1.0)) {
+    obj.fail("tier_hit_weight", fmt::format("must be in [0, 1], got {}", router.tier_hit_weight));
+  }
   router.prefer_nearest_region = obj.boolean("prefer_nearest_region", router.prefer_nearest_region);
   if (const nlohmann::json* v = obj.child("class_priority"); v != nullptr && !v->is_null()) {
     if (!v->is_array()) obj.fail("class_priority", "expected an array of slo_class names");

@@ -66,6 +66,12 @@ ojson pool_json(const PoolSpec& p) {
   j["tp"] = p.deployment.tp;
   if (p.deployment.ep != 1) j["ep"] = p.deployment.ep;
   if (p.deployment.attention_dp != 1) j["attention_dp"] = p.deployment.attention_dp;
+  if (p.deployment.pp != 1) {
+    j["pp"] = p.deployment.pp;
+    j["pp_link"] = ojson{{"kind", std::string(fleet::link_kind_name(p.pp_link_kind))},
+                         {"gb_per_s_per_gpu", p.deployment.pp_link_gb_per_s},
+                         {"latency_ms", p.deployment.pp_link_latency_s * 1e3}};
+  }
   j["weight_dtype"] = std::string(perf::dtype_name(p.deployment.weight_dtype));
   j["kv_dtype"] = std::string(perf::dtype_name(p.deployment.kv_dtype));
   j["num_replicas"] = p.num_replicas;
@@ -201,6 +207,8 @@ nlohmann::ordered_json scenario_to_json(const Scenario& s) {
     router["prefix_blocks"] = s.router.prefix_blocks;
     router["virtual_nodes"] = s.router.virtual_nodes;
   }
+  // Given only with offload tiers; left out at 0 so earlier echoes stay as they were.
+  if (s.router.tier_hit_weight > 0.0) router["tier_hit_weight"] = s.router.tier_hit_weight;
   router["prefer_nearest_region"] = s.router.prefer_nearest_region;
   router["class_priority"] = s.router.class_priority;
   router["admission"] = admission_to_json(s.router.admission);

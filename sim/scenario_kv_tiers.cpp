@@ -95,7 +95,7 @@ void read_pool_kv_tiers(const nlohmann::json* tiers, const JsonObject& pool_obj,
     throw_at(file, path, "not with scheduler.policy static (a static batch admits no loads)");
   }
   const double block_bytes = static_cast<double>(pool.deployment.block_size) *
-                             pool.memory.kv_bytes_per_token_per_gpu * pool.deployment.tp;
+                             pool.memory.kv_bytes_per_token_all_stages * pool.deployment.tp;
   for (size_t i = 0; i < tiers->size(); ++i) {
     const std::string tier_path = fmt::format("{}[{}]", path, i);
     KvTierSpec tier = read_tier((*tiers)[i], tier_path, file, block_bytes);

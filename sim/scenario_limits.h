@@ -9,8 +9,9 @@
 namespace tidal::sim {
 
 // Replicas the pools of a fleet can hold at once, summed (each live replica holds its own
-// scheduler and KV pool, a few MB; fleet::kMaxReplicas bounds one pool).
-inline constexpr int64_t kMaxFleetReplicas = 4'000;
+// scheduler and KV pool: a few KB idle, growing with the KV blocks it has used, up to a few MB;
+// fleet::kMaxReplicas bounds one pool).
+inline constexpr int64_t kMaxFleetReplicas = 20'000;
 
 // Timeline rows, peak-to-mean bins and autoscaler evaluations (per evaluated pool) of one run:
 // the span up to the last arrival divided by each interval stays at most this ...

@@ -171,13 +171,14 @@ RouterSpec parse_router(JsonObject& root) {
     for (std::string_view n : names) known += (known.empty() ? "" : ", ") + std::string(n);
     obj.fail("policy", fmt::format("unknown router \"{}\" (known: {})", router.policy, known));
   }
-  for (std::string_view key : {"load_factor", "prefix_blocks", "virtual_nodes"}) {
+  for (std::string_view key :
+       {"load_factor", "prefix_blocks", "virtual_nodes", "tier_hit_weight"}) {
     if (obj.has(key) && !router_reads_knob(router.policy, key)) {
       obj.fail(key, fmt::format("not a knob of router \"{}\"", router.policy));
     }
   }
-  obj.finish({"policy", "load_factor", "prefix_blocks", "virtual_nodes", "prefer_nearest_region",
-              "class_priority", "admission"});
+  obj.finish({"policy", "load_factor", "prefix_blocks", "virtual_nodes", "tier_hit_weight",
+              "prefer_nearest_region", "class_priority", "admission"});
   return router;
 }
 

@@ -173,13 +173,58 @@ SpeculativeSpec read_speculative(JsonObject& pool_obj) {
   return spec;
 }
 
+// GPUs of one node (an HGX/DGX board of 8): a replica within it pipelines over NVLink.
+constexpr int64_t kGpusPerNode = 8;
+
+// `pp_link`: a link kind's name or {kind, gb_per_s_per_gpu, latency_ms}, the kind's defaults for
+// what is not given (sim/fleet/kv_links.h); default by the replica's size.
+void read_pp_link(JsonObject& obj, PoolSpec& pool, int64_t replica_gpus) {
+  fleet::LinkKind kind =
+      replica_gpus <= kGpusPerNode ? fleet::LinkKind::nvlink : fleet::LinkKind::infiniband;
+  const nlohmann::json* value = obj.child("pp_link");
+  std::optional<JsonObject> link;
+  if (value != nullptr) {
+    const std::string path = obj.path_of("pp_link");
+    const auto find_kind = [&](const std::string& name, const std::string& at) {
+      const std::optional<fleet::LinkKind> found = fleet::find_link_kind(name);
+      if (!found) {
+        throw_at(
+            obj.file(), at,
+            fmt::format("unknown link kind \"{}\" (nvlink, infiniband, roce, ethernet)", name));
+      }
+      return *found;
+    };
+    if (value->is_string()) {
+      kind = find_kind(value->get<std::string>(), path);
+    } else if (value->is_object()) {
+      link.emplace(*value, path, obj.file());
+      if (link->has("kind")) kind = find_kind(link->required_string("kind"), path + ".kind");
+    } else {
+      throw_at(obj.file(), path,
+               "must be a link kind name or {kind, gb_per_s_per_gpu, latency_ms}");
+    }
+  }
+  const fleet::LinkKindDefaults defaults = fleet::link_kind_defaults(kind);
+  pool.pp_link_kind = kind;
+  pool.deployment.pp_link_gb_per_s = defaults.gb_per_s_per_gpu;
+  pool.deployment.pp_link_latency_s = defaults.latency_ms / 1e3;
+  if (link) {
+    pool.deployment.pp_link_gb_per_s = link->positive(
+        "gb_per_s_per_gpu", link->number("gb_per_s_per_gpu", defaults.gb_per_s_per_gpu));
+    pool.deployment.pp_link_latency_s =
+        link->non_negative("latency_ms", link->number("latency_ms", defaults.latency_ms)) / 1e3;
+    link->finish({"kind", "gb_per_s_per_gpu", "latency_ms"});
+  }
+}
+
 }  // namespace
 
 void read_pool_layout_keys(JsonObject& obj, PoolSpec& pool) {
-  // Checked against the model (ep divides its experts, a dense model takes neither) with the
-  // memory plan (perf::check_deployment).
+  // Checked against the model (ep divides its experts, a dense model takes neither, at most one
+  // stage per layer) with the memory plan (perf::check_deployment).
   for (const auto& [key, into] : {std::pair<std::string_view, int32_t*>{"ep", &pool.deployment.ep},
-                                  {"attention_dp", &pool.deployment.attention_dp}}) {
+                                  {"attention_dp", &pool.deployment.attention_dp},
+                                  {"pp", &pool.deployment.pp}}) {
     const int64_t value = obj.at_least(key, obj.integer(key, 1), 1);
     if (value > kMaxParallelDegree) {
       obj.fail(key, fmt::format("must be <= {}, got {}", kMaxParallelDegree, value));
@@ -193,6 +238,12 @@ void read_pool_layout_keys(JsonObject& obj, PoolSpec& pool) {
                                          pool.deployment.tp, pool.deployment.attention_dp, num_gpus,
                                          kMaxParallelDegree));
   }
+  const int64_t replica_gpus = num_gpus * pool.deployment.pp;
+  if (replica_gpus > kMaxParallelDegree) {
+    obj.fail("pp", fmt::format("{} GPUs per stage x pp {} = {} GPUs per replica: must be <= {}",
+                               num_gpus, pool.deployment.pp, replica_gpus, kMaxParallelDegree));
+  }
+  read_pp_link(obj, pool, replica_gpus);
 }
 
 void read_pool_fleet_keys(JsonObject& obj, PoolSpec& pool) {

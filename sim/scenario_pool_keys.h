@@ -19,9 +19,12 @@ inline constexpr std::array<std::string_view, 7> kPoolFleetKeys{
 // Reads the keys from `pool_obj` into `pool` (before the memory plan).
 void read_pool_fleet_keys(JsonObject& pool_obj, PoolSpec& pool);
 
-// The parallel layout beside `tp`: `ep` and `attention_dp` (integers >= 1, default 1), into
-// pool.deployment (before the engine preset and the memory plan).
-inline constexpr std::array<std::string_view, 2> kPoolLayoutKeys{"ep", "attention_dp"};
+// The parallel layout beside `tp`: `ep`, `attention_dp` and `pp` (integers >= 1, default 1), and
+// `pp_link` (the link between pipeline stages: a kind name or {kind, gb_per_s_per_gpu,
+// latency_ms}; default nvlink while a replica's GPUs fit one 8-GPU node, infiniband beyond), into
+// pool.deployment and pool.pp_link (before the engine preset and the memory plan).
+inline constexpr std::array<std::string_view, 4> kPoolLayoutKeys{"ep", "attention_dp", "pp",
+                                                                 "pp_link"};
 void read_pool_layout_keys(JsonObject& pool_obj, PoolSpec& pool);
 
 // After the memory plan: cold-start times, resolved prices, the scheduler's speculative tokens.

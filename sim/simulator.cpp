@@ -187,6 +187,10 @@ void Simulator::report_progress(std::span<const TimelineRow> rows, bool last) {
   report.table = &result_.table;
   report.records = result_.records;
   report.last = last;
+  // For the streaming run output and the progress bar (sim/run_output_stream.h).
+  report.cluster = &cluster_;
+  report.now_ns = timeline_.now_ns();
+  report.num_events = result_.num_events;
   progress_->update(report);
   num_rows_reported_ = rows.size();
   newly_done_.clear();

@@ -74,6 +74,9 @@ struct ProgressReport {
   const RequestTable* table = nullptr;     // the run's requests (token caps applied)
   std::span<const RequestRecord> records;  // [num_requests] as of now
   bool last = false;                       // the run's final report (after its last event)
+  const Cluster* cluster = nullptr;        // the replicas as of now (e.g. a replica's pool)
+  int64_t now_ns = 0;                      // the simulated time of the report
+  int64_t num_events = 0;                  // events processed so far
 };
 
 // Told how far a run is, now and then (every few thousand events, and once at the end).

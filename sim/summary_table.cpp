@@ -35,10 +35,11 @@ std::string fleet_text(const Scenario& scenario) {
   for (const PoolSpec& p : scenario.pools) {
     if (!text.empty()) text += " + ";
     const perf::Deployment& d = p.deployment;
-    const std::string layout =
+    std::string layout =
         d.ep == 1 && d.attention_dp == 1
             ? fmt::format("tp {}", d.tp)
             : fmt::format("tp {} x attention_dp {}, ep {}", d.tp, d.attention_dp, d.ep);
+    if (d.pp > 1) layout += fmt::format(", pp {}", d.pp);
     text += fmt::format("{} x {} ({} on {}, {}/GPU-h)", format_count(p.num_replicas), p.model,
                         layout, p.gpu, format_dollars(p.resolved_price_per_gpu_hour));
   }

@@ -86,6 +86,7 @@ class TimelineRecorder {
 
   // The intervals closed so far, in time order.
   const std::vector<TimelineRow>& closed_rows() const { return rows_; }
+  int64_t now_ns() const { return now_ns_; }  // the event being handled
 
   // Closes the remaining intervals; the last ends at `end_ns`. Returns every row.
   std::vector<TimelineRow> finish(int64_t end_ns);

@@ -21,6 +21,8 @@ namespace fs = std::filesystem;
 const std::set<std::string> kCaseKeys{"name",
                                       "trace",
                                       "model",
+                                      "backend",
+                                      "weight_dtype",
                                       "policy",
                                       "max_num_seqs",
                                       "max_batched_tokens",
@@ -47,7 +49,7 @@ void apply_keys(const nlohmann::json& obj, const std::string& where, const std::
     const std::string path = where + "." + key;
     if (!kCaseKeys.contains(key)) {
       throw InputError(
-          fmt::format("{}: unknown key (known: name, trace, model, policy, "
+          fmt::format("{}: unknown key (known: name, trace, model, backend, weight_dtype, policy, "
                       "max_num_seqs, max_batched_tokens, static_batch_size, tp, "
                       "threads, quant, kv_dtype, kv_blocks, prefix_caching, spec, "
                       "time_scale, load, length_scale, max_requests, repeat_engine, "
@@ -83,6 +85,10 @@ void apply_keys(const nlohmann::json& obj, const std::string& where, const std::
                                                           : (fs::path(base_dir) / trace).string();
     } else if (key == "model") {
       run.model = text();
+    } else if (key == "backend") {
+      config.backend = engine::parse_backend_kind(text(), path);
+    } else if (key == "weight_dtype") {
+      config.quant = models::apply_weight_dtype(config.quant, text(), path);
     } else if (key == "policy") {
       config.scheduler.policy = text();
     } else if (key == "max_num_seqs") {
@@ -126,7 +132,8 @@ void apply_keys(const nlohmann::json& obj, const std::string& where, const std::
 std::string profile_key(const ValidateOptions& o) {
   const engine::EngineConfig& c = o.run.config;
   const profile::ProfileOptions po = profile_options_for(o);
-  return fmt::format("{}-tp{}-t{}-{}-{}-b{}-s{}-n{}-{}{}",
+  return fmt::format("{}{}-tp{}-t{}-{}-{}-b{}-s{}-n{}-{}{}",
+                     c.backend == engine::BackendKind::cuda ? "cuda-" : "",
                      fs::path(o.run.model).filename().string(), c.tp, c.num_threads,
                      models::quant_spec_name(c.quant), kernels::kv_dtype_name(c.kv_dtype),
                      c.block_size, po.max_batch_size, po.max_num_tokens, c.scheduler.policy,
@@ -223,7 +230,7 @@ MatrixResult run_matrix(const Matrix& matrix, const std::string& out_dir,
     const std::string key = profile_key(options);
     if (!profiles.contains(key)) {
       const std::string path = (dir / "profiles" / (key + ".json")).string();
-      perf::save_profile(profile::run_profile(profile_options_for(options), progress), path);
+      perf::save_profile(measure_profile(options, progress), path);
       profiles[key] = path;
     }
     options.profile_path = profiles[key];

@@ -10,6 +10,7 @@
 #include "base/output_files.h"
 #include "engine/engine.h"
 #include "engine/profile/cpu_target.h"
+#include "engine/profile/cuda_target.h"
 #include "models/presets.h"
 #include "perf/profiled_model.h"
 #include "traces/format.h"
@@ -95,6 +96,12 @@ profile::ProfileOptions profile_options_for(const ValidateOptions& options) {
   return po;
 }
 
+perf::Profile measure_profile(const ValidateOptions& options, const profile::ProgressFn& progress) {
+  return options.run.config.backend == engine::BackendKind::cuda
+             ? profile::run_cuda_profile(profile_options_for(options), progress)
+             : profile::run_profile(profile_options_for(options), progress);
+}
+
 ValidationResult run_validation(const ValidateOptions& options,
                                 const profile::ProgressFn& progress) {
   engine::EngineRunArgs args = options.run;
@@ -112,14 +119,16 @@ ValidationResult run_validation(const ValidateOptions& options,
   std::string profile_path = options.profile_path;
   perf::Profile profile;
   if (profile_path.empty()) {
-    profile = profile::run_profile(profile_options_for(options), progress);
+    profile = measure_profile(options, progress);
     profile_path = (dir / "profile.json").string();
     perf::save_profile(profile, profile_path);
   } else {
     profile = perf::load_profile(profile_path);
   }
   const perf::Deployment deployment = profile::deployment_for(args.config);
-  const perf::GpuSpec device = profile::cpu_device_spec(profile.provenance.device);
+  const perf::GpuSpec device = args.config.backend == engine::BackendKind::cuda
+                                   ? profile::cuda_device_spec(profile.provenance.device)
+                                   : profile::cpu_device_spec(profile.provenance.device);
   std::shared_ptr<const perf::StepTimeModel> step_model =
       perf::make_profiled_model(profile, profile::model_spec_for(model_config, args.model), device,
                                 deployment, "--profile " + profile_path);
@@ -180,6 +189,7 @@ ValidationResult run_validation(const ValidateOptions& options,
       static_cast<double>(measured.memory.weight_bytes_per_rank);
   sim_inputs.memory.kv_bytes_per_token_per_gpu =
       static_cast<double>(measured.memory.kv_bytes_per_token_per_rank);
+  sim_inputs.memory.kv_bytes_per_token_all_stages = sim_inputs.memory.kv_bytes_per_token_per_gpu;
   sim_inputs.memory.kv_cache_bytes_per_gpu =
       static_cast<double>(measured.memory.kv_arena_bytes_per_rank);
   sim_inputs.memory.num_kv_blocks = measured.kv.num_gpu_blocks;
@@ -216,7 +226,7 @@ ValidationResult run_validation(const ValidateOptions& options,
   j["measured_run"] = "engine";
   j["predicted_run"] = "sim";
   j["case"] = {
-      {"backend", "cpu"},
+      {"backend", engine::backend_kind_name(args.config.backend)},
       {"model", args.model},
       {"model_source", measured.model_source},
       {"trace", args.trace},

@@ -40,6 +40,9 @@ struct ValidationResult {
 // scheduler limits (decode batches up to max_num_seqs, tokens up to max_num_batched_tokens).
 profile::ProfileOptions profile_options_for(const ValidateOptions& options);
 
+// The case's profile measured on its engine backend (`tidal profile --backend cpu|cuda`).
+perf::Profile measure_profile(const ValidateOptions& options, const profile::ProgressFn& progress);
+
 // InputError for bad input (names the option or file).
 ValidationResult run_validation(const ValidateOptions& options,
                                 const profile::ProgressFn& progress);

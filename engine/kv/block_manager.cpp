@@ -13,6 +13,8 @@ namespace tidal::kv {
 namespace {
 
 constexpr int64_t kMaxBlocks = std::numeric_limits<int32_t>::max();
+// Entries of a new pool's free ring (power of two); it doubles as it fills.
+constexpr uint64_t kFirstFreeRingCapacity = 16;
 
 void require(bool condition, const char* what) {
   if (!condition) throw std::logic_error(std::string("kv::BlockManager: ") + what);
@@ -41,20 +43,22 @@ void validate(const BlockManagerConfig& config, std::string_view json_path) {
   }
 }
 
-BlockManager::BlockManager(const BlockManagerConfig& config)
-    // The hash index holds at most 2 * num_gpu_blocks entries (live and stale) before it is
-    // compacted, so it stays at most half full.
-    : config_(validated(config)), block_of_hash_(2 * config_.num_gpu_blocks) {
-  const auto num_blocks = static_cast<size_t>(config_.num_gpu_blocks);
-  blocks_.assign(num_blocks, Block{});
-  size_t ring_capacity = 2;
-  while (ring_capacity < 2 * num_blocks) ring_capacity *= 2;
-  free_ring_.assign(ring_capacity, FreeEntry{});
-  for (size_t b = 0; b < num_blocks; ++b) push_free(static_cast<int32_t>(b), true);
-  free_cpu_blocks_.reserve(static_cast<size_t>(config_.num_cpu_blocks));
-  for (auto b = static_cast<int32_t>(config_.num_cpu_blocks) - 1; b >= 0; --b) {
-    free_cpu_blocks_.push_back(b);
-  }
+BlockManager::BlockManager(const BlockManagerConfig& config) : config_(validated(config)) {
+  // Every block starts free, in id order: the fresh run alone (see the header).
+  free_ring_.assign(std::min<uint64_t>(kFirstFreeRingCapacity, max_free_ring_capacity()),
+                    FreeEntry{});
+  free_ring_[0] = {kFreshRun, 0};
+  num_free_entries_ = 1;
+  num_free_blocks_ = config_.num_gpu_blocks;
+}
+
+int64_t BlockManager::num_reserved_bytes() const {
+  auto bytes = [](const auto& v) { return static_cast<int64_t>(v.capacity() * sizeof(v[0])); };
+  int64_t total = bytes(blocks_) + bytes(free_ring_) + bytes(free_cpu_blocks_) + bytes(slots_) +
+                  bytes(free_slots_) + bytes(cow_copies_) + block_of_hash_.num_reserved_bytes() +
+                  slot_of_request_.num_reserved_bytes();
+  for (const Slot& slot : slots_) total += bytes(slot.blocks);
+  return total;
 }
 
 double BlockManager::usage() const {
@@ -214,11 +218,10 @@ void BlockManager::fork(int64_t parent_id, int64_t child_id) {
 bool BlockManager::swap_out(int64_t request_id, std::vector<BlockCopy>& copies) {
   Slot& slot = slots_[static_cast<size_t>(slot_index(request_id))];
   require(!slot.swapped, "swap_out of a swapped-out request");
-  if (slot.blocks.size() > free_cpu_blocks_.size()) return false;
+  if (static_cast<int64_t>(slot.blocks.size()) > num_free_cpu_blocks()) return false;
   const size_t first_copy = copies.size();
   for (int32_t& block : slot.blocks) {
-    const int32_t cpu_block = free_cpu_blocks_.back();
-    free_cpu_blocks_.pop_back();
+    const int32_t cpu_block = take_cpu_block();
     copies.push_back({block, cpu_block});
     block = cpu_block;
   }
@@ -320,16 +323,26 @@ void BlockManager::release_slot(int32_t s) {
 
 int32_t BlockManager::take_free_block() {
   require(num_free_blocks_ > 0, "no free block");
-  const uint64_t mask = free_ring_.size() - 1;
-  FreeEntry entry;
-  do {  // skip entries invalidated by prefix hits or re-queued blocks
+  FreeEntry entry = free_ring_[free_ring_head_];
+  // Skip entries invalidated by prefix hits or re-queued blocks.
+  while (entry.block != kFreshRun && gpu(entry.block).free_stamp != entry.stamp) {
+    pop_free_front();
     entry = free_ring_[free_ring_head_];
-    free_ring_head_ = (free_ring_head_ + 1) & mask;
-    --num_free_entries_;
-  } while (gpu(entry.block).free_stamp != entry.stamp);
+  }
+  --num_free_blocks_;
+  if (entry.block == kFreshRun) {  // materialize the run's first block: no hash, unreferenced
+    const auto fresh = static_cast<int32_t>(blocks_.size());
+    if (blocks_.size() == blocks_.capacity()) {  // grow by doubling, never past the pool
+      blocks_.reserve(std::min<size_t>(std::max<size_t>(16, 2 * blocks_.size()),
+                                       static_cast<size_t>(config_.num_gpu_blocks)));
+    }
+    blocks_.emplace_back();
+    if (num_materialized_blocks() == config_.num_gpu_blocks) pop_free_front();  // run used up
+    return fresh;
+  }
+  pop_free_front();
   Block& block = gpu(entry.block);
   block.free_stamp = 0;
-  --num_free_blocks_;
   if (block.has_hash) {  // its index entry goes stale; cached_block() ignores it
     block.has_hash = false;
     --num_hashed_blocks_;
@@ -350,7 +363,7 @@ int32_t BlockManager::cached_block(uint64_t hash, std::span<const int32_t> previ
   if (!is_private_hash(hash)) return indexed_block(hash);
   if (i >= previous_blocks.size()) return -1;
   const int32_t block = previous_blocks[i];
-  if (block < 0 || block >= config_.num_gpu_blocks) return -1;
+  if (block < 0 || block >= num_materialized_blocks()) return -1;  // a fresh block has no hash
   const Block& b = gpu(block);
   return b.has_hash && b.hash == hash ? block : -1;
 }
@@ -365,6 +378,11 @@ int32_t BlockManager::indexed_block(uint64_t hash) const {
 void BlockManager::take_from_free_list(int32_t block) {
   gpu(block).free_stamp = 0;  // its ring entry goes stale
   --num_free_blocks_;
+}
+
+void BlockManager::pop_free_front() {
+  free_ring_head_ = (free_ring_head_ + 1) & (free_ring_.size() - 1);
+  --num_free_entries_;
 }
 
 void BlockManager::push_free(int32_t block, bool back) {
@@ -382,18 +400,42 @@ void BlockManager::push_free(int32_t block, bool back) {
   ++num_free_blocks_;
 }
 
+uint64_t BlockManager::max_free_ring_capacity() const {
+  uint64_t capacity = 2;
+  while (capacity < 2 * static_cast<uint64_t>(config_.num_gpu_blocks)) capacity *= 2;
+  return capacity;
+}
+
 void BlockManager::compact_free_ring() {
-  // Live entries number at most num_gpu_blocks, half the ring: keep them, in order, at the front.
+  // Keeps the live entries, in order, at the front of a ring at least twice their number. Live
+  // entries number at most num_gpu_blocks (the fresh run's one entry stands for a block not
+  // yet materialized), so the largest ring is always left at most half full.
   const uint64_t mask = free_ring_.size() - 1;
   uint64_t num_live = 0;
   for (uint64_t i = 0; i < num_free_entries_; ++i) {
     const FreeEntry entry = free_ring_[(free_ring_head_ + i) & mask];
-    if (gpu(entry.block).free_stamp == entry.stamp) scratch_ring_.push_back(entry);
+    if (entry.block == kFreshRun || gpu(entry.block).free_stamp == entry.stamp) ++num_live;
   }
-  for (const FreeEntry& entry : scratch_ring_) free_ring_[num_live++] = entry;
-  scratch_ring_.clear();
+  uint64_t capacity = free_ring_.size();
+  while (2 * num_live > capacity && capacity < max_free_ring_capacity()) capacity *= 2;
+  std::vector<FreeEntry> compacted(capacity);  // [capacity]
+  uint64_t next = 0;
+  for (uint64_t i = 0; i < num_free_entries_; ++i) {
+    const FreeEntry entry = free_ring_[(free_ring_head_ + i) & mask];
+    if (entry.block == kFreshRun || gpu(entry.block).free_stamp == entry.stamp) {
+      compacted[next++] = entry;
+    }
+  }
+  free_ring_.swap(compacted);
   free_ring_head_ = 0;
   num_free_entries_ = num_live;
+}
+
+int32_t BlockManager::take_cpu_block() {
+  if (free_cpu_blocks_.empty()) return static_cast<int32_t>(num_cpu_blocks_taken_++);
+  const int32_t block = free_cpu_blocks_.back();
+  free_cpu_blocks_.pop_back();
+  return block;
 }
 
 void BlockManager::compact_hash_index() {

@@ -21,6 +21,13 @@
 // entries whose stamp is no longer the block's), and the hash index drops an evicted block's
 // entry lazily (lookups check the block's own hash); both are compacted when stale entries
 // pile up. Each touch of a block is then one cache line of the block array.
+//
+// Sized by use, not by the pool (a fleet holds thousands of mostly idle replicas): the blocks
+// never taken yet, ids [num_materialized_blocks(), num_gpu_blocks()), are free, in id order,
+// and stand as one run in the free list (one ring entry, kFreshRun); a block's bookkeeping is
+// materialized when the run hands it out. Unhashed blocks join the list in front of the run
+// and hashed ones behind it, so block ids, eviction order and counts are those of a pool built
+// whole. The ring, the hash index and the CPU free stack grow likewise with what they hold.
 #pragma once
 
 #include <cstdint>
@@ -83,9 +90,16 @@ class BlockManager {
   int64_t num_used_blocks() const { return config_.num_gpu_blocks - num_free_blocks_; }
   int64_t num_cached_blocks() const { return num_hashed_blocks_; }  // blocks with a hash
   int64_t num_cpu_blocks() const { return config_.num_cpu_blocks; }
-  int64_t num_free_cpu_blocks() const { return static_cast<int64_t>(free_cpu_blocks_.size()); }
+  int64_t num_free_cpu_blocks() const {
+    return static_cast<int64_t>(free_cpu_blocks_.size()) + config_.num_cpu_blocks -
+           num_cpu_blocks_taken_;
+  }
   double usage() const;  // used / total GPU blocks, in [0, 1]
   const BlockManagerStats& stats() const { return stats_; }
+  // What the manager holds in memory (tests and benchmarks of an idle pool): GPU blocks whose
+  // bookkeeping exists (every block ever taken), and the bytes reserved by its arrays and maps.
+  int64_t num_materialized_blocks() const { return static_cast<int64_t>(blocks_.size()); }
+  int64_t num_reserved_bytes() const;
 
   // Blocks needed to hold `num_tokens` tokens: ceil(num_tokens / block_size).
   int64_t num_blocks_for(int64_t num_tokens) const {
@@ -190,8 +204,11 @@ class BlockManager {
   int32_t indexed_block(uint64_t hash) const;  // shared hashes only
   void take_from_free_list(int32_t block);     // a prefix hit on a free block
   void push_free(int32_t block, bool back);
-  void compact_free_ring();
+  void pop_free_front();     // drops the ring's front entry
+  void compact_free_ring();  // drops stale entries; doubles a ring left more than half full
+  uint64_t max_free_ring_capacity() const;  // power of two >= 2 * num_gpu_blocks
   void compact_hash_index();
+  int32_t take_cpu_block();  // top of the CPU free stack, else the lowest never-taken id
 
   // One GPU block's bookkeeping, kept together so a block costs one cache line.
   struct Block {
@@ -201,24 +218,30 @@ class BlockManager {
     bool has_hash = false;    // holds the content `hash` names (shared ones are indexed)
   };
   struct FreeEntry {
-    int32_t block = -1;
+    int32_t block = -1;  // or kFreshRun
     uint64_t stamp = 0;  // live when equal to the block's free_stamp
   };
+  // The free-ring entry standing for every block never taken yet, in id order (at most one).
+  static constexpr int32_t kFreshRun = -2;
   Block& gpu(int32_t block) { return blocks_[static_cast<size_t>(block)]; }
   const Block& gpu(int32_t block) const { return blocks_[static_cast<size_t>(block)]; }
 
   BlockManagerConfig config_;
-  std::vector<Block> blocks_;         // [num_gpu_blocks]
-  std::vector<FreeEntry> free_ring_;  // [capacity >= 2 * num_gpu_blocks], power of two
-  uint64_t free_ring_head_ = 0;       // index of the front entry
-  uint64_t num_free_entries_ = 0;     // live and stale entries in the ring
+  std::vector<Block> blocks_;  // [num_materialized_blocks <= num_gpu_blocks] by block id
+  // [capacity] power of two, at most max_free_ring_capacity(); doubled when compaction leaves
+  // it more than half full.
+  std::vector<FreeEntry> free_ring_;
+  uint64_t free_ring_head_ = 0;    // index of the front entry
+  uint64_t num_free_entries_ = 0;  // live and stale entries in the ring
   uint64_t next_free_stamp_ = 1;
-  std::vector<FreeEntry> scratch_ring_;  // compaction buffer, reused
   int64_t num_free_blocks_ = 0;
   FlatMap block_of_hash_;          // chained hash -> GPU block id; may hold stale entries
   int64_t num_hashed_blocks_ = 0;  // blocks with has_hash
 
-  std::vector<int32_t> free_cpu_blocks_;  // [<= num_cpu_blocks] stack of free CPU block ids
+  // CPU blocks: ids [0, num_cpu_blocks_taken_) have been taken at least once; the free ones
+  // among them are on the stack, above the never-taken rest (taken lowest id first).
+  std::vector<int32_t> free_cpu_blocks_;  // [<= num_cpu_blocks_taken_] stack of free CPU ids
+  int64_t num_cpu_blocks_taken_ = 0;
 
   std::vector<Slot> slots_;            // per tracked request; reused after release
   std::vector<int32_t> free_slots_;    // indices into slots_

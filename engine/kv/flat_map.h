@@ -27,6 +27,10 @@ class FlatMap {
   explicit FlatMap(int64_t expected_size = 16) { rehash(capacity_for(expected_size)); }
 
   int64_t size() const { return size_; }
+  // Bytes its bucket array reserves (it grows by doubling as entries arrive).
+  int64_t num_reserved_bytes() const {
+    return static_cast<int64_t>(buckets_.capacity() * sizeof(Bucket));
+  }
 
   // Removes every entry, keeping the capacity.
   void clear() {

@@ -222,6 +222,98 @@ void CudaBackend::scatter_add_rows(const float* src, const int32_t* rows, const 
   launch_scatter_add_rows(src, rows, weights, num_rows, dim, dst, stream_);
 }
 
+void CudaBackend::rms_norm_half(const float* x, const float* weight, int64_t num_rows, int64_t dim,
+                                float eps, HalfType type, uint16_t* out) {
+  launch_rms_norm_half(x, weight, num_rows, dim, eps, type, out, stream_);
+}
+
+void CudaBackend::add_rms_norm_half(float* residual, const float* x, const float* weight,
+                                    int64_t num_rows, int64_t dim, float eps, HalfType type,
+                                    uint16_t* out) {
+  launch_add_rms_norm_half(residual, x, weight, num_rows, dim, eps, type, out, stream_);
+}
+
+void CudaBackend::linear_from_half(const uint16_t* x, int64_t num_tokens,
+                                   const HalfLinearView& weight, float* y) {
+  if (num_tokens == 0) return;
+  if (half_variant_ == 1 && num_tokens <= kFusedGemvMaxTokens) {
+    launch_half_gemv_from_half(x, num_tokens, weight.data, weight.type, weight.rows, weight.cols, y,
+                               stream_);
+    return;
+  }
+  gemm_half(blas_, x, num_tokens, weight.data, weight.type, weight.rows, weight.cols, y);
+}
+
+void CudaBackend::rope_write_kv(const float* qkv, int64_t num_tokens, const QkvLayout& layout,
+                                const int32_t* positions, const float* inv_freq,
+                                const KvCacheView& kv, int64_t layer, const int64_t* slot_mapping,
+                                float* q_out) {
+  if (num_tokens == 0) return;
+  if (choose_rope_kv_path(layout.head_dim) == RopeKvPath::fused) {
+    launch_rope_write_kv(qkv, layout, positions, num_tokens, inv_freq, kv, layer, slot_mapping,
+                         q_out, stream_);
+    return;
+  }
+  // Unfused: q, k, v copied apart (strided rows), then today's rope and write_kv.
+  const int64_t q_width = layout.num_heads * layout.head_dim;
+  const int64_t kv_width = layout.num_kv_heads * layout.head_dim;
+  auto* k = static_cast<float*>(scratch(
+      fused_scratch_, static_cast<size_t>(2 * num_tokens * kv_width) * sizeof(float), "fused"));
+  float* v = k + num_tokens * kv_width;  // k, v: [num_tokens, num_kv_heads, head_dim] each
+  const size_t pitch = static_cast<size_t>(layout.row_stride()) * sizeof(float);
+  const auto copy_columns = [&](float* dst, int64_t offset, int64_t width) {
+    TIDAL_CUDA_CHECK(
+        cudaMemcpy2DAsync(dst, static_cast<size_t>(width) * sizeof(float), qkv + offset, pitch,
+                          static_cast<size_t>(width) * sizeof(float),
+                          static_cast<size_t>(num_tokens), cudaMemcpyDeviceToDevice, stream_));
+  };
+  copy_columns(q_out, layout.q_offset(), q_width);
+  copy_columns(k, layout.k_offset(), kv_width);
+  copy_columns(v, layout.v_offset(), kv_width);
+  launch_rope(q_out, k, positions, num_tokens, layout.num_heads, layout.num_kv_heads,
+              layout.head_dim, inv_freq, stream_);
+  launch_write_kv(kv, layer, k, v, slot_mapping, num_tokens, stream_);
+}
+
+void CudaBackend::gate_up_swiglu_half(const uint16_t* x, int64_t num_tokens,
+                                      const HalfLinearView& gate_up, uint16_t* out) {
+  if (num_tokens == 0) return;
+  const WeightFormat format =
+      gate_up.type == HalfType::bf16 ? WeightFormat::bf16 : WeightFormat::fp16;
+  GateUpPath path = choose_gate_up_path(num_tokens, gate_up.cols, format, true);
+  if (gate_up_variant_ == 1) path = GateUpPath::gemv_swiglu_epilogue;
+  if (gate_up_variant_ == 2) path = GateUpPath::gemm_then_swiglu_pairs;
+  const int64_t intermediate = gate_up.rows / 2;
+  if (path == GateUpPath::gemv_swiglu_epilogue && num_tokens <= kFusedGemvMaxTokens &&
+      half_gemv_vectorizable(x, gate_up.data, gate_up.cols)) {
+    launch_half_gemv_swiglu(x, num_tokens, gate_up.data, gate_up.type, intermediate, gate_up.cols,
+                            out, stream_);
+    return;
+  }
+  auto* pairs = static_cast<float*>(
+      scratch(fused_scratch_, static_cast<size_t>(num_tokens * gate_up.rows) * sizeof(float),
+              "fused"));  // [num_tokens, 2 * intermediate]
+  gemm_half(blas_, x, num_tokens, gate_up.data, gate_up.type, gate_up.rows, gate_up.cols, pairs);
+  launch_swiglu_pairs_half(pairs, num_tokens, intermediate, gate_up.type, out, stream_);
+}
+
+void CudaBackend::gate_up_swiglu(const float* x, int64_t num_tokens, const LinearView& gate_up,
+                                 float* out) {
+  if (num_tokens == 0) return;
+  auto* pairs = static_cast<float*>(
+      scratch(fused_scratch_, static_cast<size_t>(num_tokens * gate_up.rows) * sizeof(float),
+              "fused"));  // [num_tokens, 2 * intermediate]
+  linear(x, num_tokens, gate_up, pairs);
+  launch_swiglu_pairs(pairs, num_tokens, gate_up.rows / 2, out, stream_);
+}
+
+void CudaBackend::reserve_fused(const FusedLayerShape& shape) {
+  FusedLayerPlan plan = plan_fused_layer(shape);
+  // Forced variants and fp32 gate/up use the pairs buffer whatever the plan picked.
+  plan.gate_up = GateUpPath::gemm_then_swiglu_pairs;
+  scratch(fused_scratch_, static_cast<size_t>(fused_scratch_bytes(shape, plan)), "fused");
+}
+
 void CudaBackend::argmax(const float* logits, int64_t num_rows, int64_t vocab, int32_t* out) {
   launch_argmax(logits, num_rows, vocab, out, stream_);
 }

@@ -18,7 +18,9 @@
 #include "kernels/backend.h"
 #include "kernels/cuda/cuda_memory.h"
 #include "kernels/cuda/device_buffer.h"
+#include "kernels/cuda/fused_dispatch.h"
 #include "kernels/cuda/launchers.h"
+#include "kernels/fused_weights.h"
 #include "kernels/sampling.h"
 
 namespace tidal::kernels::cuda {
@@ -114,6 +116,46 @@ class CudaBackend final : public Backend {
               const double* uniforms,  // [num_rows] in [0, 1)
               int32_t* out);           // [num_rows]
 
+  // ---- fused decode operators (fused_dispatch.h chooses; specs in kernels/cpu/fused_reference.h)
+  // A shape a fused kernel does not take runs today's unfused operators instead, same result.
+  // (add +) RMSNorm writing half activations of `type` (what linear_from_half reads).
+  void rms_norm_half(const float* x,       // [num_rows, dim]
+                     const float* weight,  // [dim]
+                     int64_t num_rows, int64_t dim, float eps, HalfType type,
+                     uint16_t* out);           // [num_rows, dim]
+  void add_rms_norm_half(float* residual,      // [num_rows, dim]
+                         const float* x,       // [num_rows, dim]
+                         const float* weight,  // [dim]
+                         int64_t num_rows, int64_t dim, float eps, HalfType type,
+                         uint16_t* out);  // [num_rows, dim]
+  // y = x W^T from half activations of the weight's type: no conversion kernel. cuBLAS, or the
+  // GEMV for <= kFusedGemvMaxTokens tokens when set_half_variant(1) forces it.
+  void linear_from_half(const uint16_t* x,  // [num_tokens, weight.cols]
+                        int64_t num_tokens, const HalfLinearView& weight,
+                        float* y);  // [num_tokens, weight.rows]
+  // RoPE + KV write from the stacked q/k/v GEMM output (choose_rope_kv_path; the separate path
+  // copies q, k, v apart and runs rope + write_kv).
+  void rope_write_kv(const float* qkv,  // [num_tokens, layout.row_stride()]
+                     int64_t num_tokens, const QkvLayout& layout,
+                     const int32_t* positions,  // [num_tokens]
+                     const float* inv_freq,     // [head_dim / 2]
+                     const KvCacheView& kv, int64_t layer,
+                     const int64_t* slot_mapping,  // [num_tokens]
+                     float* q_out);                // [num_tokens, num_heads, head_dim]
+  // out = SwiGLU of the interleaved gate/up linear (2 * intermediate rows), half in and out:
+  // the GEMV with the SwiGLU epilogue, or cuBLAS into fp32 then the pairs kernel
+  // (choose_gate_up_path; set_gate_up_variant(1 or 2) forces one, 0 restores the choice).
+  void gate_up_swiglu_half(const uint16_t* x,  // [num_tokens, gate_up.cols]
+                           int64_t num_tokens, const HalfLinearView& gate_up,
+                           uint16_t* out);  // [num_tokens, gate_up.rows / 2]
+  // The same for any weight format with fp32 activations: the linear, then the pairs kernel.
+  void gate_up_swiglu(const float* x,  // [num_tokens, gate_up.cols]
+                      int64_t num_tokens, const LinearView& gate_up,
+                      float* out);  // [num_tokens, gate_up.rows / 2]
+  void set_gate_up_variant(int variant) { gate_up_variant_ = variant; }
+  // Grows the fused operators' scratch (fused_scratch_bytes) before graph capture.
+  void reserve_fused(const FusedLayerShape& shape);
+
  private:
   // Returns a scratch buffer of at least `bytes`, growing it outside graph capture only.
   void* scratch(DeviceBuffer<std::byte>& buffer, size_t bytes, const char* what);
@@ -127,9 +169,11 @@ class CudaBackend final : public Backend {
   DeviceBuffer<std::byte> activation_scratch_;  // x converted to half or fp8 [tokens, cols]
   DeviceBuffer<std::byte> attention_scratch_;   // split-context partials
   DeviceBuffer<float> fp8_scale_;               // [2] per-tensor activation scale + scratch
+  DeviceBuffer<std::byte> fused_scratch_;       // gate/up GEMM output, or the k / v copies
   int int8_variant_ = 0;
   int half_variant_ = 0;
   int attention_variant_ = 0;
+  int gate_up_variant_ = 0;
   uint64_t scratch_generation_ = 0;
 };
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "kernels/cuda/activation_store.cuh"
 #include "kernels/cuda/block_reduce.cuh"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/launchers.h"
@@ -39,10 +40,11 @@ __global__ void embedding_kernel(const float* __restrict__ table, int64_t hidden
 
 // One block per row of dim <= kPerThread * blockDim.x, held in registers: every load of the row
 // is issued before the first store, so a single row (decode) costs one memory latency, not one per
-// loop trip. With `add`, residual += x first and the sum is what gets normalized.
-template <int kPerThread>
+// loop trip. With `add`, residual += x first and the sum is what gets normalized. `store` takes the
+// normalized values (fp32, or half for a GEMM that reads half activations).
+template <int kPerThread, typename Store>
 __global__ void rms_norm_registers_kernel(float* residual_or_x, const float* x, const float* weight,
-                                          int64_t dim, float eps, float* out, bool add) {
+                                          int64_t dim, float eps, Store store, bool add) {
   __shared__ float scratch[32];
   const int64_t offset = static_cast<int64_t>(blockIdx.x) * dim;
   float* row = residual_or_x + offset;
@@ -72,13 +74,14 @@ __global__ void rms_norm_registers_kernel(float* residual_or_x, const float* x, 
 #pragma unroll
   for (int k = 0; k < kPerThread; ++k) {
     const int64_t i = threadIdx.x + static_cast<int64_t>(k) * blockDim.x;
-    if (i < dim) out[offset + i] = values[k] * inv_rms * weight[i];
+    if (i < dim) store(offset + i, values[k] * inv_rms * weight[i]);
   }
 }
 
 // Rows longer than rms_norm_registers_kernel holds: the same, element by element.
+template <typename Store>
 __global__ void rms_norm_kernel(float* residual_or_x, const float* x, const float* weight,
-                                int64_t dim, float eps, float* out, bool add) {
+                                int64_t dim, float eps, Store store, bool add) {
   __shared__ float scratch[32];
   const int64_t offset = static_cast<int64_t>(blockIdx.x) * dim;
   float* row = residual_or_x + offset;
@@ -94,7 +97,7 @@ __global__ void rms_norm_kernel(float* residual_or_x, const float* x, const floa
   sum_sq = block_sum(sum_sq, scratch);
   const float inv_rms = 1.0f / sqrtf(sum_sq / static_cast<float>(dim) + eps);
   for (int64_t i = threadIdx.x; i < dim; i += blockDim.x) {
-    out[offset + i] = row[i] * inv_rms * weight[i];
+    store(offset + i, row[i] * inv_rms * weight[i]);
   }
 }
 
@@ -121,6 +124,15 @@ __global__ void swiglu_kernel(const float* gate, const float* up, int64_t count,
   for (int64_t i = flat_index(); i < count; i += flat_stride()) {
     const float g = gate[i];
     out[i] = g / (1.0f + expf(-g)) * up[i];
+  }
+}
+
+// The interleaved gate/up output: out[t, i] = silu(gate_up[t, 2i]) * gate_up[t, 2i + 1].
+template <typename Store>
+__global__ void swiglu_pairs_kernel(const float* gate_up, int64_t count, Store store) {
+  for (int64_t i = flat_index(); i < count; i += flat_stride()) {
+    const float2 pair = reinterpret_cast<const float2*>(gate_up)[i];
+    store(i, pair.x / (1.0f + expf(-pair.x)) * pair.y);
   }
 }
 
@@ -272,22 +284,24 @@ void launch_embedding(const float* table, int64_t hidden, const int32_t* token_i
 namespace {
 
 // Picks the kernel by row length; without `add`, residual_or_x is only read.
+template <typename Store>
 void launch_rms_norm_rows(float* residual_or_x, const float* x, const float* weight,
-                          int64_t num_rows, int64_t dim, float eps, float* out, bool add,
+                          int64_t num_rows, int64_t dim, float eps, Store out, bool add,
                           cudaStream_t stream) {
   if (num_rows == 0) return;
   const dim3 grid(static_cast<unsigned>(num_rows));
   if (dim <= 4 * kRowThreads) {
-    rms_norm_registers_kernel<4>
+    rms_norm_registers_kernel<4, Store>
         <<<grid, kRowThreads, 0, stream>>>(residual_or_x, x, weight, dim, eps, out, add);
   } else if (dim <= 16 * kRowThreads) {
-    rms_norm_registers_kernel<16>
+    rms_norm_registers_kernel<16, Store>
         <<<grid, kRowThreads, 0, stream>>>(residual_or_x, x, weight, dim, eps, out, add);
   } else if (dim <= 32 * kRowThreads) {
-    rms_norm_registers_kernel<32>
+    rms_norm_registers_kernel<32, Store>
         <<<grid, kRowThreads, 0, stream>>>(residual_or_x, x, weight, dim, eps, out, add);
   } else {
-    rms_norm_kernel<<<grid, kRowThreads, 0, stream>>>(residual_or_x, x, weight, dim, eps, out, add);
+    rms_norm_kernel<Store>
+        <<<grid, kRowThreads, 0, stream>>>(residual_or_x, x, weight, dim, eps, out, add);
   }
   TIDAL_CUDA_CHECK_LAUNCH();
 }
@@ -297,13 +311,44 @@ void launch_rms_norm_rows(float* residual_or_x, const float* x, const float* wei
 void launch_rms_norm(const float* x, const float* weight, int64_t num_rows, int64_t dim, float eps,
                      float* out, cudaStream_t stream) {
   // Without `add` the kernels only read their first argument.
-  launch_rms_norm_rows(const_cast<float*>(x), nullptr, weight, num_rows, dim, eps, out, false,
-                       stream);
+  launch_rms_norm_rows(const_cast<float*>(x), nullptr, weight, num_rows, dim, eps, StoreF32{out},
+                       false, stream);
 }
 
 void launch_add_rms_norm(float* residual, const float* x, const float* weight, int64_t num_rows,
                          int64_t dim, float eps, float* out, cudaStream_t stream) {
-  launch_rms_norm_rows(residual, x, weight, num_rows, dim, eps, out, true, stream);
+  launch_rms_norm_rows(residual, x, weight, num_rows, dim, eps, StoreF32{out}, true, stream);
+}
+
+void launch_rms_norm_half(const float* x, const float* weight, int64_t num_rows, int64_t dim,
+                          float eps, HalfType type, uint16_t* out, cudaStream_t stream) {
+  launch_rms_norm_rows(const_cast<float*>(x), nullptr, weight, num_rows, dim, eps,
+                       StoreHalf{out, type == HalfType::bf16}, false, stream);
+}
+
+void launch_add_rms_norm_half(float* residual, const float* x, const float* weight,
+                              int64_t num_rows, int64_t dim, float eps, HalfType type,
+                              uint16_t* out, cudaStream_t stream) {
+  launch_rms_norm_rows(residual, x, weight, num_rows, dim, eps,
+                       StoreHalf{out, type == HalfType::bf16}, true, stream);
+}
+
+void launch_swiglu_pairs(const float* gate_up, int64_t num_tokens, int64_t intermediate, float* out,
+                         cudaStream_t stream) {
+  const int64_t count = num_tokens * intermediate;
+  if (count == 0) return;
+  swiglu_pairs_kernel<<<flat_blocks(count), kFlatThreads, 0, stream>>>(gate_up, count,
+                                                                       StoreF32{out});
+  TIDAL_CUDA_CHECK_LAUNCH();
+}
+
+void launch_swiglu_pairs_half(const float* gate_up, int64_t num_tokens, int64_t intermediate,
+                              HalfType type, uint16_t* out, cudaStream_t stream) {
+  const int64_t count = num_tokens * intermediate;
+  if (count == 0) return;
+  swiglu_pairs_kernel<<<flat_blocks(count), kFlatThreads, 0, stream>>>(
+      gate_up, count, StoreHalf{out, type == HalfType::bf16});
+  TIDAL_CUDA_CHECK_LAUNCH();
 }
 
 void launch_rope(float* q, float* k, const int32_t* positions, int64_t num_tokens,

@@ -13,6 +13,7 @@
 
 #include "kernels/cuda/block_reduce.cuh"
 #include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/kv_args.cuh"
 #include "kernels/cuda/launchers.h"
 
 namespace tidal::kernels::cuda {
@@ -27,44 +28,6 @@ constexpr int kMaxGroup = 8;
 constexpr int kDimsPerThread = kAttentionMaxHeadDim / kAttentionThreads;  // 2
 constexpr int kWriteThreads = 128;
 
-// Device copy of what the kernels need from KvCacheView (plain values, passed by value).
-struct KvArgs {
-  void* data;
-  float* scales;
-  int64_t num_blocks;
-  int64_t block_size;
-  int64_t num_kv_heads;
-  int64_t head_dim;
-  KvDType dtype;
-
-  __device__ int64_t row_index(int64_t layer, int64_t kv, int64_t slot, int64_t head) const {
-    const int64_t block = slot / block_size;
-    const int64_t offset = slot % block_size;
-    return ((((layer * num_blocks + block) * 2 + kv) * block_size + offset) * num_kv_heads + head) *
-           head_dim;
-  }
-  // Element i of the row starting at `index`, as fp32.
-  __device__ float load(int64_t index, int64_t i) const {
-    switch (dtype) {
-      case KvDType::f32:
-        return static_cast<const float*>(data)[index + i];
-      case KvDType::bf16:
-        return __bfloat162float(
-            __ushort_as_bfloat16(static_cast<const uint16_t*>(data)[index + i]));
-      case KvDType::int8:
-        return static_cast<float>(static_cast<const int8_t*>(data)[index + i]) *
-               scales[index / head_dim];
-    }
-    return 0.0f;
-  }
-};
-
-KvArgs kv_args(const KvCacheView& kv) {
-  return KvArgs{
-      kv.data,          kv.scales,    kv.spec.num_blocks, kv.spec.block_size, kv.spec.num_kv_heads,
-      kv.spec.head_dim, kv.spec.dtype};
-}
-
 // Block per (token, kv head, k or v): converts one head row, int8 with a per-row absmax scale.
 __global__ void write_kv_kernel(KvArgs kv, int64_t layer, const float* k, const float* v,
                                 const int64_t* slot_mapping) {
@@ -78,29 +41,18 @@ __global__ void write_kv_kernel(KvArgs kv, int64_t layer, const float* k, const 
   const int64_t index = kv.row_index(layer, which, slot, h);
   switch (kv.dtype) {
     case KvDType::f32:
-      for (int64_t i = threadIdx.x; i < kv.head_dim; i += blockDim.x) {
-        static_cast<float*>(kv.data)[index + i] = src[i];
-      }
-      return;
     case KvDType::bf16:
-      for (int64_t i = threadIdx.x; i < kv.head_dim; i += blockDim.x) {
-        static_cast<uint16_t*>(kv.data)[index + i] =
-            __bfloat16_as_ushort(__float2bfloat16_rn(src[i]));
-      }
+      for (int64_t i = threadIdx.x; i < kv.head_dim; i += blockDim.x)
+        kv.store(index, i, src[i], 0.0f);
       return;
     case KvDType::int8: {
       float absmax = 0.0f;
       for (int64_t i = threadIdx.x; i < kv.head_dim; i += blockDim.x) {
         absmax = fmaxf(absmax, fabsf(src[i]));
       }
-      absmax = block_max(absmax, scratch);
-      const float scale = absmax / 127.0f;
-      for (int64_t i = threadIdx.x; i < kv.head_dim; i += blockDim.x) {
-        // rintf rounds half to even, like the reference's round_half_even.
-        const float code = scale == 0.0f ? 0.0f : rintf(src[i] / scale);
-        static_cast<int8_t*>(kv.data)[index + i] =
-            static_cast<int8_t>(fminf(fmaxf(code, -127.0f), 127.0f));
-      }
+      const float scale = block_max(absmax, scratch) / 127.0f;
+      for (int64_t i = threadIdx.x; i < kv.head_dim; i += blockDim.x)
+        kv.store(index, i, src[i], scale);
       if (threadIdx.x == 0) kv.scales[index / kv.head_dim] = scale;
       return;
     }

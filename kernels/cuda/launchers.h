@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "kernels/attention_batch.h"
+#include "kernels/fused_weights.h"
 #include "kernels/kv_cache.h"
 #include "kernels/linear_weight.h"
 #include "kernels/sampling.h"
@@ -68,6 +69,43 @@ void launch_scatter_add_rows(const float* src,      // [num_rows, dim]
                              cudaStream_t stream);
 
 enum class HalfType : uint8_t { bf16, fp16 };
+
+// ---- fused decode operators (elementwise.cu, gemv_half.cu, fused_decode.cu) ----
+// Specs: kernels/cpu/fused_reference.h; which one runs: kernels/cuda/fused_dispatch.h.
+// rms_norm / add_rms_norm with the output rounded to the half type (one kernel, no conversion).
+void launch_rms_norm_half(const float* x,       // [num_rows, dim]
+                          const float* weight,  // [dim]
+                          int64_t num_rows, int64_t dim, float eps, HalfType type,
+                          uint16_t* out,  // [num_rows, dim]
+                          cudaStream_t stream);
+void launch_add_rms_norm_half(float* residual,      // [num_rows, dim]
+                              const float* x,       // [num_rows, dim]
+                              const float* weight,  // [dim]
+                              int64_t num_rows, int64_t dim, float eps, HalfType type,
+                              uint16_t* out,  // [num_rows, dim]
+                              cudaStream_t stream);
+// out[t, i] = silu(gate_up[t, 2i]) * gate_up[t, 2i + 1]; gate_up 8-byte aligned.
+void launch_swiglu_pairs(const float* gate_up,  // [num_tokens, 2 * intermediate]
+                         int64_t num_tokens, int64_t intermediate,
+                         float* out,  // [num_tokens, intermediate]
+                         cudaStream_t stream);
+void launch_swiglu_pairs_half(const float* gate_up,  // [num_tokens, 2 * intermediate]
+                              int64_t num_tokens, int64_t intermediate, HalfType type,
+                              uint16_t* out,  // [num_tokens, intermediate]
+                              cudaStream_t stream);
+// RoPE of q and k and the KV write of k and v, read from the stacked q/k/v output: grid (token,
+// head of q then kv head), q rotated into q_out, k rotated and v stored at the token's slot (slot
+// -1: q only). head_dim even and <= kRopeKvMaxHeadDim (fused_dispatch.h), else
+// std::invalid_argument.
+void launch_rope_write_kv(const float* qkv,  // [num_tokens, layout.row_stride()]
+                          const QkvLayout& layout,
+                          const int32_t* positions,  // [num_tokens]
+                          int64_t num_tokens,
+                          const float* inv_freq,  // [head_dim / 2]
+                          const KvCacheView& kv, int64_t layer,
+                          const int64_t* slot_mapping,  // [num_tokens]
+                          float* q_out,                 // [num_tokens, num_heads, head_dim]
+                          cudaStream_t stream);
 // out[i] = x[i] rounded to nearest even in the half type (uint16 storage).
 void launch_float_to_half(const float* x,  // [count]
                           int64_t count, HalfType type,
@@ -152,6 +190,25 @@ void launch_half_gemv(const float* x,  // [num_tokens, cols]
                       HalfType type, int64_t rows, int64_t cols,
                       float* y,  // [num_tokens, rows]
                       cudaStream_t stream);
+
+// cols % 8 == 0 and x, weight 16-byte aligned: the GEMV's 16-byte-load kernel applies.
+bool half_gemv_vectorizable(const void* x, const uint16_t* weight, int64_t cols);
+// launch_half_gemv from half activations of the weight's type (no rounding of x).
+void launch_half_gemv_from_half(const uint16_t* x,  // [num_tokens, cols]
+                                int64_t num_tokens,
+                                const uint16_t* weight,  // [rows, cols]
+                                HalfType type, int64_t rows, int64_t cols,
+                                float* y,  // [num_tokens, rows]
+                                cudaStream_t stream);
+// The interleaved gate/up GEMV with the SwiGLU epilogue: out[t, i] = half(silu(g) * u) with
+// (g, u) = rows (2i, 2i + 1) of x W^T. Needs half_gemv_vectorizable (else
+// std::invalid_argument).
+void launch_half_gemv_swiglu(const uint16_t* x,  // [num_tokens, cols]
+                             int64_t num_tokens,
+                             const uint16_t* gate_up,  // [2 * intermediate, cols] interleaved
+                             HalfType type, int64_t intermediate, int64_t cols,
+                             uint16_t* out,  // [num_tokens, intermediate]
+                             cudaStream_t stream);
 
 // ---- sampling.cu ----
 // out[r] = index of the largest logit of row r, ties to the lowest index.

@@ -30,8 +30,9 @@ inline constexpr double kMaxDurationS = 1e9;
 // The shortest periodic interval (timeline rows, peak-to-mean bins, autoscaler evaluations).
 inline constexpr double kMinIntervalS = 1e-3;
 // Replica counts in specs (a pool's num_replicas, an autoscaler's bounds, reserved replicas)
-// are at most this: each live replica holds its own scheduler and KV pool (a few MB).
-inline constexpr int64_t kMaxReplicas = 1'000;
+// are at most this: each live replica holds its own scheduler and KV pool (a few KB idle, up to a
+// few MB once its KV blocks have all been used).
+inline constexpr int64_t kMaxReplicas = 10'000;
 double read_duration_s(perf::JsonObjectReader& reader, std::string_view key, double default_value,
                        Bound bound);
 std::string read_string(perf::JsonObjectReader& reader, std::string_view key,

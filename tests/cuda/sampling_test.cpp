@@ -67,6 +67,17 @@ TEST_F(CudaSampling, MatchesReferenceWithTiesAndSmallVocab) {
   for (const auto& params : kParams) expect_same_tokens(logits, rows, vocab, params);
 }
 
+// The radix-select thresholds over a Llama-3 vocabulary: wide logits (a small nucleus) and
+// narrow ones (a nucleus of tens of thousands of tokens), top-k alone and with top-p.
+TEST_F(CudaSampling, MatchesReferenceOverA128kVocabulary) {
+  const int64_t rows = 6, vocab = 128256;
+  for (const float scale : {12.0f, 1.0f}) {
+    const auto logits = random_values(rng_, rows * vocab, scale);
+    for (const auto& params : kParams) expect_same_tokens(logits, rows, vocab, params);
+    expect_same_tokens(logits, rows, vocab, {1.0f, 2000, 0.95f});
+  }
+}
+
 TEST_F(CudaSampling, ArgmaxTiesGoToLowestIndex) {
   const int64_t rows = 3, vocab = 5000;
   auto logits = random_values(rng_, rows * vocab);

@@ -1,10 +1,12 @@
 // Each router's choice on constructed replica states.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <vector>
 
 #include "engine/kv/block_hash.h"
 #include "engine/kv/block_manager.h"
+#include "engine/kv/tier_store.h"
 #include "sim/router.h"
 
 namespace tidal::sim {
@@ -136,6 +138,39 @@ TEST(FleetRouter, CacheAwarePicksTheLongestMatchUnlessOverloaded) {
   EXPECT_EQ(cache->route(request, view), 1);  // 6 blocks beat 2
   view[1].num_outstanding = 5;                // mean 2: overloaded above 1.25 * 2 + 1
   EXPECT_EQ(cache->route(request, view), 2);  // least loaded instead
+}
+
+TEST(FleetRouter, CacheAwareScoresTierHitsBelowGpuHits) {
+  Request request;
+  request.id = 7;
+  request.prompt_tokens = 128;  // 8 blocks of 16
+  request.prefix_block_tokens = 16;
+  for (uint64_t b = 0; b < 8; ++b) request.prefix_blocks.push_back(100 + b);
+  const std::vector<uint64_t> hashes = kv::engine_block_hashes(request, 16);
+  // Replica 0: 2 blocks on its GPU, the next 6 in its CPU tier; replica 1: 4 on its GPU.
+  kv::TierConfig cpu;
+  cpu.capacity_blocks = 16;
+  cpu.block_bytes = 1e6;
+  cpu.read_bytes_per_s = 1e10;
+  cpu.write_bytes_per_s = 1e10;
+  auto tier = std::make_shared<kv::KvTier>(cpu);
+  for (size_t b = 2; b < hashes.size(); ++b) tier->write(hashes[b], 0);
+  kv::TierStore tiers({tier});
+  kv::BlockManager gpu_and_tier = cached_pool(request, 2);
+  gpu_and_tier.attach_tiers(&tiers);
+  kv::BlockManager gpu_only = cached_pool(request, 4);
+  std::vector<ReplicaLoad> view = loads({0, 0});
+  view[0].block_manager = &gpu_and_tier;
+  view[1].block_manager = &gpu_only;
+  const auto route_with = [&](double weight) {
+    RouterSpec spec;
+    spec.policy = "cache_aware";
+    spec.tier_hit_weight = weight;
+    return make_router(spec, 1)->route(request, view);
+  };
+  EXPECT_EQ(route_with(0.0), 1);   // GPU hits only: 4 beat 2
+  EXPECT_EQ(route_with(0.25), 1);  // 2 + 6 x 0.25 = 3.5 < 4
+  EXPECT_EQ(route_with(0.5), 0);   // 2 + 6 x 0.5 = 5 > 4
 }
 
 TEST(FleetRouter, CacheAwareFallsBackToLeastLoadedWithoutMatches) {

@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <numbers>
+#include <random>
+#include <vector>
 
 namespace tidal::sim {
 namespace {
@@ -50,6 +54,51 @@ TEST(SampleSet, PastTheExactLimitPercentilesStayWithinBinError) {
     EXPECT_NEAR(s.percentile(p) / exact, 1.0, 5e-4) << "p" << p;
   }
   EXPECT_DOUBLE_EQ(s.summarize().max, 1e-6 * static_cast<double>(n));
+}
+
+// The sketch against exact percentiles of a fixed-seed lognormal sample past the exact limit
+// (median 50 ms, sigma 1.5: from microseconds to tens of seconds): every percentile within
+// 2^-11 relative, the bound in sample_set.h.
+TEST(SampleSet, SketchPercentilesWithinTheirBoundOnARandomSample) {
+  std::mt19937_64 rng(20260101);
+  const auto uniform = [&rng] {  // in (0, 1), 53 random bits
+    return (static_cast<double>(rng() >> 11) + 0.5) * 0x1p-53;
+  };
+  const int64_t n = 1'500'000;
+  std::vector<double> exact;
+  exact.reserve(static_cast<size_t>(n));
+  SampleSet s;
+  for (int64_t i = 0; i < n; ++i) {
+    const double normal =
+        std::sqrt(-2.0 * std::log(uniform())) * std::cos(2.0 * std::numbers::pi * uniform());
+    const double v = 0.05 * std::exp(1.5 * normal);
+    exact.push_back(v);
+    s.add(v);
+  }
+  ASSERT_FALSE(s.exact());
+  std::sort(exact.begin(), exact.end());
+  const double bound = 0x1p-11;
+  double worst = 0.0;
+  for (double p : {0.1, 1.0, 10.0, 25.0, 50.0, 75.0, 90.0, 99.0, 99.9, 99.99, 100.0}) {
+    const double want = exact[static_cast<size_t>(traces::nearest_rank_position(p, n) - 1)];
+    const double error = std::abs(s.percentile(p) / want - 1.0);
+    EXPECT_LE(error, bound) << "p" << p;
+    worst = std::max(worst, error);
+  }
+  EXPECT_GT(worst, 0.0);  // the sketch is in use: not every percentile exact
+  const LatencySummary sum = s.summarize();
+  EXPECT_EQ(sum.count, n);
+  EXPECT_EQ(sum.max, exact.back());  // exact in both modes
+}
+
+// At the limit the set is still exact; one more sample moves it into the sketch.
+TEST(SampleSet, ExactUpToTheLimit) {
+  SampleSet s;
+  for (int64_t i = 1; i <= SampleSet::kExactLimit; ++i) s.add(1e-3 * static_cast<double>(i));
+  EXPECT_TRUE(s.exact());
+  EXPECT_EQ(s.percentile(50), 1e-3 * 500'000);
+  s.add(1.0);
+  EXPECT_FALSE(s.exact());
 }
 
 }  // namespace

@@ -72,27 +72,28 @@ TEST(ScenarioLimits, RouterKnobsOfAnotherPolicyAreErrors) {
 
 TEST(ScenarioLimits, ReplicasPerPoolAreBounded) {
   EXPECT_EQ(
-      error_of(scenario_text(R"(, "num_replicas": 3000)")),
-      "s.json: fleet.pools[0].num_replicas: must be at most 1000 replicas per pool, got 3000");
-  EXPECT_EQ(
-      error_of(scenario_text(R"(, "autoscaler": {"policy": "queue_depth", "max_replicas": 5000})")),
-      "s.json: fleet.pools[0].autoscaler.max_replicas: must be between 0 and 1000 (got 5000)");
+      error_of(scenario_text(R"(, "num_replicas": 30000)")),
+      "s.json: fleet.pools[0].num_replicas: must be at most 10000 replicas per pool, got 30000");
+  EXPECT_EQ(error_of(scenario_text(
+                R"(, "autoscaler": {"policy": "queue_depth", "max_replicas": 50000})")),
+            "s.json: fleet.pools[0].autoscaler.max_replicas: must be between 0 and 10000 (got "
+            "50000)");
 }
 
-// Pools of at most 1,000 replicas each still cannot add up past the fleet's limit.
+// Pools of at most 10,000 replicas each still cannot add up past the fleet's limit.
 TEST(ScenarioLimits, ReplicasPerFleetAreBounded) {
   std::string pools;
-  for (int i = 0; i < 5; ++i) {
+  for (int i = 0; i < 3; ++i) {
     pools += fmt::format(R"({}{{"name": "p{}", "model": "llama-3-8b", "gpu": "H100-SXM", )"
-                         R"("num_replicas": 1000}})",
+                         R"("num_replicas": 10000}})",
                          i == 0 ? "" : ", ", i);
   }
   EXPECT_EQ(error_of(R"({"workloads": [{"generator": {"kind": "poisson", "rate": 2, )"
                      R"("duration_s": 10}}], "fleet": {"pools": [)" +
                      pools + "]}}"),
-            "s.json: fleet.pools[4]: the pools up to this one can hold 5000 replicas at once "
+            "s.json: fleet.pools[2]: the pools up to this one can hold 30000 replicas at once "
             "(num_replicas, or the autoscaler's max_replicas and schedule), above the limit of "
-            "4000 per fleet");
+            "20000 per fleet");
 }
 
 TEST(ScenarioLimits, IntervalsAreBounded) {

@@ -186,6 +186,15 @@ TEST(ScenarioErrors, UnknownKeys) {
                "scenario.json: fleet.pools[0].scheduler.polcy: unknown key (know");
 }
 
+TEST(ScenarioErrors, TierHitWeightIsACacheAwareKnobInZeroOne) {
+  EXPECT_EQ(
+      error_of(scenario_text("", R"(, "router": {"policy": "random", "tier_hit_weight": 0.5})")),
+      "scenario.json: router.tier_hit_weight: not a knob of router \"random\"");
+  EXPECT_EQ(
+      error_of(scenario_text("", R"(, "router": {"policy": "cache_aware", "tier_hit_weight": 2})")),
+      "scenario.json: router.tier_hit_weight: must be in [0, 1], got 2");
+}
+
 TEST(ScenarioErrors, UnknownNames) {
   EXPECT_EQ(error_of(scenario_text("", R"(, "router": {"policy": "rando"})")),
             "scenario.json: router.policy: unknown router \"rando\" (known: round_robin, "
