@@ -95,7 +95,7 @@ TEST(Pricing, BadSpecsNameTheJsonPath) {
             "or reserved_per_gpu_hour, not both");
   EXPECT_EQ(parse_error({{"reserved_replicas", -1}}),
             "scenario.json: fleet.pools[1].pricing.reserved_replicas: must be between 0 and "
-            "1000 (got -1)");
+            "10000 (got -1)");
   EXPECT_EQ(parse_error({{"spot_per_gpu_hour", -0.5}}),
             "scenario.json: fleet.pools[1].pricing.spot_per_gpu_hour: must be >= 0 (got -0.5)");
   EXPECT_EQ(parse_error({{"price", 1}}),
