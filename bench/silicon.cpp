@@ -12,7 +12,7 @@
 // their reasons.
 // Usage: silicon [--measured F] [--configs DIR] [--kernel-db DIR] [--max-rows-per-group N]
 //                [--threads N] [--max-fit-rows N] [--rows-out rows.csv] [--fit-scales 0|1]
-//                [--requests-per-client N] [--count-first 0|1]
+//                [--requests-per-client N] [--count-first 0|1] [--prior 0|1]
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -43,9 +43,11 @@ struct Args {
   int64_t max_fit_rows = 8;
   int num_threads = 2;
   bool fit_scales = true;  // --fit-scales 0: the calibration fits overheads and front end only
+  bool use_prior = true;   // --prior 0: a plain least-squares fit, no pull toward the preset
   std::string rows_out;    // a CSV of every row's measured and predicted figures, when given
-  int64_t requests_per_client = 3;
-  bool count_first_requests = true;  // --count-first 0: each client's first request is warm-up
+  int64_t requests_per_client = tidal::validate::SiliconOptions{}.requests_per_client;
+  // --count-first 0: each client's first request is warm-up
+  bool count_first_requests = tidal::validate::SiliconOptions{}.count_first_requests;
 };
 
 Args parse_args(int argc, char** argv) {
@@ -69,6 +71,8 @@ Args parse_args(int argc, char** argv) {
       a.rows_out = value;
     else if (key == "--fit-scales")
       a.fit_scales = value != "0";
+    else if (key == "--prior")
+      a.use_prior = value != "0";
     else if (key == "--requests-per-client")
       a.requests_per_client = std::stoll(value);
     else if (key == "--count-first")
@@ -199,6 +203,7 @@ int main(int argc, char** argv) try {
   tidal::validate::CalibrateOptions calibrate_options;
   calibrate_options.max_fit_rows = args.max_fit_rows;
   calibrate_options.fit_scales = args.fit_scales;
+  calibrate_options.use_prior = args.use_prior;
   parallel_for(folds.size(), args.num_threads, [&](size_t f) {
     std::vector<const PreparedRow*> train;
     for (size_t i : folds[f].train) train.push_back(&kernel_rows[i]);

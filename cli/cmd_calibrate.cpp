@@ -35,6 +35,9 @@ void add_calibrate_command(CLI::App& app) {
       ->check(CLI::Range(int64_t{1}, int64_t{1000}));
   cmd->add_option("--count-first", command->silicon.count_first_requests,
                   "whether each client's first request counts in the means (false: warm-up)");
+  cmd->add_option("--prior", command->fit.use_prior,
+                  "pull the coefficients toward the engine preset's figures and the scales "
+                  "toward 1 (default true; false: plain least squares)");
   cmd->add_option("--max-fit-rows", command->fit.max_fit_rows,
                   "rows per engine x GPU entering the fit (default 12)");
   cmd->add_option("--model", command->bench_defaults.model, "vllm bench JSON: the model (HF id)");

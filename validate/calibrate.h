@@ -19,9 +19,14 @@ struct CalibrateOptions {
   int max_iterations = 6;
   // Fit the GEMM and attention scales too (else only the overheads and the front end).
   bool fit_scales = true;
+  // Pull every coefficient toward its prior (a MAP fit): the overheads toward the engine
+  // preset's figures, the scales toward 1, so that what the rows do not pin down stays where the
+  // preset put it instead of absorbing another model's errors (calibrate.cpp, kPriorWidths).
+  bool use_prior = true;
 };
 
-// Fits one engine x GPU group (every row the same engine and GPU; at least one row).
+// Fits one engine x GPU group (every row the same engine and GPU; at least one row). The rows
+// entering the fit are spread evenly over the group's models, then over each model's rows.
 perf::Calibration fit_calibration(const std::vector<const PreparedRow*>& rows,
                                   const CalibrateOptions& options);
 

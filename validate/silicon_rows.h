@@ -22,8 +22,14 @@ struct SiliconOptions {
   std::string step_model = "roofline";  // roofline | kernel_db
   bool engine_presets = false;          // the row's engine preset (scheduler, overheads)
   // Requests per client. The clients start at once, as `vllm bench serve --max-concurrency`,
-  // genai-perf and aiperf start them.
-  int64_t requests_per_client = 3;
+  // genai-perf and aiperf start them. measured.csv's origin benchmarks its engines with `aiperf
+  // profile --concurrency C --num-requests C*20 --warmup-request-count C*2` (AIConfigurator,
+  // tests/baseline/precutover_ref/*/bench_run.sh, commit 615040d: BENCH_MULTI_ROUND=20), and
+  // aiperf waits for every warm-up response before its profiling phase starts all clients again
+  // (aiperf docs/tutorials/warmup.md, "Grace Period"). The drained warm-up leaves nothing behind
+  // that tidal models (its prompts are random, so no prefix hits), so a run is its 20 profiled
+  // rounds, every one counted.
+  int64_t requests_per_client = 20;
   // Whether each client's first request counts in the means. measured.csv does not say whether
   // the first burst (every client's prompt at once) was measured; when it is left out
   // (metrics.exclude_first_per_client) the means are those of the loop's later rounds.

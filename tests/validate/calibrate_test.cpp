@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -89,6 +90,7 @@ TEST(Calibrate, RecoversKnownCoefficientsFromSyntheticMeasurements) {
   CalibrateOptions options;
   options.max_fit_rows = 9;
   options.max_iterations = 20;
+  options.use_prior = false;  // exact synthetic data: nothing to pull toward
   const perf::Calibration fit = fit_calibration(pointers, options);
   const perf::Calibration known = known_calibration();
   EXPECT_NEAR(fit.step_overhead_base_s.value, known.step_overhead_base_s.value, 0.15e-3);
@@ -99,6 +101,39 @@ TEST(Calibrate, RecoversKnownCoefficientsFromSyntheticMeasurements) {
   EXPECT_EQ(fit.engine, "vllm");
   EXPECT_EQ(fit.gpu, "H100-SXM");
   EXPECT_EQ(fit.models, std::vector<std::string>{"test/small-llama"});
+}
+
+TEST(Calibrate, ThePriorHoldsWhatTheRowsDoNotPinDown) {
+  // One row, two residuals, five coefficients: a plain fit is free to move the scales anywhere
+  // that keeps the row; the prior keeps them near 1 and the per-sequence overhead near its start.
+  const std::vector<PreparedRow> rows = synthetic_rows(write_config());
+  const std::vector<const PreparedRow*> one{&rows[4]};
+  CalibrateOptions options;
+  options.max_iterations = 20;
+  const perf::Calibration fit = fit_calibration(one, options);
+  EXPECT_NEAR(fit.scale(perf::ScaledClass::gemm), 1.0, 0.1);
+  EXPECT_NEAR(fit.scale(perf::ScaledClass::attention), 1.0, 0.1);
+  EXPECT_NEAR(fit.step_overhead_per_seq_s.value, 5e-6, 5e-6);
+  // The row itself is still fitted: its errors are below those of the uncalibrated model.
+  const RowPrediction base = predict_row(rows[4], nullptr);
+  const RowPrediction fitted = predict_row(rows[4], &fit);
+  EXPECT_LT(std::abs(std::log(fitted.ttft_ms / rows[4].run.ttft_ms)),
+            std::abs(std::log(base.ttft_ms / rows[4].run.ttft_ms)));
+}
+
+TEST(Calibrate, FitRowsAreSharedOverTheModels) {
+  // Eight rows of one model, one of another (the fit reads only the name); two rows enter the
+  // fit: one of each model, not the first model's twice.
+  std::vector<PreparedRow> rows = synthetic_rows(write_config());
+  rows.back().model = "test/other-llama";
+  std::vector<const PreparedRow*> pointers;
+  for (const PreparedRow& row : rows) pointers.push_back(&row);
+  CalibrateOptions options;
+  options.max_fit_rows = 2;
+  options.max_iterations = 1;
+  const perf::Calibration fit = fit_calibration(pointers, options);
+  EXPECT_EQ(fit.num_rows, 2);
+  EXPECT_EQ(fit.models, (std::vector<std::string>{"test/other-llama", "test/small-llama"}));
 }
 
 TEST(Calibrate, CalibratedModelScalesClassesAndReplacesTheOverhead) {
