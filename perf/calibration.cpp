@@ -1,5 +1,7 @@
 #include "perf/calibration.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -39,6 +41,11 @@ Calibration read_group(JsonObjectReader& g) {
   check_non_negative(g, "step_overhead_base_s", c.step_overhead_base_s.value);
   check_non_negative(g, "step_overhead_per_seq_s", c.step_overhead_per_seq_s.value);
   check_non_negative(g, "frontend_per_request_s", c.frontend_per_request_s.value);
+  // Absent in files written before the term existed: such a fit had it at 0.
+  if (g.has("prefill_host_per_layer_s")) {
+    c.prefill_host_per_layer_s = read_fitted(g, "prefill_host_per_layer_s");
+    check_non_negative(g, "prefill_host_per_layer_s", c.prefill_host_per_layer_s.value);
+  }
   JsonObjectReader scales = g.object("scales");
   for (int i = 0; i < kNumScaledClasses; ++i) {
     const std::string_view name = kScaledNames[static_cast<size_t>(i)];
@@ -65,8 +72,12 @@ nlohmann::ordered_json fitted_json(const FittedValue& v) {
 // The base model's step with each class scaled and the CPU overhead replaced.
 class CalibratedStepModel final : public StepTimeModel {
  public:
-  CalibratedStepModel(std::shared_ptr<const StepTimeModel> base, const Calibration& calibration)
-      : base_(std::move(base)), calibration_(calibration) {
+  CalibratedStepModel(std::shared_ptr<const StepTimeModel> base, const Calibration& calibration,
+                      int64_t num_layers)
+      : base_(std::move(base)),
+        calibration_(calibration),
+        prefill_host_s_(calibration.prefill_host_per_layer_s.value *
+                        static_cast<double>(num_layers)) {
     for (int i = 0; i < kNumOpClasses; ++i) {
       ScaledClass scaled;
       const OpClass op = static_cast<OpClass>(i);
@@ -85,19 +96,28 @@ class CalibratedStepModel final : public StepTimeModel {
   StepBreakdown breakdown(std::span<const SeqWork> batch) const override {
     StepBreakdown step = base_->breakdown(batch);
     int64_t num_seqs = 0;
-    for (const SeqWork& seq : batch) num_seqs += seq.num_new_tokens > 0 ? 1 : 0;
+    bool has_prefill = false;  // a sequence computes more tokens than it samples
+    for (const SeqWork& seq : batch) {
+      num_seqs += seq.num_new_tokens > 0 ? 1 : 0;
+      has_prefill = has_prefill || seq.num_new_tokens > std::max<int64_t>(seq.num_logit_rows, 1);
+    }
     if (num_seqs == 0) return StepBreakdown{};
     for (int i = 0; i < kNumOpClasses; ++i)
       step.seconds[static_cast<size_t>(i)] *= scale_[static_cast<size_t>(i)];
+    step[OpClass::cpu_overhead] = 0.0;
+    const double gpu_s = step.total_seconds();
+    const double launch_excess_s = has_prefill ? std::max(0.0, prefill_host_s_ - gpu_s) : 0.0;
     step[OpClass::cpu_overhead] =
         calibration_.step_overhead_base_s.value +
-        calibration_.step_overhead_per_seq_s.value * static_cast<double>(num_seqs);
+        calibration_.step_overhead_per_seq_s.value * static_cast<double>(num_seqs) +
+        launch_excess_s;
     return step;
   }
 
  private:
   std::shared_ptr<const StepTimeModel> base_;
   Calibration calibration_;
+  double prefill_host_s_;                      // host launch time of a prefill step
   std::array<double, kNumOpClasses> scale_{};  // [op class]
 };
 
@@ -163,6 +183,7 @@ std::string calibration_to_json_text(const CalibrationFile& file) {
                       {"step_overhead_base_s", fitted_json(c.step_overhead_base_s)},
                       {"step_overhead_per_seq_s", fitted_json(c.step_overhead_per_seq_s)},
                       {"frontend_per_request_s", fitted_json(c.frontend_per_request_s)},
+                      {"prefill_host_per_layer_s", fitted_json(c.prefill_host_per_layer_s)},
                       {"scales", scales},
                       {"fitted_on",
                        {{"num_rows", c.num_rows},
@@ -194,8 +215,9 @@ const Calibration& find_calibration(const CalibrationFile& file, const std::stri
 }
 
 std::unique_ptr<StepTimeModel> make_calibrated_model(std::shared_ptr<const StepTimeModel> base,
-                                                     const Calibration& calibration) {
-  return std::make_unique<CalibratedStepModel>(std::move(base), calibration);
+                                                     const Calibration& calibration,
+                                                     int64_t num_layers) {
+  return std::make_unique<CalibratedStepModel>(std::move(base), calibration, num_layers);
 }
 
 }  // namespace tidal::perf

@@ -32,6 +32,10 @@ struct Calibration {
   FittedValue step_overhead_base_s;     // per step, replaces the model's cpu_overhead term
   FittedValue step_overhead_per_seq_s;  // per sequence with work in the step
   FittedValue frontend_per_request_s;   // API server, tokenization: before a request is scheduled
+  // Host time per layer of a step that holds prefill tokens: such steps run outside the decode
+  // CUDA graphs (eagerly, or piecewise with attention eager), so their kernel launches can take
+  // longer than the GPU does; the step takes the longer of the two (docs/validation.md).
+  FittedValue prefill_host_per_layer_s;
   std::array<FittedValue, kNumScaledClasses> scales{FittedValue{1.0, 0.0}, FittedValue{1.0, 0.0},
                                                     FittedValue{1.0, 0.0}};
   // Provenance: what it was fitted on and how far it was off there.
@@ -62,8 +66,11 @@ const Calibration& find_calibration(const CalibrationFile& file, const std::stri
                                     const std::string& json_path);
 
 // `base`'s steps with the calibration applied: each operator class's seconds times its scale,
-// and the base model's cpu_overhead replaced by base + per_seq x (sequences with work).
+// and the base model's cpu_overhead replaced by base + per_seq x (sequences with work), plus,
+// in a step holding prefill tokens, what num_layers x prefill_host_per_layer_s exceeds the
+// step's GPU time by. `num_layers`: the layers one GPU's host launches (a pipeline stage's).
 std::unique_ptr<StepTimeModel> make_calibrated_model(std::shared_ptr<const StepTimeModel> base,
-                                                     const Calibration& calibration);
+                                                     const Calibration& calibration,
+                                                     int64_t num_layers);
 
 }  // namespace tidal::perf

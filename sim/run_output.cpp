@@ -174,6 +174,7 @@ ojson step_model_json(const PoolSpec& p) {
                         {"step_overhead_base_s", c.step_overhead_base_s.value},
                         {"step_overhead_per_seq_s", c.step_overhead_per_seq_s.value},
                         {"frontend_per_request_s", c.frontend_per_request_s.value},
+                        {"prefill_host_per_layer_s", c.prefill_host_per_layer_s.value},
                         {"fitted_on_rows", c.num_rows},
                         {"fitted_on_models", c.models},
                         {"ttft_mape_pct", c.ttft_mape_pct},

@@ -137,7 +137,10 @@ std::shared_ptr<const perf::StepTimeModel> make_stage_step_model(PoolSpec& pool,
   pool.calibration =
       perf::find_calibration(file, pool.engine->name, gpu.name, pool.perf.resolved_calibration,
                              where + ".perf.calibration");
-  return perf::make_calibrated_model(std::move(base), *pool.calibration);
+  // With pipeline stages each stage's host launches its own layers (the busiest stage's count).
+  const int64_t pp = std::max<int64_t>(pool.deployment.pp, 1);
+  return perf::make_calibrated_model(std::move(base), *pool.calibration,
+                                     (model.num_layers + pp - 1) / pp);
 }
 
 // The pool's step-time model: with pipeline stages, the stage model's op classes split over the

@@ -20,9 +20,13 @@ constexpr Parameter kParameters[] = {
     {0.5e-3, 0.0, 0.05, 1e-4},  // step_overhead_base_s
     {5e-6, 0.0, 5e-4, 1e-6},    // step_overhead_per_seq_s
     {5e-3, 0.0, 0.5, 1e-3},     // frontend_per_request_s
+    {0.5e-3, 0.0, 0.01, 5e-5},  // prefill_host_per_layer_s (started above 0: below the GPU time
+                                // a prefill step's host term has no gradient)
     {1.0, 0.3, 3.0, 0.02},      // gemm scale
     {1.0, 0.3, 3.0, 0.02},      // attention scale
 };
+
+constexpr size_t kNumUnscaled = 4;  // the parameters before the scales
 
 // How far each coefficient may move from its prior at the cost of one residual of 1 (a row off
 // by a factor e): an overhead by its prior or the floor below, whichever is larger; a scale by
@@ -35,6 +39,7 @@ constexpr PriorWidth kPriorWidths[] = {
     {0.5e-3, false},  // step_overhead_base_s
     {10e-6, false},   // step_overhead_per_seq_s
     {5e-3, false},    // frontend_per_request_s
+    {1e-3, false},    // prefill_host_per_layer_s
     {0.1, true},      // gemm scale
     {0.1, true},      // attention scale
 };
@@ -71,9 +76,10 @@ perf::Calibration calibration_of(const std::vector<double>& p, const std::vector
   c.step_overhead_base_s = at(0);
   c.step_overhead_per_seq_s = at(1);
   c.frontend_per_request_s = at(2);
-  if (p.size() > 3) {  // the scales were fitted; else they stay 1
-    c.scales[static_cast<size_t>(perf::ScaledClass::gemm)] = at(3);
-    c.scales[static_cast<size_t>(perf::ScaledClass::attention)] = at(4);
+  c.prefill_host_per_layer_s = at(3);
+  if (p.size() > kNumUnscaled) {  // the scales were fitted; else they stay 1
+    c.scales[static_cast<size_t>(perf::ScaledClass::gemm)] = at(4);
+    c.scales[static_cast<size_t>(perf::ScaledClass::attention)] = at(5);
   }
   return c;
 }
@@ -129,7 +135,7 @@ perf::Calibration fit_calibration(const std::vector<const PreparedRow*>& rows,
   const std::vector<const PreparedRow*> fit_rows = fit_subset(rows, options.max_fit_rows);
   const std::vector<double> means = prior_means(*fit_rows.front());
   LeastSquaresProblem problem;
-  const size_t num_fitted = options.fit_scales ? std::size(kParameters) : 3;
+  const size_t num_fitted = options.fit_scales ? std::size(kParameters) : kNumUnscaled;
   for (size_t i = 0; i < num_fitted; ++i) {
     const Parameter& p = kParameters[i];
     problem.initial.push_back(means[i]);

@@ -1,7 +1,8 @@
 // `tidal calibrate`: the coefficients measured nowhere else (per engine and GPU: the per-step
-// host overhead, base and per sequence; the front-end time per request; one scale each for the
-// GEMMs and for attention), fitted by bounded least squares on the log ratios (relative errors) of
-// mean TTFT and TPOT over measured runs (silicon_rows.h), each simulated in full.
+// host overhead, base and per sequence; the front-end time per request; the host launch time per
+// layer of a prefill step; one scale each for the GEMMs and for attention), fitted by bounded least
+// squares on the log ratios (relative errors) of mean TTFT and TPOT over measured runs
+// (silicon_rows.h), each simulated in full.
 #pragma once
 
 #include <string>

@@ -54,12 +54,13 @@ perf::CalibrationFile run_calibrate(const CalibrateCommand& command, std::ostrea
     perf::Calibration c = fit_calibration(group, command.fit);
     log << fmt::format(
         "{} on {}: fitted on {} of {} rows ({} models): step {:.3f} ms + {:.2f} us/seq, front end "
-        "{:.2f} ms, GEMM x{:.3f}, attention x{:.3f}; TTFT MAPE {:.1f}%, TPOT MAPE {:.1f}% on the "
-        "fitted rows\n",
+        "{:.2f} ms, prefill host {:.3f} ms/layer, GEMM x{:.3f}, attention x{:.3f}; TTFT MAPE "
+        "{:.1f}%, TPOT MAPE {:.1f}% on the fitted rows\n",
         key.first, key.second, c.num_rows, group.size(), c.models.size(),
         c.step_overhead_base_s.value * 1e3, c.step_overhead_per_seq_s.value * 1e6,
-        c.frontend_per_request_s.value * 1e3, c.scale(perf::ScaledClass::gemm),
-        c.scale(perf::ScaledClass::attention), c.ttft_mape_pct, c.tpot_mape_pct);
+        c.frontend_per_request_s.value * 1e3, c.prefill_host_per_layer_s.value * 1e3,
+        c.scale(perf::ScaledClass::gemm), c.scale(perf::ScaledClass::attention), c.ttft_mape_pct,
+        c.tpot_mape_pct);
     file.groups.push_back(std::move(c));
   }
   int64_t num_left_out = 0;

@@ -160,7 +160,9 @@ std::optional<PreparedRow> prepare_row(const MeasuredRun& run, const SiliconOpti
 RowPrediction predict_row(const PreparedRow& row, const perf::Calibration* calibration) {
   sim::Scenario scenario = row.scenario;
   for (size_t p = 0; calibration != nullptr && p < scenario.pools.size(); ++p) {
-    scenario.pools[p].step_model = perf::make_calibrated_model(row.bases[p], *calibration);
+    const int64_t pp = std::max<int64_t>(scenario.pools[p].deployment.pp, 1);
+    scenario.pools[p].step_model = perf::make_calibrated_model(
+        row.bases[p], *calibration, (scenario.pools[p].model_spec.num_layers + pp - 1) / pp);
     scenario.pools[p].calibration = *calibration;
   }
   sim::RunResult result = sim::run_scenario(scenario);

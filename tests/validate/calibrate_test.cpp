@@ -45,6 +45,7 @@ perf::Calibration known_calibration() {
   c.step_overhead_base_s = {1.2e-3, 0.0};
   c.step_overhead_per_seq_s = {20e-6, 0.0};
   c.frontend_per_request_s = {8e-3, 0.0};
+  c.prefill_host_per_layer_s = {0.2e-3, 0.0};  // 3.2 ms per prefill step of the 16 layers
   c.scales[static_cast<size_t>(perf::ScaledClass::gemm)] = {1.3, 0.0};
   c.scales[static_cast<size_t>(perf::ScaledClass::attention)] = {0.8, 0.0};
   return c;
@@ -95,6 +96,7 @@ TEST(Calibrate, RecoversKnownCoefficientsFromSyntheticMeasurements) {
   const perf::Calibration known = known_calibration();
   EXPECT_NEAR(fit.step_overhead_base_s.value, known.step_overhead_base_s.value, 0.15e-3);
   EXPECT_NEAR(fit.frontend_per_request_s.value, known.frontend_per_request_s.value, 0.5e-3);
+  EXPECT_NEAR(fit.prefill_host_per_layer_s.value, known.prefill_host_per_layer_s.value, 0.03e-3);
   EXPECT_NEAR(fit.scale(perf::ScaledClass::gemm), 1.3, 0.05);
   EXPECT_LT(fit.ttft_mape_pct, 1.0);
   EXPECT_LT(fit.tpot_mape_pct, 1.0);
@@ -140,7 +142,9 @@ TEST(Calibrate, CalibratedModelScalesClassesAndReplacesTheOverhead) {
   const std::vector<PreparedRow> rows = synthetic_rows(write_config());
   const perf::StepTimeModel& base = *rows.front().bases[0];
   const perf::Calibration known = known_calibration();
-  const auto calibrated = perf::make_calibrated_model(rows.front().bases[0], known);
+  perf::Calibration no_launch = known;
+  no_launch.prefill_host_per_layer_s = {0.0, 0.0};
+  const auto calibrated = perf::make_calibrated_model(rows.front().bases[0], no_launch, 16);
   const std::vector<perf::SeqWork> batch{{512, 0, 1}, {1, 300, 1}, {1, 900, 1}};
   const perf::StepBreakdown b = base.breakdown(batch);
   const perf::StepBreakdown c = calibrated->breakdown(batch);
@@ -150,6 +154,27 @@ TEST(Calibrate, CalibratedModelScalesClassesAndReplacesTheOverhead) {
   EXPECT_DOUBLE_EQ(c[perf::OpClass::cpu_overhead], 1.2e-3 + 3 * 20e-6);
   EXPECT_DOUBLE_EQ(calibrated->step_seconds(batch), c.total_seconds());
   EXPECT_EQ(calibrated->step_seconds({}), 0.0);
+}
+
+TEST(Calibrate, PrefillStepsTakeTheLongerOfHostLaunchesAndTheGpu) {
+  const std::vector<PreparedRow> rows = synthetic_rows(write_config());
+  perf::Calibration c = known_calibration();
+  c.prefill_host_per_layer_s = {1e-3, 0.0};  // 16 ms over 16 layers: longer than these steps
+  const auto calibrated = perf::make_calibrated_model(rows.front().bases[0], c, 16);
+  c.prefill_host_per_layer_s = {0.0, 0.0};
+  const auto without = perf::make_calibrated_model(rows.front().bases[0], c, 16);
+  const double overhead_s = 1.2e-3 + 20e-6;  // one sequence
+  // A prefill chunk (more tokens computed than sampled): 16 ms of launches plus the overhead.
+  const std::vector<perf::SeqWork> prefill{{256, 0, 1}};
+  ASSERT_LT(without->step_seconds(prefill) - overhead_s, 16e-3);
+  EXPECT_NEAR(calibrated->step_seconds(prefill), 16e-3 + overhead_s, 1e-12);
+  // A decode step (one token, one sample) is untouched.
+  const std::vector<perf::SeqWork> decode{{1, 700, 1}};
+  EXPECT_DOUBLE_EQ(calibrated->step_seconds(decode), without->step_seconds(decode));
+  // A prefill whose GPU time exceeds the launches keeps its GPU time.
+  c.prefill_host_per_layer_s = {1e-9, 0.0};
+  const auto light = perf::make_calibrated_model(rows.front().bases[0], c, 16);
+  EXPECT_DOUBLE_EQ(light->step_seconds(prefill), without->step_seconds(prefill));
 }
 
 TEST(Calibrate, FileRoundTripsAndBadFilesNameThePath) {
