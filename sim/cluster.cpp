@@ -30,8 +30,9 @@ int32_t Cluster::add_replica(int32_t pool, ReplicaState state) {
   const PoolSpec& spec = scenario_.pools[static_cast<size_t>(pool)];
   const uint64_t seed =
       traces::derive_seed(scenario_.seed ^ kAcceptanceStream, static_cast<uint64_t>(index));
-  replicas_.push_back(std::make_unique<Replica>(
-      index, pool, spec, scenario_.metrics.long_prefill_tokens, seed, remote_tier_));
+  replicas_.push_back(std::make_unique<Replica>(index, pool, spec,
+                                                scenario_.metrics.long_prefill_tokens, seed,
+                                                remote_tier_, scenario_.slo_classes));
   Replica& r = *replicas_.back();
   r.state = state;
   r.site = pool_sites_[static_cast<size_t>(pool)];

@@ -9,6 +9,7 @@
 
 #include "base/checked_time.h"
 #include "base/input_error.h"
+#include "sim/spec_class_acceptance.h"
 #include "sim/spec_drafting.h"
 
 namespace tidal::sim {
@@ -35,7 +36,8 @@ std::unique_ptr<kv::TierStore> make_tier_store(const PoolSpec& spec,
 }  // namespace
 
 Replica::Replica(int32_t index, int32_t pool, const PoolSpec& spec, int64_t long_prefill_tokens,
-                 uint64_t seed, std::shared_ptr<kv::KvTier> remote_tier)
+                 uint64_t seed, std::shared_ptr<kv::KvTier> remote_tier,
+                 std::span<const SloClass> slo_classes)
     : index_(index),
       pool_(pool),
       num_gpu_blocks_(spec.kv.num_gpu_blocks),
@@ -47,6 +49,7 @@ Replica::Replica(int32_t index, int32_t pool, const PoolSpec& spec, int64_t long
       speculative_spec_(spec.speculative),
       speculative_(spec.speculative.enabled()),
       acceptance_(spec.speculative.acceptance_rate, seed),
+      class_acceptance_(acceptance_by_class_index(spec.speculative, slo_classes)),
       proposal_(traces::derive_seed(seed, 1)),
       accepting_seed_(traces::derive_seed(seed, 2)) {
   block_manager_->attach_tiers(tier_store_.get());
@@ -87,8 +90,11 @@ kv::TierStoreStats Replica::tier_stats() const {
   return tier_store_ ? tier_store_->stats() : kv::TierStoreStats{};
 }
 
-std::span<const sched::SeqOutput> Replica::step_outputs() {
+std::span<const sched::SeqOutput> Replica::step_outputs(std::span<const int32_t> request_class) {
   if (!speculative_) return {};
+  if (!class_acceptance_.empty() && request_class.empty()) {
+    throw std::logic_error("sim::Replica::step_outputs: acceptance_by_class without classes");
+  }
   const sched::StepPlan& plan = *plan_;
   outputs_.resize(plan.seqs.size());
   // Only rates by decode step need each sequence's count of sampling steps.
@@ -102,8 +108,14 @@ std::span<const sched::SeqOutput> Replica::step_outputs() {
     // This step is the sequence's decode step n (0: the end of its prefill); the proposal is
     // for step n + 1, made from the tokens it now has.
     const int32_t n = by_step ? decode_steps_[seq.request_id]++ : 1;
-    const double acceptance_rate =
-        accepts_drafts(seq.request_id) ? speculative_spec_.acceptance_rate_at(std::max(n, 1)) : 0.0;
+    double acceptance_rate = 0.0;
+    if (accepts_drafts(seq.request_id)) {
+      const std::optional<double> by_class =
+          class_acceptance_.empty() ? std::nullopt
+                                    : class_acceptance_[static_cast<size_t>(
+                                          request_class[static_cast<size_t>(seq.request_id)])];
+      acceptance_rate = by_class ? *by_class : speculative_spec_.acceptance_rate_at(std::max(n, 1));
+    }
     outputs_[i].num_accepted_tokens =
         1 + acceptance_.sample_accepted(seq.num_spec_tokens, acceptance_rate);
     // The next step verifies at the context this one leaves: its known tokens and the drafts

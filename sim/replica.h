@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -44,9 +45,12 @@ class Replica {
 
   // `long_prefill_tokens` > 0 turns on head-of-line accounting (fleet::attribute_step_stretch);
   // `seed` drives the speculative acceptance model of the pool's `speculative` spec;
-  // `remote_tier` is the fleet's shared remote KV tier, for a pool whose kv_tiers name one.
+  // `remote_tier` is the fleet's shared remote KV tier, for a pool whose kv_tiers name one;
+  // `slo_classes` are the scenario's (Scenario::slo_classes), which the pool's
+  // speculative.acceptance_by_class names.
   Replica(int32_t index, int32_t pool, const PoolSpec& spec, int64_t long_prefill_tokens = 0,
-          uint64_t seed = 0, std::shared_ptr<kv::KvTier> remote_tier = nullptr);
+          uint64_t seed = 0, std::shared_ptr<kv::KvTier> remote_tier = nullptr,
+          std::span<const SloClass> slo_classes = {});
   Replica(const Replica&) = delete;
   Replica& operator=(const Replica&) = delete;
 
@@ -75,8 +79,10 @@ class Replica {
   const sched::StepPlan& plan() const { return *plan_; }
   // What the planned step produced per sequence, for Scheduler::update: empty without
   // speculative decoding (one token per sampling sequence), else accepted lengths drawn from
-  // the acceptance model, aligned with plan().seqs. Call once per step.
-  std::span<const sched::SeqOutput> step_outputs();
+  // the acceptance model, aligned with plan().seqs. Call once per step. `request_class` maps a
+  // request id to its index into the scenario's slo_classes (RequestTable::slo_class); read only
+  // when the pool's speculative spec has acceptance_by_class.
+  std::span<const sched::SeqOutput> step_outputs(std::span<const int32_t> request_class = {});
   // Drops what step_outputs keeps of a request that left this replica (its decode step count).
   void forget(int64_t request_id) { decode_steps_.erase(request_id); }
   // Head-of-line stretch of the planned step per sequence, aligned with plan().seqs (empty
@@ -136,6 +142,9 @@ class Replica {
   SpeculativeSpec speculative_spec_;  // draft cost ratio, host drafting (spec_drafting.h)
   bool speculative_;
   AcceptanceModel acceptance_;
+  // [num slo classes] speculative.acceptance_by_class by class index, nullopt where the pool's
+  // rates apply; empty when the pool gives no class a rate.
+  std::vector<std::optional<double>> class_acceptance_;
   ProposalModel proposal_;
   // Sampling steps so far per request id, with speculative.by_decode_step only (lookups only:
   // the iteration order never shows).

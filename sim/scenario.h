@@ -104,7 +104,7 @@ struct SpecContextRate {
 
 // Speculative decoding in a pool's replicas (docs/scenario.md, "Speculative decoding").
 struct SpeculativeSpec {
-  std::string method = "none";         // none | ngram | draft | eagle
+  std::string method = "none";         // none | ngram | draft | eagle | eagle3
   int32_t num_speculative_tokens = 0;  // k, drafted per decoding request and step
   double acceptance_rate = 0.0;        // alpha: per-token acceptance probability
   double draft_cost_ratio = 0.0;       // c: one draft token's cost relative to a target step
@@ -126,6 +126,11 @@ struct SpeculativeSpec {
   // requests'. Prompt lookup accepts much on requests whose output repeats and nothing on
   // others.
   double accepting_share = 1.0;
+  // Acceptance rates by slo_class (`acceptance_by_class`, each in [0, 1)): a request of a class
+  // named here draws its drafts at this rate at every decode step, in place of acceptance_rate
+  // and by_decode_step's; requests of other classes keep those. Constrained output (JSON under a
+  // grammar) accepts less than free chat from the same drafter.
+  std::map<std::string, double> acceptance_by_class;
 
   bool enabled() const { return method != "none" && num_speculative_tokens > 0; }
   // The proposal rate for a sequence's decode step n >= 1, verified at `context_tokens`.

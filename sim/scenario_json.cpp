@@ -162,6 +162,11 @@ ojson speculative_to_json(const SpeculativeSpec& s) {
   j["draft_seconds_per_seq"] = s.draft_seconds_per_seq;
   j["draft_seconds_per_context_token"] = s.draft_seconds_per_context_token;
   if (s.accepting_share < 1.0) j["accepting_share"] = s.accepting_share;
+  if (!s.acceptance_by_class.empty()) {
+    ojson by_class = ojson::object();
+    for (const auto& [name, rate] : s.acceptance_by_class) by_class[name] = rate;
+    j["acceptance_by_class"] = std::move(by_class);
+  }
   if (!s.by_decode_step.empty()) {
     ojson buckets = ojson::array();
     for (const SpecStepRates& b : s.by_decode_step) {

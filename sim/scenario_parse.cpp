@@ -19,6 +19,7 @@
 #include "sim/scenario_fleet.h"
 #include "sim/scenario_fleet_keys.h"
 #include "sim/scenario_limits.h"
+#include "sim/spec_class_acceptance.h"
 #include "traces/random.h"
 
 namespace tidal::sim {
@@ -286,6 +287,7 @@ Scenario parse_scenario(const nlohmann::json& root, const std::string& file,
   s.slo_classes = gather_slo_classes(s.workloads, root, file);
   s.priorities = parse_priorities(obj, s.slo_classes);
   s.pools = parse_fleet(obj.child("fleet"), file, base_dir);
+  check_acceptance_classes(s.pools, s.slo_classes, file);
   s.router = parse_router(obj);
   s.output = parse_output(obj);
   s.metrics = parse_metrics_spec(obj);

@@ -65,7 +65,7 @@ void Simulator::on_step_end(int32_t index, int64_t now) {
     if (!replica.released()) replica.release();
     return;
   }
-  const std::span<const sched::SeqOutput> outputs = replica.step_outputs();
+  const std::span<const sched::SeqOutput> outputs = replica.step_outputs(result_.table.slo_class);
   const sched::StepPlan& plan = replica.plan();
   const std::span<const double> hol_delay = replica.hol_delay_s();
   const std::span<const double> hol_caused = replica.hol_caused_s();

@@ -192,7 +192,7 @@ std::string speculative_error(const nlohmann::json& speculative) {
 TEST(FleetSpec, BadSpeculativeKeysAreErrors) {
   EXPECT_EQ(speculative_error({{"method", "medusa"}}),
             "scenario.json: fleet.pools[0].speculative.method: unknown method \"medusa\" "
-            "(known: ngram, draft, eagle)");
+            "(known: ngram, draft, eagle, eagle3)");
   EXPECT_EQ(speculative_error({{"method", "ngram"}, {"proposal_rate", 1.5}}),
             "scenario.json: fleet.pools[0].speculative.proposal_rate: must be in [0, 1], got 1.5");
   EXPECT_NE(speculative_error({{"method", "ngram"}, {"draft_seconds_per_seq", -1e-6}})
