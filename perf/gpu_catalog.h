@@ -31,6 +31,9 @@ struct GpuSpec {
   double pcie_Bps = 0;               // host link bandwidth, one direction, bytes/s
   double price_on_demand_per_h = 0;  // $ per GPU-hour (0 = unknown: inline GPUs only)
   double price_spot_per_h = 0;       // $ per GPU-hour, documented example value
+  double power_idle_w = 0;           // board power with the model loaded, no kernels running, W
+  double power_max_w = 0;            // datasheet TDP / total board power, W (0 = unknown: inline
+                                     // GPUs only; energy reports then need the pool's figures)
   std::string source;                // the main datasheet
   // Where each figure comes from, keyed by the JSON field name ("memory_gib", "flops_fp8_tflops",
   // "price_spot_per_h", ...). Every figure of every catalog entry has one.

@@ -26,6 +26,8 @@ constexpr Figure kFigures[] = {
     {"pcie_gb_per_s", 1e9, &GpuSpec::pcie_Bps, false},
     {"price_on_demand_per_h", 1.0, &GpuSpec::price_on_demand_per_h, false},
     {"price_spot_per_h", 1.0, &GpuSpec::price_spot_per_h, false},
+    {"power_idle_w", 1.0, &GpuSpec::power_idle_w, false},
+    {"power_max_w", 1.0, &GpuSpec::power_max_w, false},
 };
 constexpr std::string_view kDomainKey = "nvlink_domain_size";
 
@@ -62,6 +64,12 @@ void check_gpu_spec(const GpuSpec& gpu, const std::string& where,
       throw_json_error(where, figure_path(figure.key), "must be > 0");
     }
     if (!(value >= 0)) throw_json_error(where, figure_path(figure.key), "must be >= 0");
+  }
+  if (gpu.power_idle_w > gpu.power_max_w && gpu.power_max_w > 0) {
+    throw_json_error(where, figure_path("power_idle_w"), "must be <= power_max_w");
+  }
+  if (gpu.power_idle_w > 0 && !(gpu.power_max_w > 0)) {
+    throw_json_error(where, figure_path("power_max_w"), "must be > 0 when power_idle_w is given");
   }
   if (gpu.nvlink_domain_size < 1) throw_json_error(where, figure_path(kDomainKey), "must be >= 1");
   if (gpu.nvlink_domain_size > 1 && !(gpu.interconnect_Bps > 0)) {
@@ -123,6 +131,9 @@ GpuSpec parse_gpu_object(const nlohmann::json& object, const std::string& where,
                  "0, unknown: set the pool's price");
   default_figure(gpu, "price_spot_per_h", &GpuSpec::price_spot_per_h, gpu.price_on_demand_per_h,
                  "price_on_demand_per_h (no spot discount assumed)");
+  default_figure(gpu, "power_idle_w", &GpuSpec::power_idle_w, 0, "0, unknown");
+  default_figure(gpu, "power_max_w", &GpuSpec::power_max_w, 0,
+                 "0, unknown: give the pool's energy.gpu_max_w for an energy report");
   if (reader.has(kDomainKey)) {
     gpu.nvlink_domain_size = reader.integer(kDomainKey);
     gpu.sources.emplace(std::string(kDomainKey), "given inline");

@@ -270,6 +270,7 @@ RunSummary read_summary(const std::string& path) {
     s.fleet = read_fleet(doc.at("fleet"));
     read_pool_loads(doc.at("fleet"), s.pools);
   }
+  if (doc.has("energy")) s.energy = read_energy_figures(doc.at("energy"));
   return s;
 }
 

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "reports/energy_figures.h"
+
 namespace tidal::reports {
 
 class JsonView;  // reports/json_fields.h
@@ -156,6 +158,7 @@ struct RunSummary {
   std::optional<FleetFigures> fleet;
   std::optional<double> spot_savings_dollars;  // costs.spot_savings_dollars (billing ledger)
   std::optional<EngineFigures> engine;         // engine runs only
+  std::optional<EnergyFigures> energy;         // summary.json `energy` when the run has it
 };
 
 // An estimate of what spot pools saved against their on-demand price, for run folders without

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/fleet/energy_model.h"
 #include "sim/fleet/spec_reading.h"
 #include "traces/random.h"
 
@@ -64,6 +65,7 @@ void FleetController::set_state(int32_t index, ReplicaState state, int64_t now_n
   if (r.state == ReplicaState::warm || r.state == ReplicaState::draining) {
     r.warm_ns += now_ns - r.state_since_ns;
   }
+  if (fleet::draws_power(r.state)) r.powered_ns += now_ns - r.state_since_ns;
   r.state = state;
   r.state_since_ns = now_ns;
   ledger_.record(now_ns, index, r.pool(), state);
@@ -203,6 +205,9 @@ FleetReport FleetController::finish(int64_t end_ns, int64_t interval_ns) {
     Replica& r = cluster_.replica(i);
     if (r.state == ReplicaState::warm || r.state == ReplicaState::draining) {
       r.warm_ns += end_ns - r.state_since_ns;
+    }
+    if (fleet::draws_power(r.state)) {
+      r.powered_ns += end_ns - r.state_since_ns;
       r.state_since_ns = end_ns;
     }
   }

@@ -253,6 +253,7 @@ RunMetrics compute_metrics(const Scenario& scenario, RunResult& result) {
       per_million(m.dollars, num_billed_input_tokens + num_billed_output_tokens);
   m.fleet =
       compute_fleet_metrics(scenario, result, num_billed_input_tokens, num_billed_output_tokens);
+  if (scenario.report_energy) m.energy = compute_energy(scenario, result);
   return m;
 }
 

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/energy_summary.h"
 #include "sim/fleet_metrics.h"
 #include "sim/request_record.h"
 #include "sim/sample_set.h"
@@ -96,6 +97,7 @@ struct RunMetrics : traces::RequestFigures {
   std::vector<PoolMetrics> pools;
   FleetMetrics fleet;
   WarmupExclusion warmup;
+  std::optional<EnergyReport> energy;  // when the scenario asks for energy (report_energy)
 };
 
 // Sorts the run's ITL samples lazily, hence the non-const result.

@@ -9,6 +9,7 @@
 
 #include "base/checked_time.h"
 #include "base/input_error.h"
+#include "sim/fleet/energy_model.h"
 #include "sim/spec_class_acceptance.h"
 #include "sim/spec_drafting.h"
 
@@ -164,9 +165,16 @@ void Replica::account_load(const sched::StepPlan& plan, int64_t duration_ns) {
   load_.kv_share_ns += kv_share * static_cast<double>(duration_ns);
   load_.peak_kv_share = std::max(load_.peak_kv_share, kv_share);
   step_work_ = perf::OpWork{};
-  if (!work_counter_) return;
-  step_work_ = work_counter_->step_work(work_);
   const double seconds = static_cast<double>(duration_ns) / 1e9;
+  if (!work_counter_) {
+    load_.full_power_s += seconds;
+    return;
+  }
+  step_work_ = work_counter_->step_work(work_);
+  load_.full_power_s +=
+      fleet::step_utilisation(step_work_.flops, step_work_.bytes, work_counter_->peak_flops(),
+                              work_counter_->peak_bandwidth_Bps(), seconds) *
+      seconds;
   load_.flops += step_work_.flops;
   load_.bytes += step_work_.bytes;
   load_.peak_flops_seconds += work_counter_->peak_flops() * seconds;

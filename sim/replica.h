@@ -37,6 +37,10 @@ struct StepLoad {
   double bytes = 0.0;
   double peak_flops_seconds = 0.0;
   double peak_bytes_seconds = 0.0;
+  // Per GPU, the power model's busy time: the sum over steps of utilisation (max of the step's
+  // MFU and MBU, sim/fleet/energy_model.h) x step seconds; a step it cannot count by counts at
+  // utilisation 1 (full power).
+  double full_power_s = 0.0;
 };
 
 class Replica {
@@ -117,7 +121,8 @@ class Replica {
   bool lease_open = false;             // in a billed state since its lease opened
   int64_t state_since_ns = 0;          // when it entered `state`
   int64_t warm_ns = 0;                 // time spent warm or draining (closed stretches)
-  std::vector<int64_t> in_flight;      // requests routed here, not finished (unordered)
+  int64_t powered_ns = 0;  // time in states that draw power (fleet::draws_power), closed stretches
+  std::vector<int64_t> in_flight;  // requests routed here, not finished (unordered)
 
  private:
   int32_t index_;

@@ -23,6 +23,7 @@
 #include "perf/step_time_model.h"
 #include "sim/fleet/autoscaler.h"
 #include "sim/fleet/cold_start.h"
+#include "sim/fleet/energy_model.h"
 #include "sim/fleet/kv_links.h"
 #include "sim/fleet/network.h"
 #include "sim/fleet/pricing.h"
@@ -194,7 +195,9 @@ struct PoolSpec {
   fleet::PricingSpec pricing;
   fleet::SpotSpec spot;  // interruptions of market leases when pricing.market is spot
   SpeculativeSpec speculative;
-  nlohmann::json fleet_keys;         // autoscaler / cold_start / pricing / spot as written (echoed)
+  fleet::PoolEnergySpec energy;  // the `energy` object (host power, GPU power overrides)
+  nlohmann::json
+      fleet_keys;  // autoscaler / cold_start / pricing / spot / energy as written (echoed)
   std::optional<EngineSpec> engine;  // the `engine` key resolved; none: tidal's own defaults
 
   // Resolved at load time.
@@ -202,9 +205,10 @@ struct PoolSpec {
   perf::GpuSpec gpu_spec;      // from the catalog or the inline object
   perf::MemoryPlan memory;
   kv::BlockManagerConfig kv;  // num_gpu_blocks from memory, num_cpu_blocks from swap space
-  double resolved_price_per_gpu_hour = 0.0;               // the market price replicas pay
-  fleet::ColdStartBreakdown cold_start_times;             // of a replica the autoscaler adds
-  fleet::PoolPricing pool_pricing;                        // what the billing ledger charges
+  double resolved_price_per_gpu_hour = 0.0;    // the market price replicas pay
+  fleet::ColdStartBreakdown cold_start_times;  // of a replica the autoscaler adds
+  fleet::PoolPricing pool_pricing;             // what the billing ledger charges
+  fleet::PoolPower power;  // with Scenario::report_energy: GPU, host and site figures
   std::shared_ptr<const perf::StepTimeModel> step_model;  // per `perf`, calibrated if asked
   std::optional<perf::KernelDbCoverage>
       kernel_db_coverage;                        // kind kernel_db: where each op came from
@@ -278,6 +282,10 @@ struct Scenario {
   OutputSpec output;
   MetricsSpec metrics;
   std::optional<fleet::NetworkSpec> network;
+  // Energy and carbon (docs/fleet.md, "Energy and carbon"): on when the scenario has an `energy`
+  // object, a pool's `energy` or a region's energy keys; summary.json then has `energy`.
+  bool report_energy = false;
+  fleet::SiteEnergy energy;  // the `energy` object's site figures, for pools a region leaves
   // `kv_transfer.links`: how KV reaches decode pools from prefill pools (empty unless some pool
   // has role prefill or decode).
   std::vector<fleet::KvLinkSpec> kv_links;

@@ -126,4 +126,34 @@ std::optional<fleet::NetworkSpec> parse_network(JsonObject& root,
   return spec;
 }
 
+void parse_energy(JsonObject& root, Scenario& scenario) {
+  const std::string& file = root.file();
+  if (const nlohmann::json* value = root.child("energy"); value != nullptr && !value->is_null()) {
+    perf::JsonObjectReader reader(*value, file, "energy");
+    scenario.energy = fleet::read_site_energy_keys(reader).over(fleet::SiteEnergy{});
+    reader.finish();
+    scenario.report_energy = true;
+  }
+  for (const PoolSpec& pool : scenario.pools) {
+    scenario.report_energy = scenario.report_energy || pool.fleet_keys.contains("energy");
+  }
+  if (scenario.network) {
+    for (const fleet::RegionSpec& region : scenario.network->regions) {
+      scenario.report_energy = scenario.report_energy || region.energy.any();
+    }
+  }
+  if (!scenario.report_energy) return;
+  for (size_t p = 0; p < scenario.pools.size(); ++p) {
+    PoolSpec& pool = scenario.pools[p];
+    fleet::SiteEnergy site = scenario.energy;
+    if (scenario.network) {
+      for (const fleet::RegionSpec& region : scenario.network->regions) {
+        if (region.name == pool.region) site = region.energy.over(scenario.energy);
+      }
+    }
+    pool.power = fleet::resolve_pool_power(pool.energy, pool.gpu_spec, pool.deployment.num_gpus(),
+                                           site, file, fmt::format("fleet.pools[{}]", p));
+  }
+}
+
 }  // namespace tidal::sim

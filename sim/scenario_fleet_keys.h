@@ -1,5 +1,5 @@
 // Scenario keys of the fleet simulation outside the pools: a workload's region and token cap,
-// the router's knobs, the `metrics` object and the `network` (internal to the loader).
+// the router's knobs, the `metrics` object, the `network` and `energy` (internal to the loader).
 #pragma once
 
 #include <optional>
@@ -25,5 +25,9 @@ MetricsSpec parse_metrics_spec(JsonObject& root);
 std::optional<fleet::NetworkSpec> parse_network(JsonObject& root,
                                                 const std::vector<PoolSpec>& pools,
                                                 const std::vector<WorkloadSpec>& workloads);
+// The `energy` object into scenario.energy, then, when the scenario asks for energy (that object,
+// a pool's `energy` or a region's energy keys), each pool's resolved power and site (its
+// region's keys over the `energy` object's). Needs the network parsed.
+void parse_energy(JsonObject& root, Scenario& scenario);
 
 }  // namespace tidal::sim

@@ -110,6 +110,17 @@ ojson pool_json(const PoolSpec& p) {
   return j;
 }
 
+// The site energy keys given, into `into` (absent ones stay out: null would not load again).
+void site_energy_keys_json(const fleet::SiteEnergyKeys& keys, ojson& into) {
+  if (keys.pue) into["pue"] = *keys.pue;
+  if (keys.carbon_intensity_g_per_kwh) {
+    into["carbon_intensity_g_per_kwh"] = *keys.carbon_intensity_g_per_kwh;
+  }
+  if (keys.electricity_price_per_kwh) {
+    into["electricity_price_per_kwh"] = *keys.electricity_price_per_kwh;
+  }
+}
+
 }  // namespace
 
 ojson engine_to_json(const EngineSpec& e) {
@@ -225,8 +236,9 @@ nlohmann::ordered_json scenario_to_json(const Scenario& s) {
   if (s.network) {
     ojson regions = ojson::array();
     for (const fleet::RegionSpec& r : s.network->regions) {
-      regions.push_back(
-          ojson{{"name", r.name}, {"kind", std::string(fleet::region_kind_name(r.kind))}});
+      ojson region{{"name", r.name}, {"kind", std::string(fleet::region_kind_name(r.kind))}};
+      site_energy_keys_json(r.energy, region);
+      regions.push_back(std::move(region));
     }
     ojson links = ojson::array();
     for (const fleet::LinkSpec& l : s.network->links) {
@@ -238,6 +250,14 @@ nlohmann::ordered_json scenario_to_json(const Scenario& s) {
   }
   j["kv_transfer"] = kv_transfer_to_json(s.kv_links);
   j["priorities"] = ojson(s.priorities);
+  if (s.report_energy) {
+    // Only with energy on, so other scenarios keep their summary byte for byte.
+    ojson energy = ojson::object();
+    site_energy_keys_json(fleet::SiteEnergyKeys{s.energy.pue, s.energy.carbon_intensity_g_per_kwh,
+                                                s.energy.electricity_price_per_kwh},
+                          energy);
+    j["energy"] = std::move(energy);
+  }
   j["output"] = ojson{{"requests_csv", s.output.requests_csv},
                       {"timeline_csv", s.output.timeline_csv},
                       {"trace_json", s.output.trace_json},

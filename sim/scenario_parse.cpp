@@ -293,8 +293,9 @@ Scenario parse_scenario(const nlohmann::json& root, const std::string& file,
   s.metrics = parse_metrics_spec(obj);
   s.network = parse_network(obj, s.pools, s.workloads);
   s.kv_links = parse_kv_transfer(obj, s.pools);
+  parse_energy(obj, s);
   obj.finish({"name", "seed", "duration_s", "timeline_interval_s", "workloads", "fleet", "router",
-              "output", "metrics", "network", "kv_transfer", "priorities"});
+              "output", "metrics", "network", "kv_transfer", "priorities", "energy"});
   s.set_seed(s.seed);
   return s;
 }

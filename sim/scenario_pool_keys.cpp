@@ -279,6 +279,10 @@ void read_pool_fleet_keys(JsonObject& obj, PoolSpec& pool) {
       obj.fail("spot", "needs \"pricing\": {\"market\": \"spot\"} (interruptions hit spot leases)");
     }
   }
+  if (const nlohmann::json* v = obj.child("energy"); v != nullptr && !v->is_null()) {
+    pool.energy = fleet::parse_pool_energy_spec(*v, file, obj.path_of("energy"));
+    pool.fleet_keys["energy"] = *v;
+  }
   pool.speculative = read_speculative(obj);
   pool.region = obj.string("region", "");
   const std::string role = obj.string("role", "both");

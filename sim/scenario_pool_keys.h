@@ -1,5 +1,6 @@
 // The fleet keys of one pool (`autoscaler`, `cold_start`, `pricing`, `spot`, `speculative`,
-// `region`, `role`), read and resolved for the scenario loader. Internal to sim/scenario_fleet.cpp.
+// `region`, `role`, `energy`), read and resolved for the scenario loader. Internal to
+// sim/scenario_fleet.cpp.
 #pragma once
 
 #include <array>
@@ -13,8 +14,8 @@
 namespace tidal::sim {
 
 // The keys this reads, for JsonObject::finish.
-inline constexpr std::array<std::string_view, 7> kPoolFleetKeys{
-    "autoscaler", "cold_start", "pricing", "spot", "speculative", "region", "role"};
+inline constexpr std::array<std::string_view, 8> kPoolFleetKeys{
+    "autoscaler", "cold_start", "pricing", "spot", "speculative", "region", "role", "energy"};
 
 // Reads the keys from `pool_obj` into `pool` (before the memory plan).
 void read_pool_fleet_keys(JsonObject& pool_obj, PoolSpec& pool);

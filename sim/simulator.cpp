@@ -173,7 +173,7 @@ RunResult Simulator::run() {
     result_.replicas.push_back(
         ReplicaSummary{r.pool(), r.busy_ns, r.num_steps, r.num_batched_tokens, r.num_used_blocks(),
                        r.num_gpu_blocks(), r.scheduler_stats(), r.block_manager_stats(), r.warm_ns,
-                       r.num_routed_tokens, r.load(), r.tier_stats()});
+                       r.powered_ns, r.num_routed_tokens, r.load(), r.tier_stats()});
   }
   return std::move(result_);
 }

@@ -36,6 +36,7 @@ struct ReplicaSummary {
   sched::SchedulerStats scheduler;
   kv::BlockManagerStats block_manager;
   int64_t warm_ns = 0;            // time spent warm or draining
+  int64_t powered_ns = 0;         // time in states that draw power (fleet::draws_power)
   int64_t num_routed_tokens = 0;  // prompt + output tokens of the requests routed to it
   StepLoad load;                  // its steps' batches, KV use and work (sim/replica.h)
   kv::TierStoreStats kv_tiers;    // what its KV offload tiers moved (empty without tiers)

@@ -67,6 +67,18 @@ std::string load_text(const PoolMetrics& p) {
       format_percent(p.utilization));
 }
 
+// The run's energy: kWh (PUE applied), per request and per 1M output tokens, carbon and
+// energy cost where the sites give them ("-" otherwise).
+std::string energy_text(const EnergyReport& e) {
+  const auto significant = [](const std::optional<double>& v) {
+    return v ? format_significant(*v) : std::string("-");
+  };
+  return fmt::format(
+      "energy      {} kWh   {} Wh/request   {} kWh/1M output tokens   {} kgCO2e   {} energy",
+      format_significant(e.facility_joules / fleet::kJoulesPerKwh), significant(e.wh_per_request),
+      significant(e.kwh_per_1m_output_tokens), significant(e.kg_co2e), dollars_cell(e.dollars));
+}
+
 }  // namespace
 
 std::string format_summary_table(const Scenario& scenario, const RunMetrics& m) {
@@ -129,6 +141,7 @@ std::string format_summary_table(const Scenario& scenario, const RunMetrics& m) 
         "            spot savings {} (spot time at the on-demand price, minus its cost)",
         format_dollars(f.spot_savings_dollars)));
   }
+  if (m.energy) line(energy_text(*m.energy));
   if (f.num_scale_ups + f.num_scale_downs + f.num_spot_interruptions > 0) {
     line(
         fmt::format("fleet       {} scale-ups, {} scale-downs, {} spot interruptions, {} re-queued",

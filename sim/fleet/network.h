@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/fleet/energy_model.h"
+
 namespace tidal::fleet {
 
 enum class RegionKind : uint8_t {
@@ -25,6 +27,9 @@ std::string_view region_kind_name(RegionKind kind);
 struct RegionSpec {
   std::string name;
   RegionKind kind = RegionKind::gpu;
+  // Its PUE, carbon intensity and electricity price where given (hosting regions only), over
+  // the scenario's `energy` object for the pools it hosts (docs/fleet.md, "Energy and carbon").
+  SiteEnergyKeys energy;
 };
 
 struct LinkSpec {
@@ -38,8 +43,9 @@ struct NetworkSpec {
   std::vector<LinkSpec> links;      // endpoints name regions; no self links, no duplicates
 };
 
-// Parses {"regions": [{"name", "kind"}], "links": [{"from", "to", "latency_ms"}]}. Unknown
-// keys, unknown or duplicate region names, self links, duplicate links, negative latencies, and
+// Parses {"regions": [{"name", "kind"}], "links": [{"from", "to", "latency_ms"}]}; a hosting
+// region may also give kSiteEnergyKeys. Unknown keys, energy keys on a client region, unknown or
+// duplicate region names, self links, duplicate links, negative latencies, and
 // a network without a client region or without a hosting (edge or gpu) region are InputErrors
 // naming `where` and the JSON path.
 NetworkSpec parse_network_spec(const nlohmann::json& json, const std::string& where,

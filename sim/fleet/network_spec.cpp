@@ -64,6 +64,13 @@ NetworkSpec parse_network_spec(const nlohmann::json& json, const std::string& wh
           fmt::format("duplicate region \"{}\" (also regions[{}])", parsed.name, it->second));
     }
     parsed.kind = parse_region_kind(region.string("kind"), where, region.child_path("kind"));
+    parsed.energy = read_site_energy_keys(region);
+    if (parsed.kind == RegionKind::client && parsed.energy.any()) {
+      perf::throw_json_error(where, region.path(),
+                             "a client region hosts no replicas and draws no power: give pue, "
+                             "carbon_intensity_g_per_kwh and electricity_price_per_kwh on edge "
+                             "or gpu regions");
+    }
     region.finish();
     region_index.emplace(parsed.name, i);
     spec.regions.push_back(std::move(parsed));

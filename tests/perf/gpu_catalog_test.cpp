@@ -43,10 +43,20 @@ TEST(GpuCatalog, HoldsTheRequiredGpus) {
 }
 
 TEST(GpuCatalog, EveryFigureIsPresentAndSourced) {
-  const std::vector<std::string> figures = {
-      "memory_gib",         "hbm_bandwidth_gb_per_s", "flops_bf16_tflops",     "flops_fp8_tflops",
-      "flops_int8_tflops",  "flops_fp4_tflops",       "interconnect_gb_per_s", "nvlink_domain_size",
-      "scale_out_gb_per_s", "pcie_gb_per_s",          "price_on_demand_per_h", "price_spot_per_h"};
+  const std::vector<std::string> figures = {"memory_gib",
+                                            "hbm_bandwidth_gb_per_s",
+                                            "flops_bf16_tflops",
+                                            "flops_fp8_tflops",
+                                            "flops_int8_tflops",
+                                            "flops_fp4_tflops",
+                                            "interconnect_gb_per_s",
+                                            "nvlink_domain_size",
+                                            "scale_out_gb_per_s",
+                                            "pcie_gb_per_s",
+                                            "price_on_demand_per_h",
+                                            "price_spot_per_h",
+                                            "power_idle_w",
+                                            "power_max_w"};
   for (const std::string& name : gpu_names()) {
     SCOPED_TRACE(name);
     const GpuSpec& gpu = find_gpu(name, "test");
@@ -161,7 +171,8 @@ nlohmann::json catalog_entry() {
   for (const char* key :
        {"memory_gib", "hbm_bandwidth_gb_per_s", "flops_bf16_tflops", "flops_fp8_tflops",
         "flops_int8_tflops", "flops_fp4_tflops", "interconnect_gb_per_s", "nvlink_domain_size",
-        "scale_out_gb_per_s", "pcie_gb_per_s", "price_on_demand_per_h", "price_spot_per_h"}) {
+        "scale_out_gb_per_s", "pcie_gb_per_s", "price_on_demand_per_h", "price_spot_per_h",
+        "power_idle_w", "power_max_w"}) {
     entry[key] = {{"value", 1}, {"source", "sheet"}};
   }
   return entry;
@@ -231,7 +242,7 @@ TEST(InlineGpu, ParsesEveryKeyExactly) {
   EXPECT_DOUBLE_EQ(gpu.pcie_Bps, 64e9);
   EXPECT_DOUBLE_EQ(gpu.price_on_demand_per_h, 3.5);
   EXPECT_DOUBLE_EQ(gpu.price_spot_per_h, 1.25);
-  EXPECT_EQ(gpu.sources.size(), 12u);
+  EXPECT_EQ(gpu.sources.size(), 14u);
   EXPECT_EQ(gpu.sources.at("flops_fp4_tflops"), "given inline");
 }
 
@@ -249,7 +260,7 @@ TEST(InlineGpu, OptionalKeysTakeDocumentedDefaults) {
   EXPECT_EQ(gpu.scale_out_Bps, 0.0);
   EXPECT_EQ(gpu.price_on_demand_per_h, 0.0);
   EXPECT_EQ(gpu.price_spot_per_h, 0.0);
-  EXPECT_EQ(gpu.sources.size(), 12u);
+  EXPECT_EQ(gpu.sources.size(), 14u);
   EXPECT_EQ(gpu.sources.at("pcie_gb_per_s").rfind("default: ", 0), 0u);
 
   nlohmann::json priced = minimal_inline_gpu();
@@ -279,6 +290,8 @@ TEST(InlineGpu, BadValuesNameTheirJsonPath) {
       {"nvlink_domain_size", 0, at + "nvlink_domain_size: must be >= 1"},
       {"nvlink_domain_size", 2.5, at + "nvlink_domain_size: must be an integer"},
       {"tflops", 100, at + "tflops: unknown key"},
+      {"power_max_w", -700, at + "power_max_w: must be >= 0"},
+      {"power_idle_w", 80, at + "power_max_w: must be > 0 when power_idle_w is given"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.key);
@@ -290,6 +303,19 @@ TEST(InlineGpu, BadValuesNameTheirJsonPath) {
     }
     EXPECT_EQ(error_of(gpu), c.message);
   }
+}
+
+TEST(InlineGpu, PowerFiguresAreOptionalAndIdleStaysBelowMax) {
+  nlohmann::json gpu = minimal_inline_gpu();
+  EXPECT_EQ(parse_gpu_object(gpu, kWhere, kPath).power_max_w, 0.0);  // unknown
+  gpu["power_idle_w"] = 90;
+  gpu["power_max_w"] = 600;
+  const GpuSpec powered = parse_gpu_object(gpu, kWhere, kPath);
+  EXPECT_DOUBLE_EQ(powered.power_idle_w, 90.0);
+  EXPECT_DOUBLE_EQ(powered.power_max_w, 600.0);
+  gpu["power_idle_w"] = 700;
+  EXPECT_EQ(error_of(gpu),
+            "scenario.json: fleet.pools[0].gpu.power_idle_w: must be <= power_max_w");
 }
 
 TEST(InlineGpu, ADomainOfSeveralGpusNeedsAScaleUpLink) {
