@@ -169,7 +169,7 @@ double KernelDbCosts::token_seconds(OpClass op, int64_t num_tokens) const {
       if (!experts_from_tables_) return roofline_.token_seconds(op, num_tokens);
       // With attention data parallelism the routed experts run over every rank's tokens
       // (shared_token_seconds); the shared experts stay in the rank.
-      double seconds = deployment_.attention_dp == 1 ? experts_->seconds(t) : 0.0;
+      double seconds = deployment_.attention_dp == 1 ? routed_expert_seconds(t) : 0.0;
       for (const GemmLookup& g : shared_experts_.gemms) seconds += g.seconds(t);
       return layers * seconds;
     }
@@ -184,6 +184,13 @@ double KernelDbCosts::token_seconds(OpClass op, int64_t num_tokens) const {
   }
 }
 
+double KernelDbCosts::routed_expert_seconds(double num_tokens) const {
+  const double seconds = experts_->seconds(num_tokens);
+  if (deployment_.expert_load.balanced()) return seconds;
+  // The rows are measured under uniform routing: scaled by the roofline's skewed over balanced.
+  return seconds * roofline_.routed_expert_skew_factor(num_tokens);
+}
+
 double KernelDbCosts::shared_token_seconds(OpClass op, int64_t num_tokens) const {
   if (deployment_.attention_dp <= 1 || num_tokens <= 0) return 0.0;
   const double t = static_cast<double>(num_tokens);
@@ -193,7 +200,7 @@ double KernelDbCosts::shared_token_seconds(OpClass op, int64_t num_tokens) const
       // The tables' num_tokens is the whole EP group's (AIConfigurator's collectors route that
       // many tokens over all the experts and time one GPU's share).
       if (!experts_from_tables_) return roofline_.shared_token_seconds(op, num_tokens);
-      return moe_layers * experts_->seconds(t);
+      return moe_layers * routed_expert_seconds(t);
     case OpClass::allreduce: {  // dispatch and combine
       if (!alltoall_ || !alltoall_->found()) return roofline_.shared_token_seconds(op, num_tokens);
       // Each GPU's send buffer: its num_tokens / num_gpus tokens to every GPU they go to.

@@ -53,6 +53,9 @@ class KernelDbCosts final : public StepCosts {
  private:
   // The GEMMs behind one op class (several for MLA's projections and shared experts).
   std::vector<std::string> gemm_dtypes(const WeightFormat& format) const;
+  // One MoE layer's routed experts from moe_perf over num_tokens, scaled by the deployment's
+  // expert_load (RooflineCosts::routed_expert_skew_factor).
+  double routed_expert_seconds(double num_tokens) const;
 
   struct GemmClass {
     std::vector<GemmLookup> gemms;

@@ -86,6 +86,11 @@ void check_parallel_layout(const ModelSpec& model, const Deployment& d,
         fmt::format("{}.attention_dp: must be >= 1 (got {})", json_path, d.attention_dp));
   }
   if (d.ep < 1) throw InputError(fmt::format("{}.ep: must be >= 1 (got {})", json_path, d.ep));
+  const int64_t num_load_shares = static_cast<int64_t>(d.expert_load.shares.size());
+  if (num_load_shares != 0 && num_load_shares != model.num_experts) {
+    throw InputError(fmt::format("{}.moe.expert_load: {} shares for the {} routed experts of {}",
+                                 json_path, num_load_shares, model.num_experts, model.name));
+  }
   if (!model.is_moe()) {
     if (d.ep > 1) {
       throw InputError(

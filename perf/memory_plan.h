@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "perf/dtype.h"
+#include "perf/expert_load.h"
 #include "perf/gpu_catalog.h"
 #include "perf/model_catalog.h"
 
@@ -33,6 +34,7 @@ struct Deployment {
   int32_t tp = 1;            // tensor-parallel degree of attention and dense layers, per rank
   int32_t attention_dp = 1;  // attention data-parallel ranks
   int32_t ep = 1;            // expert-parallel degree: groups the routed experts are split over
+  ExpertLoad expert_load{};  // the routed experts' shares of the assignments (default balanced)
   int32_t pp = 1;            // pipeline stages, each tp x attention_dp GPUs (pipeline_stages.h)
   // The link between consecutive stages (activations of each micro-batch cross it): per-GPU
   // bandwidth and one-way latency (sim/scenario_pool_keys.cpp resolves the pool's pp_link).

@@ -196,23 +196,48 @@ LayerGemms RooflineCosts::layer_gemms(OpClass op, int64_t num_tokens) const {
 }
 
 OpWork RooflineCosts::routed_expert_work(double num_tokens) const {
+  if (deployment_.expert_load.balanced()) {
+    return rank_routed_expert_work(num_tokens, deployment_.expert_load, 0);
+  }
+  // Skewed routing: the ranks differ, and the step waits for the slowest.
+  OpWork slowest;
+  double slowest_seconds = -1.0;
+  for (int32_t rank = 0; rank < deployment_.ep; ++rank) {
+    const OpWork work = rank_routed_expert_work(num_tokens, deployment_.expert_load, rank);
+    const double seconds = gemm_seconds(work, peak_flops_for(formats_.experts.dtype, gpu_));
+    if (seconds > slowest_seconds) {
+      slowest = work;
+      slowest_seconds = seconds;
+    }
+  }
+  return slowest;
+}
+
+OpWork RooflineCosts::rank_routed_expert_work(double num_tokens, const ExpertLoad& load,
+                                              int32_t rank) const {
   // Each token runs num_active_experts routed experts. Weight traffic counts the distinct
-  // experts of this GPU the batch touches, assuming uniform routing: E/ep * (1 - (1 - k/E)^t).
-  const double t = num_tokens;
+  // experts of this GPU the batch touches (expert_load.h; uniform routing by default).
   const double h = static_cast<double>(model_.hidden);
   const double up_projections = model_.gated_mlp ? 2.0 : 1.0;
-  const double e = static_cast<double>(model_.num_experts);
-  const double k = static_cast<double>(model_.num_active_experts);
-  const double ep = deployment_.ep;
+  const RankExpertWork rank_work = rank_expert_work(
+      load, model_.num_experts, model_.num_active_experts, deployment_.ep, rank, num_tokens);
   const double moe_tp = deployment_.moe_tp();
-  const double touched = e / ep * (1.0 - std::pow(1.0 - k / e, t));
   const double expert_params_per_gpu = model_.expert_params() / moe_tp;
   const double width = static_cast<double>(model_.moe_intermediate) / moe_tp;
-  const double assignments = t * k / ep;
+  const double assignments = rank_work.num_assignments;
   const double activations =
       assignments * (2.0 * h + (up_projections + 1.0) * width) * kActivationBytes;
-  return {2.0 * assignments * expert_params_per_gpu,
-          touched * expert_params_per_gpu * formats_.experts.bytes_per_weight + activations};
+  return {
+      2.0 * assignments * expert_params_per_gpu,
+      rank_work.num_experts_touched * expert_params_per_gpu * formats_.experts.bytes_per_weight +
+          activations};
+}
+
+double RooflineCosts::routed_expert_skew_factor(double num_tokens) const {
+  if (deployment_.expert_load.balanced() || num_tokens <= 0) return 1.0;
+  const double peak = peak_flops_for(formats_.experts.dtype, gpu_);
+  return gemm_seconds(routed_expert_work(num_tokens), peak) /
+         gemm_seconds(rank_routed_expert_work(num_tokens, ExpertLoad{}, 0), peak);
 }
 
 double RooflineCosts::alltoall_bytes_per_gpu(double num_tokens) const {

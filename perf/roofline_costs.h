@@ -45,8 +45,13 @@ class RooflineCosts final : public StepCosts {
 
   // One MoE layer's routed experts on one GPU for num_tokens tokens of the replica: the GPU holds
   // num_experts / ep experts, each split moe_tp ways, and computes the tokens routed to them
-  // (num_tokens * top_k / ep assignments under uniform routing).
+  // (num_tokens * top_k / ep assignments under uniform routing). With a skewed expert_load, the
+  // work of the slowest rank (expert_load.h).
   OpWork routed_expert_work(double num_tokens) const;
+  // The routed experts' seconds under the deployment's expert_load over those under uniform
+  // routing, for num_tokens tokens (1 when balanced): what the kernel tables' uniform-routing
+  // rows are scaled by.
+  double routed_expert_skew_factor(double num_tokens) const;
   // One all-to-all (dispatch or combine) of one MoE layer over the replica's GPUs for num_tokens
   // tokens of the replica; 0 without attention data parallelism (the tokens are already on every
   // GPU of the TP group, and the all-reduce combines the experts' outputs).
@@ -81,6 +86,8 @@ class RooflineCosts final : public StepCosts {
   OpWork lm_head_work(double num_logit_rows) const;
   OpWork sampling_work(double num_logit_rows) const;
   OpWork rank_work(std::span<const SeqWork> batch) const;  // step_work of one rank's own classes
+  // routed_expert_work on expert-parallel rank `rank` under `load`.
+  OpWork rank_routed_expert_work(double num_tokens, const ExpertLoad& load, int32_t rank) const;
   double gemm_seconds(const OpWork& work, double peak_flops) const;
   double gemms_seconds(const LayerGemms& gemms) const;
   double elementwise_seconds(double bytes, double num_kernels) const;

@@ -196,8 +196,9 @@ struct PoolSpec {
   fleet::SpotSpec spot;  // interruptions of market leases when pricing.market is spot
   SpeculativeSpec speculative;
   fleet::PoolEnergySpec energy;  // the `energy` object (host power, GPU power overrides)
-  nlohmann::json
-      fleet_keys;  // autoscaler / cold_start / pricing / spot / energy as written (echoed)
+  // autoscaler / cold_start / pricing / spot / energy as written (echoed)
+  nlohmann::json fleet_keys;
+  nlohmann::json moe_input;          // `moe` as written (echoed); null when not given
   std::optional<EngineSpec> engine;  // the `engine` key resolved; none: tidal's own defaults
 
   // Resolved at load time.

@@ -19,6 +19,7 @@
 #include "sim/scenario_engine.h"
 #include "sim/scenario_kv_tiers.h"
 #include "sim/scenario_limits.h"
+#include "sim/scenario_moe_load.h"
 #include "sim/scenario_pool_keys.h"
 
 namespace tidal::sim {
@@ -226,6 +227,7 @@ PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string
   pool.deployment.max_num_batched_tokens = pool.scheduler.max_num_batched_tokens;
   pool.deployment.max_num_seqs = pool.scheduler.max_num_seqs;
   pool.perf = parse_perf(obj, base_dir);
+  read_pool_moe(obj, pool);
   read_pool_fleet_keys(obj, pool);
   apply_engine_preset(obj, sched_json, pool);  // the engine's defaults for keys left out
   const nlohmann::json* kv_tiers = obj.child("kv_tiers");  // resolved after the memory plan
@@ -244,7 +246,8 @@ PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string
                                       "scheduler",
                                       "perf",
                                       "engine",
-                                      "kv_tiers"};
+                                      "kv_tiers",
+                                      "moe"};
   known.insert(known.end(), kPoolFleetKeys.begin(), kPoolFleetKeys.end());
   known.insert(known.end(), kPoolLayoutKeys.begin(), kPoolLayoutKeys.end());
   obj.finish(known);

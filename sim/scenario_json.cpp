@@ -66,6 +66,7 @@ ojson pool_json(const PoolSpec& p) {
   j["tp"] = p.deployment.tp;
   if (p.deployment.ep != 1) j["ep"] = p.deployment.ep;
   if (p.deployment.attention_dp != 1) j["attention_dp"] = p.deployment.attention_dp;
+  if (!p.moe_input.is_null()) j["moe"] = ojson::parse(p.moe_input.dump());
   if (p.deployment.pp != 1) {
     j["pp"] = p.deployment.pp;
     j["pp_link"] = ojson{{"kind", std::string(fleet::link_kind_name(p.pp_link_kind))},
