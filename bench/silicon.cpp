@@ -13,6 +13,7 @@
 // Usage: silicon [--measured F] [--configs DIR] [--kernel-db DIR] [--max-rows-per-group N]
 //                [--threads N] [--max-fit-rows N] [--rows-out rows.csv] [--fit-scales 0|1]
 //                [--requests-per-client N] [--count-first 0|1] [--prior 0|1]
+//                [--calibrate 0|1]
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -44,6 +45,7 @@ struct Args {
   int num_threads = 2;
   bool fit_scales = true;  // --fit-scales 0: the calibration fits overheads and front end only
   bool use_prior = true;   // --prior 0: a plain least-squares fit, no pull toward the preset
+  bool calibrate = true;   // --calibrate 0: roofline and kernel_db only (no fits; far faster)
   std::string rows_out;    // a CSV of every row's measured and predicted figures, when given
   int64_t requests_per_client = tidal::validate::SiliconOptions{}.requests_per_client;
   // --count-first 0: each client's first request is warm-up
@@ -73,6 +75,8 @@ Args parse_args(int argc, char** argv) {
       a.fit_scales = value != "0";
     else if (key == "--prior")
       a.use_prior = value != "0";
+    else if (key == "--calibrate")
+      a.calibrate = value != "0";
     else if (key == "--requests-per-client")
       a.requests_per_client = std::stoll(value);
     else if (key == "--count-first")
@@ -197,7 +201,7 @@ int main(int argc, char** argv) try {
           fold.train.push_back(i);
         }
       }
-      if (!fold.train.empty()) folds.push_back(std::move(fold));
+      if (args.calibrate && !fold.train.empty()) folds.push_back(std::move(fold));
     }
   }
   tidal::validate::CalibrateOptions calibrate_options;
