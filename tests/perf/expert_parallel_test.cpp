@@ -3,7 +3,6 @@
 // memory plan of each layout, and the errors for layouts a model cannot take.
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -15,6 +14,7 @@
 #include "perf/memory_plan.h"
 #include "perf/roofline_costs.h"
 #include "perf/step_costs.h"
+#include "tests/perf/moe_layout_test_util.h"
 
 namespace tidal::perf {
 namespace {
@@ -41,17 +41,8 @@ ModelSpec tiny_moe() {
   return m;
 }
 
-Deployment layout(int32_t tp, int32_t attention_dp, int32_t ep) {
-  Deployment d;
-  d.tp = tp;
-  d.attention_dp = attention_dp;
-  d.ep = ep;
-  return d;
-}
-
-const GpuSpec& h200() {
-  return find_gpu("H200", "test");
-}
+using moe_test::h200;
+using moe_test::layout;
 
 RooflineOptions small_tables() {
   RooflineOptions o;
@@ -247,19 +238,14 @@ TEST(ExpertParallelErrors, BadLayoutsNameTheKey) {
 // DeepSeek-V3 at ep 8 and attention_dp 8 on H200 SGLang: the tables' ep 8 MoE rows and NCCL's
 // 8-GPU all-to-all price the MoE layers.
 TEST(ExpertParallelKernelDb, DeepSeekV3OnH200SglangUsesTheEpRows) {
-  const std::string dir = std::string(TIDAL_SHARED_DIR) + "/profiles/aiconfigurator";
-  const std::string config =
-      std::string(TIDAL_SHARED_DIR) + "/models/hf-configs/deepseek-ai--DeepSeek-V3_config.json";
-  if (!std::filesystem::is_directory(dir + "/h200_sxm/sglang-0.5.14") ||
-      !std::filesystem::exists(config)) {
-    GTEST_SKIP() << dir << " absent";
-  }
-  const ModelSpec model = load_hf_config(config);
+  const auto shared = moe_test::shared_deepseek_v3();
+  SKIP_WITHOUT_SHARED_DEEPSEEK_V3(shared);
+  const ModelSpec& model = shared->model;
   Deployment d = layout(1, 8, 8);
   d.weight_dtype = model.quant.dtype;
   KernelDbCoverage coverage;
-  const auto step_model = make_kernel_db_model({dir, "sglang", "", "", ""}, model, h200(), d,
-                                               RooflineOptions{}, &coverage);
+  const auto step_model = make_kernel_db_model({shared->kernel_db_dir, "sglang", "", "", ""}, model,
+                                               h200(), d, RooflineOptions{}, &coverage);
   const OperatorCoverage& experts = coverage.operators[static_cast<int>(OpClass::moe_experts)];
   EXPECT_EQ(experts.kind, CoverageKind::table) << experts.detail;
   EXPECT_NE(experts.detail.find("tp=1 ep=8"), std::string::npos) << experts.detail;

@@ -2,7 +2,6 @@
 // the experts a step touches and the assignments each expert-parallel rank computes, and what
 // that does to the MoE layers' time in the roofline and kernel-table models.
 #include <cmath>
-#include <filesystem>
 #include <numeric>
 #include <utility>
 #include <vector>
@@ -16,22 +15,13 @@
 #include "perf/memory_plan.h"
 #include "perf/roofline_costs.h"
 #include "perf/roofline_model.h"
+#include "tests/perf/moe_layout_test_util.h"
 
 namespace tidal::perf {
 namespace {
 
-const GpuSpec& h200() {
-  return find_gpu("H200", "test");
-}
-
-Deployment layout(int32_t tp, int32_t attention_dp, int32_t ep, ExpertLoad load = {}) {
-  Deployment d;
-  d.tp = tp;
-  d.attention_dp = attention_dp;
-  d.ep = ep;
-  d.expert_load = std::move(load);
-  return d;
-}
+using moe_test::h200;
+using moe_test::layout;
 
 double routed_seconds(const ModelSpec& model, const Deployment& d, int64_t num_tokens) {
   const RooflineCosts costs(model, h200(), d, RooflineOptions{});
@@ -157,21 +147,16 @@ TEST(ExpertSkewRoofline, LoadOfTheWrongLengthIsRefused) {
 
 // The kernel tables' uniform-routing MoE rows scaled by the roofline's skew factor.
 TEST(ExpertSkewKernelDb, DeepSeekV3OnH200SglangScalesTheMoeRows) {
-  const std::string dir = std::string(TIDAL_SHARED_DIR) + "/profiles/aiconfigurator";
-  const std::string config =
-      std::string(TIDAL_SHARED_DIR) + "/models/hf-configs/deepseek-ai--DeepSeek-V3_config.json";
-  if (!std::filesystem::is_directory(dir + "/h200_sxm/sglang-0.5.14") ||
-      !std::filesystem::exists(config)) {
-    GTEST_SKIP() << dir << " absent";
-  }
-  const ModelSpec model = load_hf_config(config);
+  const auto shared = moe_test::shared_deepseek_v3();
+  SKIP_WITHOUT_SHARED_DEEPSEEK_V3(shared);
+  const ModelSpec& model = shared->model;
   Deployment even = layout(1, 8, 8);
   even.weight_dtype = model.quant.dtype;
   Deployment zero = even;
   zero.expert_load = zipf_expert_load(model.num_experts, model.num_active_experts, 0.0);
   Deployment skewed = even;
   skewed.expert_load = zipf_expert_load(model.num_experts, model.num_active_experts, 1.2);
-  const KernelDbSpec spec{dir, "sglang", "", "", ""};
+  const KernelDbSpec spec{shared->kernel_db_dir, "sglang", "", "", ""};
   const auto even_model = make_kernel_db_model(spec, model, h200(), even, RooflineOptions{});
   const auto zero_model = make_kernel_db_model(spec, model, h200(), zero, RooflineOptions{});
   const auto skewed_model = make_kernel_db_model(spec, model, h200(), skewed, RooflineOptions{});

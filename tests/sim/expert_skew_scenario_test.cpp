@@ -6,27 +6,18 @@
 
 #include "base/input_error.h"
 #include "sim/scenario.h"
+#include "tests/sim/sim_test_util.h"
 
 namespace tidal::sim {
 namespace {
 
-std::string scenario_text(const std::string& model, const std::string& pool_extra) {
-  return R"({"workloads": [{"generator": {"kind": "poisson", "rate": 2, "duration_s": 10}}],
-             "fleet": {"pools": [{"model": ")" +
-         model + R"(", "gpu": "H200", "tp": 2)" + pool_extra + "}]}}";
-}
-
+// Its pools run at tp 2.
 Scenario load(const std::string& model, const std::string& pool_extra) {
-  return load_scenario_text(scenario_text(model, pool_extra), "scenario.json", "");
+  return testing::load_one_pool(model, R"(, "tp": 2)" + pool_extra);
 }
 
 std::string error_of(const std::string& model, const std::string& pool_extra) {
-  try {
-    load(model, pool_extra);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return testing::one_pool_error(model, R"(, "tp": 2)" + pool_extra);
 }
 
 TEST(ExpertSkewScenario, SkewReadAndEchoed) {

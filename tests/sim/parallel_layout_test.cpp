@@ -6,31 +6,16 @@
 
 #include "base/input_error.h"
 #include "sim/scenario.h"
+#include "tests/sim/sim_test_util.h"
 
 namespace tidal::sim {
 namespace {
 
-std::string scenario_text(const std::string& model, const std::string& pool_extra) {
-  return R"({"workloads": [{"generator": {"kind": "poisson", "rate": 2, "duration_s": 10}}],
-             "fleet": {"pools": [{"model": ")" +
-         model + R"(", "gpu": "H200")" + pool_extra + "}]}}";
-}
-
-Scenario load(const std::string& model, const std::string& pool_extra) {
-  return load_scenario_text(scenario_text(model, pool_extra), "scenario.json", "");
-}
-
-std::string error_of(const std::string& model, const std::string& pool_extra) {
-  try {
-    load(model, pool_extra);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using testing::load_one_pool;
+using testing::one_pool_error;
 
 TEST(ParallelLayout, KeysReadAndEchoed) {
-  const Scenario s = load("mixtral-8x7b", R"(, "tp": 2, "attention_dp": 4, "ep": 8)");
+  const Scenario s = load_one_pool("mixtral-8x7b", R"(, "tp": 2, "attention_dp": 4, "ep": 8)");
   const PoolSpec& pool = s.pools[0];
   EXPECT_EQ(pool.deployment.tp, 2);
   EXPECT_EQ(pool.deployment.attention_dp, 4);
@@ -48,7 +33,7 @@ TEST(ParallelLayout, KeysReadAndEchoed) {
 }
 
 TEST(ParallelLayout, DefaultsLeaveTheEchoAsBefore) {
-  const Scenario s = load("mixtral-8x7b", R"(, "tp": 2)");
+  const Scenario s = load_one_pool("mixtral-8x7b", R"(, "tp": 2)");
   EXPECT_EQ(s.pools[0].deployment.ep, 1);
   EXPECT_EQ(s.pools[0].deployment.attention_dp, 1);
   EXPECT_EQ(s.pools[0].num_gpus(), 2);
@@ -58,35 +43,35 @@ TEST(ParallelLayout, DefaultsLeaveTheEchoAsBefore) {
 }
 
 TEST(ParallelLayout, BadLayoutsNameTheKey) {
-  EXPECT_EQ(error_of("mixtral-8x7b", R"(, "attention_dp": 0)"),
+  EXPECT_EQ(one_pool_error("mixtral-8x7b", R"(, "attention_dp": 0)"),
             "scenario.json: fleet.pools[0].attention_dp: must be >= 1, got 0");
-  EXPECT_EQ(error_of("mixtral-8x7b", R"(, "attention_dp": 6, "ep": 3)"),
+  EXPECT_EQ(one_pool_error("mixtral-8x7b", R"(, "attention_dp": 6, "ep": 3)"),
             "scenario.json: fleet.pools[0].ep: 3 does not divide num_experts 8 of mixtral-8x7b");
-  EXPECT_EQ(error_of("llama-3-8b", R"(, "tp": 2, "ep": 2)"),
+  EXPECT_EQ(one_pool_error("llama-3-8b", R"(, "tp": 2, "ep": 2)"),
             "scenario.json: fleet.pools[0].ep: 2 needs an MoE model; llama-3-8b is dense");
-  EXPECT_NE(error_of("llama-3-8b", R"(, "attention_dp": 2)")
+  EXPECT_NE(one_pool_error("llama-3-8b", R"(, "attention_dp": 2)")
                 .find("scenario.json: fleet.pools[0].attention_dp: 2 needs an MoE model"),
             std::string::npos);
-  EXPECT_EQ(error_of("mixtral-8x7b", R"(, "ep": "8")"),
+  EXPECT_EQ(one_pool_error("mixtral-8x7b", R"(, "ep": "8")"),
             "scenario.json: fleet.pools[0].ep: expected an integer, got a string \"8\"");
-  EXPECT_EQ(error_of("mixtral-8x7b", R"(, "tp": 64, "attention_dp": 128)"),
+  EXPECT_EQ(one_pool_error("mixtral-8x7b", R"(, "tp": 64, "attention_dp": 128)"),
             "scenario.json: fleet.pools[0].attention_dp: tp 64 x attention_dp 128 = 8192 GPUs per "
             "replica: must be <= 4096");
 }
 
 TEST(ParallelLayout, SglangSequenceLimitIsPerRank) {
   // SGLang sizes max_running_requests per DP rank from that rank's KV pool.
-  const Scenario one = load("mixtral-8x7b", R"(, "engine": "sglang", "tp": 2, "ep": 2)");
+  const Scenario one = load_one_pool("mixtral-8x7b", R"(, "engine": "sglang", "tp": 2, "ep": 2)");
   const Scenario four =
-      load("mixtral-8x7b", R"(, "engine": "sglang", "tp": 2, "attention_dp": 4, "ep": 8)");
+      load_one_pool("mixtral-8x7b", R"(, "engine": "sglang", "tp": 2, "attention_dp": 4, "ep": 8)");
   const PoolSpec& a = one.pools[0];
   const PoolSpec& b = four.pools[0];
   EXPECT_EQ(b.scheduler.max_num_seqs % 4, 0);
   EXPECT_GE(b.scheduler.max_num_seqs, 4 * 2048);
   EXPECT_GE(b.scheduler.max_num_seqs, a.scheduler.max_num_seqs);
   // Given, the limit is the replica's (SGLang divides --max-running-requests by dp_size).
-  const Scenario given = load("mixtral-8x7b",
-                              R"(, "engine": "sglang", "tp": 2, "attention_dp": 4, "ep": 8,
+  const Scenario given = load_one_pool("mixtral-8x7b",
+                                       R"(, "engine": "sglang", "tp": 2, "attention_dp": 4, "ep": 8,
                                   "scheduler": {"max_num_seqs": 512})");
   EXPECT_EQ(given.pools[0].scheduler.max_num_seqs, 512);
 }

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/input_error.h"
 #include "sim/scenario.h"
 #include "traces/request.h"
 #include "traces/writer.h"
@@ -58,6 +59,28 @@ inline nlohmann::json h100_pool(int num_replicas, const nlohmann::json& schedule
       {"model", "llama-3-8b"}, {"gpu", "H100-SXM"}, {"num_replicas", num_replicas}};
   if (!scheduler.is_null()) pool["scheduler"] = scheduler;
   return pool;
+}
+
+// A 10 s Poisson workload and one pool of `model` on H200; `pool_extra` is appended to the
+// pool object as written (its members, each after a comma).
+inline std::string one_pool_text(const std::string& model, const std::string& pool_extra) {
+  return R"({"workloads": [{"generator": {"kind": "poisson", "rate": 2, "duration_s": 10}}],
+             "fleet": {"pools": [{"model": ")" +
+         model + R"(", "gpu": "H200")" + pool_extra + "}]}}";
+}
+
+inline Scenario load_one_pool(const std::string& model, const std::string& pool_extra) {
+  return load_scenario_text(one_pool_text(model, pool_extra), "scenario.json", "");
+}
+
+// The one-line error of load_one_pool, or "(no error)".
+inline std::string one_pool_error(const std::string& model, const std::string& pool_extra) {
+  try {
+    load_one_pool(model, pool_extra);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
 }
 
 }  // namespace tidal::sim::testing
