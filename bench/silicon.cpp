@@ -11,7 +11,7 @@
 // then the overall figures of aggregated and of disaggregated rows, and the rows left out with
 // their reasons.
 // Usage: silicon [--measured F] [--configs DIR] [--kernel-db DIR] [--max-rows-per-group N]
-//                [--threads N] [--max-fit-rows N] [--rows-out rows.csv] [--fit-scales 0|1]
+//                [--every N] [--threads N] [--max-fit-rows N] [--rows-out rows.csv] [--fit-scales 0|1]
 //                [--requests-per-client N] [--count-first 0|1] [--prior 0|1]
 //                [--calibrate 0|1]
 #include <atomic>
@@ -41,6 +41,9 @@ struct Args {
   std::string configs = std::string(TIDAL_SHARED_DIR) + "/models/hf-configs";
   std::string kernel_db = std::string(TIDAL_SHARED_DIR) + "/profiles/aiconfigurator";
   int64_t max_rows_per_group = 1000000;
+  // --every N: of each group's rows (file order), the 1st, (N+1)th, ...: a quicker run over the
+  // same spread of concurrency and lengths
+  int64_t every = 1;
   int64_t max_fit_rows = 8;
   int num_threads = 2;
   bool fit_scales = true;  // --fit-scales 0: the calibration fits overheads and front end only
@@ -65,6 +68,8 @@ Args parse_args(int argc, char** argv) {
       a.kernel_db = value;
     else if (key == "--max-rows-per-group")
       a.max_rows_per_group = std::stoll(value);
+    else if (key == "--every")
+      a.every = std::stoll(value);
     else if (key == "--max-fit-rows")
       a.max_fit_rows = std::stoll(value);
     else if (key == "--threads")
@@ -84,6 +89,7 @@ Args parse_args(int argc, char** argv) {
     else
       throw tidal::InputError("silicon: unknown option " + key);
   }
+  if (a.every < 1) throw tidal::InputError("silicon: --every must be at least 1");
   return a;
 }
 
@@ -129,14 +135,17 @@ int main(int argc, char** argv) try {
       args.configs, args.kernel_db,           "kernel_db",
       true,         args.requests_per_client, args.count_first_requests};
 
-  // Rows both setups can express, at most max_rows_per_group per group (in file order).
+  // Rows both setups can express, every `every`-th of each group, at most max_rows_per_group
+  // per group (in file order).
   std::map<std::string, int64_t> reasons;
   std::map<std::string, int64_t> taken;
+  std::map<std::string, int64_t> seen;
   std::vector<PreparedRow> roofline_rows;
   std::vector<PreparedRow> kernel_rows;
   for (const auto& run : runs) {
     std::string reason;
     if (taken[group_key(run)] >= args.max_rows_per_group) continue;
+    if (seen[group_key(run)]++ % args.every != 0) continue;
     auto roofline = tidal::validate::prepare_row(run, roofline_options, &reason);
     auto kernel =
         roofline ? tidal::validate::prepare_row(run, kernel_options, &reason) : std::nullopt;
