@@ -11,7 +11,8 @@
 // then the overall figures of aggregated and of disaggregated rows, and the rows left out with
 // their reasons.
 // Usage: silicon [--measured F] [--configs DIR] [--kernel-db DIR] [--max-rows-per-group N]
-//                [--every N] [--threads N] [--max-fit-rows N] [--rows-out rows.csv] [--fit-scales 0|1]
+//                [--every N] [--threads N] [--max-fit-rows N] [--rows-out rows.csv] [--fit-scales
+//                0|1]
 //                [--requests-per-client N] [--count-first 0|1] [--prior 0|1]
 //                [--calibrate 0|1]
 #include <atomic>
