@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/option_pairs.h"
 #include "engine/tensor_parallel_executor.h"
 #include "kernels/thread_pool.h"
 #include "models/presets.h"
@@ -117,12 +118,13 @@ int main(int argc, char** argv) {
   std::string quant = "none";
   int64_t context = 128;
   int64_t prompt = 128;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string key = argv[i];
-    if (key == "--threads") num_threads = std::stoi(argv[i + 1]);
-    if (key == "--quant") quant = argv[i + 1];
-    if (key == "--context") context = std::stoll(argv[i + 1]);
-    if (key == "--prompt") prompt = std::stoll(argv[i + 1]);
+  for (const auto& [key, value] : tidal::bench::option_pairs(
+           argc, argv, {"--threads", "--quant", "--context", "--prompt"},
+           "usage: engine_cpu [--threads N] [--quant none|int8|fp8] [--context C] [--prompt P]")) {
+    if (key == "--threads") num_threads = std::stoi(value);
+    if (key == "--quant") quant = value;
+    if (key == "--context") context = std::stoll(value);
+    if (key == "--prompt") prompt = std::stoll(value);
   }
   const double bandwidth = measure_read_bandwidth(num_threads);
   print({{"bench", "engine_cpu"},

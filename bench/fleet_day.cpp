@@ -4,31 +4,14 @@
 // 2.2 million requests. Fleet: Llama-3-8B on H100, target-concurrency autoscaling between 2
 // and 64 replicas with snapshot cold starts. Targets: under 60 s on one core, under 2 GB.
 // Usage: fleet_day [duration_s=86400]
-#include <sys/resource.h>
-
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 
 #include <nlohmann/json.hpp>
 
-#include "sim/metrics.h"
-#include "sim/scenario.h"
-#include "sim/simulator.h"
-#include "sim/workload_loader.h"
+#include "bench/fleet_run.h"
 
 namespace {
-
-double thread_cpu_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
-}
-
-nlohmann::json lengths(int median, double sigma, int max) {
-  return {{"dist", "lognormal"}, {"median", median}, {"sigma", sigma}, {"max", max}};
-}
 
 nlohmann::json day_scenario(double duration_s) {
   const nlohmann::json diurnal = {{"name", "diurnal"},
@@ -39,8 +22,8 @@ nlohmann::json day_scenario(double duration_s) {
                                     {"peak_rate", 40},
                                     {"trough_rate", 8},
                                     {"duration_s", duration_s},
-                                    {"prompt", lengths(512, 0.9, 4000)},
-                                    {"output", lengths(128, 0.8, 1000)}}}};
+                                    {"prompt", tidal::bench::lognormal_lengths(512, 0.9, 4000)},
+                                    {"output", tidal::bench::lognormal_lengths(128, 0.8, 1000)}}}};
   const nlohmann::json bursts = {{"name", "bursts"},
                                  {"slo_class", "batch"},
                                  {"generator",
@@ -49,8 +32,8 @@ nlohmann::json day_scenario(double duration_s) {
                                    {"peak_to_mean", 10},
                                    {"mean_burst_s", 120},
                                    {"duration_s", duration_s},
-                                   {"prompt", lengths(1024, 0.8, 6000)},
-                                   {"output", lengths(200, 0.8, 1000)}}}};
+                                   {"prompt", tidal::bench::lognormal_lengths(1024, 0.8, 6000)},
+                                   {"output", tidal::bench::lognormal_lengths(200, 0.8, 1000)}}}};
   const nlohmann::json pool = {
       {"model", "llama-3-8b"},
       {"gpu", "H100-SXM"},
@@ -74,37 +57,8 @@ nlohmann::json day_scenario(double duration_s) {
 
 int main(int argc, char** argv) {
   const double duration_s = argc > 1 ? std::atof(argv[1]) : 86400.0;
-  const tidal::sim::Scenario scenario =
-      tidal::sim::parse_scenario(day_scenario(duration_s), "fleet_day", "");
-  const auto wall_start = std::chrono::steady_clock::now();
-  const double cpu_start = thread_cpu_seconds();
-  tidal::sim::RequestTable table = tidal::sim::load_workloads(scenario);
-  const double load_s = thread_cpu_seconds() - cpu_start;
-  tidal::sim::RunResult result = tidal::sim::simulate(scenario, std::move(table));
-  const tidal::sim::RunMetrics m = tidal::sim::compute_metrics(scenario, result);
-  const double cpu_s = thread_cpu_seconds() - cpu_start;
-  const double wall_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  const nlohmann::ordered_json line = {
-      {"bench", "fleet_day"},
-      {"simulated_s", m.duration_s},
-      {"num_requests", m.num_requests},
-      {"num_finished", m.num_finished},
-      {"num_events", result.num_events},
-      {"num_steps", result.num_steps},
-      {"peak_replicas", m.fleet.peak_replicas.at(0)},
-      {"num_replicas_total", m.fleet.num_replicas_total},
-      {"dollars", m.dollars},
-      {"slo_attainment", m.slo_attainment},
-      {"trace_cpu_s", load_s},
-      {"wall_s", wall_s},
-      {"cpu_s", cpu_s},
-      {"simulated_requests_per_s", static_cast<double>(m.num_requests) / cpu_s},
-      {"peak_rss_mb", static_cast<double>(usage.ru_maxrss) / 1024.0},
-      {"target_cpu_s", 60},
-      {"target_rss_mb", 2048}};
-  std::printf("%s\n", line.dump().c_str());
+  tidal::bench::FleetRun run = tidal::bench::run_fleet_bench("fleet_day", day_scenario(duration_s));
+  run.line["peak_replicas"] = run.metrics.fleet.peak_replicas.at(0);
+  std::printf("%s\n", run.line.dump().c_str());
   return 0;
 }

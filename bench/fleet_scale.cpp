@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/fleet_run.h"
 #include "sim/cluster.h"
 #include "sim/metrics.h"
 #include "sim/scenario.h"
@@ -47,10 +48,6 @@ Options parse_options(int argc, char** argv) {
   return o;
 }
 
-nlohmann::json lengths(int median, double sigma, int max) {
-  return {{"dist", "lognormal"}, {"median", median}, {"sigma", sigma}, {"max", max}};
-}
-
 nlohmann::json pool(int index, int num_replicas) {
   std::string name = "p";
   name += std::to_string(index);
@@ -66,8 +63,8 @@ nlohmann::json fleet_scenario(const Options& o, int num_pools, int replicas_per_
                                 {{"kind", "poisson"},
                                  {"rate", o.rate},
                                  {"duration_s", o.duration_s},
-                                 {"prompt", lengths(512, 0.9, 4000)},
-                                 {"output", lengths(128, 0.8, 1000)}}}};
+                                 {"prompt", tidal::bench::lognormal_lengths(512, 0.9, 4000)},
+                                 {"output", tidal::bench::lognormal_lengths(128, 0.8, 1000)}}}};
   const nlohmann::json bursts = {{"name", "bursts"},
                                  {"slo_class", "batch"},
                                  {"generator",
@@ -76,8 +73,8 @@ nlohmann::json fleet_scenario(const Options& o, int num_pools, int replicas_per_
                                    {"peak_to_mean", 10},
                                    {"mean_burst_s", 120},
                                    {"duration_s", o.duration_s},
-                                   {"prompt", lengths(1024, 0.8, 6000)},
-                                   {"output", lengths(200, 0.8, 1000)}}}};
+                                   {"prompt", tidal::bench::lognormal_lengths(1024, 0.8, 6000)},
+                                   {"output", tidal::bench::lognormal_lengths(200, 0.8, 1000)}}}};
   nlohmann::json pools = nlohmann::json::array();
   for (int p = 0; p < num_pools; ++p) pools.push_back(pool(p, replicas_per_pool));
   return {{"name", "fleet_scale"},

@@ -10,16 +10,13 @@
 // One JSON line per group (model x GPU x engine x precision, "| disagg" for disaggregated rows),
 // then the overall figures of aggregated and of disaggregated rows, and the rows left out with
 // their reasons.
-// Usage: silicon [--measured F] [--configs DIR] [--kernel-db DIR] [--max-rows-per-group N]
-//                [--every N] [--threads N] [--max-fit-rows N] [--rows-out rows.csv] [--fit-scales
-//                0|1]
-//                [--requests-per-client N] [--count-first 0|1] [--prior 0|1]
-//                [--calibrate 0|1]
+// Usage: silicon --help.
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -28,6 +25,7 @@
 
 #include "base/input_error.h"
 #include "base/output_files.h"
+#include "bench/option_pairs.h"
 #include "validate/calibrate.h"
 #include "validate/measured_runs.h"
 #include "validate/silicon_rows.h"
@@ -56,11 +54,21 @@ struct Args {
   bool count_first_requests = tidal::validate::SiliconOptions{}.count_first_requests;
 };
 
+constexpr std::string_view kUsage =
+    "usage: silicon [--measured F] [--configs DIR] [--kernel-db DIR] [--max-rows-per-group N]\n"
+    "               [--every N] [--threads N] [--max-fit-rows N] [--rows-out rows.csv]\n"
+    "               [--fit-scales 0|1] [--requests-per-client N] [--count-first 0|1]\n"
+    "               [--prior 0|1] [--calibrate 0|1]";
+
 Args parse_args(int argc, char** argv) {
   Args a;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string key = argv[i];
-    const std::string value = argv[i + 1];
+  const tidal::bench::OptionPairs options = tidal::bench::option_pairs(
+      argc, argv,
+      {"--measured", "--configs", "--kernel-db", "--max-rows-per-group", "--every", "--threads",
+       "--max-fit-rows", "--rows-out", "--fit-scales", "--prior", "--calibrate",
+       "--requests-per-client", "--count-first"},
+      kUsage);
+  for (const auto& [key, value] : options) {
     if (key == "--measured")
       a.measured = value;
     else if (key == "--configs")
@@ -85,10 +93,8 @@ Args parse_args(int argc, char** argv) {
       a.calibrate = value != "0";
     else if (key == "--requests-per-client")
       a.requests_per_client = std::stoll(value);
-    else if (key == "--count-first")
-      a.count_first_requests = value != "0";
     else
-      throw tidal::InputError("silicon: unknown option " + key);
+      a.count_first_requests = value != "0";
   }
   if (a.every < 1) throw tidal::InputError("silicon: --every must be at least 1");
   return a;

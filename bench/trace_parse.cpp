@@ -9,7 +9,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -17,6 +16,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "bench/option_pairs.h"
 #include "traces/reader.h"
 
 namespace {
@@ -105,9 +105,11 @@ std::string write_large_azure_csv(int64_t num_rows) {
 int main(int argc, char** argv) {
   int64_t large_rows = 2'000'000;
   double min_seconds = 1.0;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--large-rows") == 0) large_rows = std::stoll(argv[i + 1]);
-    if (std::strcmp(argv[i], "--min-seconds") == 0) min_seconds = std::stod(argv[i + 1]);
+  for (const auto& [key, value] :
+       tidal::bench::option_pairs(argc, argv, {"--large-rows", "--min-seconds"},
+                                  "usage: trace_parse [--large-rows N] [--min-seconds S]")) {
+    if (key == "--large-rows") large_rows = std::stoll(value);
+    if (key == "--min-seconds") min_seconds = std::stod(value);
   }
   bench_real_file("azure", "azure2023/AzureLLMInferenceTrace_conv.csv", min_seconds);
   bench_real_file("mooncake", "mooncake/conversation_trace.jsonl", min_seconds);

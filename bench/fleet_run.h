@@ -1,0 +1,72 @@
+// The measured part of the fleet benches (fleet_day, fleet_week): parse a generated scenario,
+// load its workloads, simulate and compute the metrics, timing it on this thread's CPU clock,
+// and return the bench's JSON line (the caller adds the figures its fleet has and prints it).
+#pragma once
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <ctime>
+#include <string>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/metrics.h"
+#include "sim/scenario.h"
+#include "sim/simulator.h"
+#include "sim/workload_loader.h"
+
+namespace tidal::bench {
+
+inline double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
+}
+
+// A generator's length distribution: lognormal of `median` and `sigma`, cut at `max` tokens.
+inline nlohmann::json lognormal_lengths(int median, double sigma, int max) {
+  return {{"dist", "lognormal"}, {"median", median}, {"sigma", sigma}, {"max", max}};
+}
+
+struct FleetRun {
+  nlohmann::ordered_json line;  // the bench's JSON line, the fleet's peak replicas not yet in it
+  sim::RunMetrics metrics;
+};
+
+// Targets of issue 22: under 60 s on one core and 2 GB of peak RSS.
+inline FleetRun run_fleet_bench(const std::string& name, const nlohmann::json& scenario_json) {
+  const sim::Scenario scenario = sim::parse_scenario(scenario_json, name, "");
+  const auto wall_start = std::chrono::steady_clock::now();
+  const double cpu_start = thread_cpu_seconds();
+  sim::RequestTable table = sim::load_workloads(scenario);
+  const double load_s = thread_cpu_seconds() - cpu_start;
+  sim::RunResult result = sim::simulate(scenario, std::move(table));
+  sim::RunMetrics m = sim::compute_metrics(scenario, result);
+  const double cpu_s = thread_cpu_seconds() - cpu_start;
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  nlohmann::ordered_json line = {
+      {"bench", name},
+      {"simulated_s", m.duration_s},
+      {"num_requests", m.num_requests},
+      {"num_finished", m.num_finished},
+      {"num_events", result.num_events},
+      {"num_steps", result.num_steps},
+      {"num_replicas_total", m.fleet.num_replicas_total},
+      {"dollars", m.dollars},
+      {"slo_attainment", m.slo_attainment},
+      {"trace_cpu_s", load_s},
+      {"wall_s", wall_s},
+      {"cpu_s", cpu_s},
+      {"simulated_requests_per_s", static_cast<double>(m.num_requests) / cpu_s},
+      {"peak_rss_mb", static_cast<double>(usage.ru_maxrss) / 1024.0},
+      {"target_cpu_s", 60},
+      {"target_rss_mb", 2048}};
+  return {std::move(line), std::move(m)};
+}
+
+}  // namespace tidal::bench
