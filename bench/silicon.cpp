@@ -101,13 +101,19 @@ Args parse_args(int argc, char** argv) {
 }
 
 // Runs `work(i)` for i in [0, n) on num_threads threads; results land by index (deterministic).
+// Each finished item is counted on stderr ("silicon: <what> 12/560"), so an hours-long run shows
+// how far it is.
 template <typename Work>
-void parallel_for(size_t n, int num_threads, const Work& work) {
+void parallel_for(size_t n, int num_threads, const char* what, const Work& work) {
   std::atomic<size_t> next{0};
+  std::atomic<size_t> num_done{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < num_threads; ++t) {
     threads.emplace_back([&] {
-      for (size_t i = next++; i < n; i = next++) work(i);
+      for (size_t i = next++; i < n; i = next++) {
+        work(i);
+        std::fprintf(stderr, "silicon: %s %zu/%zu\n", what, ++num_done, n);
+      }
     });
   }
   for (std::thread& t : threads) t.join();
@@ -167,7 +173,7 @@ int main(int argc, char** argv) try {
   const size_t n = kernel_rows.size();
   std::vector<RowPrediction> roofline(n), kernel(n), calibrated(n);
   std::vector<char> has_calibrated(n, 0);
-  parallel_for(n, args.num_threads, [&](size_t i) {
+  parallel_for(n, args.num_threads, "rows (roofline, kernel_db)", [&](size_t i) {
     roofline[i] = tidal::validate::predict_row(roofline_rows[i], nullptr);
     kernel[i] = tidal::validate::predict_row(kernel_rows[i], nullptr);
   });
@@ -224,7 +230,7 @@ int main(int argc, char** argv) try {
   calibrate_options.max_fit_rows = args.max_fit_rows;
   calibrate_options.fit_scales = args.fit_scales;
   calibrate_options.use_prior = args.use_prior;
-  parallel_for(folds.size(), args.num_threads, [&](size_t f) {
+  parallel_for(folds.size(), args.num_threads, "leave-one-model-out fits", [&](size_t f) {
     std::vector<const PreparedRow*> train;
     for (size_t i : folds[f].train) train.push_back(&kernel_rows[i]);
     const tidal::perf::Calibration c = tidal::validate::fit_calibration(train, calibrate_options);
