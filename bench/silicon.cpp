@@ -12,6 +12,7 @@
 // their reasons.
 // Usage: silicon --help.
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -101,18 +102,23 @@ Args parse_args(int argc, char** argv) {
 }
 
 // Runs `work(i)` for i in [0, n) on num_threads threads; results land by index (deterministic).
-// Each finished item is counted on stderr ("silicon: <what> 12/560"), so an hours-long run shows
-// how far it is.
-template <typename Work>
-void parallel_for(size_t n, int num_threads, const char* what, const Work& work) {
+// Each finished item is told on stderr ("silicon: <what> 12/560: <describe(i)>, 3.2 s"), so an
+// hours-long run shows how far it is and which rows take the time.
+template <typename Work, typename Describe>
+void parallel_for(size_t n, int num_threads, const char* what, const Work& work,
+                  const Describe& describe) {
   std::atomic<size_t> next{0};
   std::atomic<size_t> num_done{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < num_threads; ++t) {
     threads.emplace_back([&] {
       for (size_t i = next++; i < n; i = next++) {
+        const auto start = std::chrono::steady_clock::now();
         work(i);
-        std::fprintf(stderr, "silicon: %s %zu/%zu\n", what, ++num_done, n);
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::fprintf(stderr, "silicon: %s %zu/%zu: %s, %.1f s\n", what, ++num_done, n,
+                     describe(i).c_str(), seconds);
       }
     });
   }
@@ -173,10 +179,16 @@ int main(int argc, char** argv) try {
   const size_t n = kernel_rows.size();
   std::vector<RowPrediction> roofline(n), kernel(n), calibrated(n);
   std::vector<char> has_calibrated(n, 0);
-  parallel_for(n, args.num_threads, "rows (roofline, kernel_db)", [&](size_t i) {
-    roofline[i] = tidal::validate::predict_row(roofline_rows[i], nullptr);
-    kernel[i] = tidal::validate::predict_row(kernel_rows[i], nullptr);
-  });
+  parallel_for(
+      n, args.num_threads, "rows (roofline, kernel_db)",
+      [&](size_t i) {
+        roofline[i] = tidal::validate::predict_row(roofline_rows[i], nullptr);
+        kernel[i] = tidal::validate::predict_row(kernel_rows[i], nullptr);
+      },
+      [&](size_t i) {
+        const tidal::validate::MeasuredRun& r = kernel_rows[i].run;
+        return fmt::format("{} (concurrency {}, {} x {})", r.id, r.concurrency, r.isl, r.osl);
+      });
   // Rows where no measured request finished in a setup (rejected: KV or context too small) leave
   // the comparison, counted.
   {
@@ -230,15 +242,22 @@ int main(int argc, char** argv) try {
   calibrate_options.max_fit_rows = args.max_fit_rows;
   calibrate_options.fit_scales = args.fit_scales;
   calibrate_options.use_prior = args.use_prior;
-  parallel_for(folds.size(), args.num_threads, "leave-one-model-out fits", [&](size_t f) {
-    std::vector<const PreparedRow*> train;
-    for (size_t i : folds[f].train) train.push_back(&kernel_rows[i]);
-    const tidal::perf::Calibration c = tidal::validate::fit_calibration(train, calibrate_options);
-    for (size_t i : folds[f].test) {
-      calibrated[i] = tidal::validate::predict_row(kernel_rows[i], &c);
-      has_calibrated[i] = 1;
-    }
-  });
+  parallel_for(
+      folds.size(), args.num_threads, "leave-one-model-out fits",
+      [&](size_t f) {
+        std::vector<const PreparedRow*> train;
+        for (size_t i : folds[f].train) train.push_back(&kernel_rows[i]);
+        const tidal::perf::Calibration c =
+            tidal::validate::fit_calibration(train, calibrate_options);
+        for (size_t i : folds[f].test) {
+          calibrated[i] = tidal::validate::predict_row(kernel_rows[i], &c);
+          has_calibrated[i] = 1;
+        }
+      },
+      [&](size_t f) {
+        const PreparedRow& held_out = kernel_rows[folds[f].test.front()];
+        return fmt::format("{} on {} without {}", held_out.engine, held_out.gpu, held_out.model);
+      });
 
   if (!args.rows_out.empty()) {
     std::string csv =
