@@ -53,13 +53,15 @@ struct Args {
   int64_t requests_per_client = tidal::validate::SiliconOptions{}.requests_per_client;
   // --count-first 0: each client's first request is warm-up
   bool count_first_requests = tidal::validate::SiliconOptions{}.count_first_requests;
+  // --stagger 1: the clients run staggered, not in lockstep (SiliconOptions::stagger_clients)
+  bool stagger_clients = tidal::validate::SiliconOptions{}.stagger_clients;
 };
 
 constexpr std::string_view kUsage =
     "usage: silicon [--measured F] [--configs DIR] [--kernel-db DIR] [--max-rows-per-group N]\n"
     "               [--every N] [--threads N] [--max-fit-rows N] [--rows-out rows.csv]\n"
     "               [--fit-scales 0|1] [--requests-per-client N] [--count-first 0|1]\n"
-    "               [--prior 0|1] [--calibrate 0|1]";
+    "               [--prior 0|1] [--calibrate 0|1] [--stagger 0|1]";
 
 Args parse_args(int argc, char** argv) {
   Args a;
@@ -67,7 +69,7 @@ Args parse_args(int argc, char** argv) {
       argc, argv,
       {"--measured", "--configs", "--kernel-db", "--max-rows-per-group", "--every", "--threads",
        "--max-fit-rows", "--rows-out", "--fit-scales", "--prior", "--calibrate",
-       "--requests-per-client", "--count-first"},
+       "--requests-per-client", "--count-first", "--stagger"},
       kUsage);
   for (const auto& [key, value] : options) {
     if (key == "--measured")
@@ -94,8 +96,10 @@ Args parse_args(int argc, char** argv) {
       a.calibrate = value != "0";
     else if (key == "--requests-per-client")
       a.requests_per_client = std::stoll(value);
-    else
+    else if (key == "--count-first")
       a.count_first_requests = value != "0";
+    else
+      a.stagger_clients = value != "0";
   }
   if (a.every < 1) throw tidal::InputError("silicon: --every must be at least 1");
   return a;
@@ -147,12 +151,20 @@ int main(int argc, char** argv) try {
   const Args args = parse_args(argc, argv);
   const std::vector<tidal::validate::MeasuredRun> runs =
       tidal::validate::read_measured_csv(args.measured);
-  const tidal::validate::SiliconOptions roofline_options{
-      args.configs, args.kernel_db,           "roofline",
-      false,        args.requests_per_client, args.count_first_requests};
-  const tidal::validate::SiliconOptions kernel_options{
-      args.configs, args.kernel_db,           "kernel_db",
-      true,         args.requests_per_client, args.count_first_requests};
+  const tidal::validate::SiliconOptions roofline_options{args.configs,
+                                                         args.kernel_db,
+                                                         "roofline",
+                                                         false,
+                                                         args.requests_per_client,
+                                                         args.count_first_requests,
+                                                         args.stagger_clients};
+  const tidal::validate::SiliconOptions kernel_options{args.configs,
+                                                       args.kernel_db,
+                                                       "kernel_db",
+                                                       true,
+                                                       args.requests_per_client,
+                                                       args.count_first_requests,
+                                                       args.stagger_clients};
 
   // Rows both setups can express, every `every`-th of each group, at most max_rows_per_group
   // per group (in file order).

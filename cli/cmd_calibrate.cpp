@@ -35,6 +35,9 @@ void add_calibrate_command(CLI::App& app) {
       ->check(CLI::Range(int64_t{1}, int64_t{1000}));
   cmd->add_option("--count-first", command->silicon.count_first_requests,
                   "whether each client's first request counts in the means (false: warm-up)");
+  cmd->add_option("--stagger", command->silicon.stagger_clients,
+                  "simulate each row's clients staggered (starts spread over one request's "
+                  "simulated latency) instead of in lockstep (default false)");
   cmd->add_option("--prior", command->fit.use_prior,
                   "pull the coefficients toward the engine preset's figures and the scales "
                   "toward 1 (default true; false: plain least squares)");

@@ -126,10 +126,13 @@ std::optional<PreparedRow> prepare_row(const MeasuredRun& run, const SiliconOpti
     return std::nullopt;
   }
   try {
-    PreparedRow row{
-        run, sim::load_scenario_text(scenario_json(run, options, gpu).dump(), run.where, ""),
-        {},  run.engine,
-        gpu, run.model};
+    PreparedRow row{run,
+                    sim::load_scenario_text(scenario_json(run, options, gpu).dump(), run.where, ""),
+                    {},
+                    run.engine,
+                    gpu,
+                    run.model,
+                    options.stagger_clients};
     for (size_t p = 0; p < row.scenario.pools.size(); ++p) {
       const sim::PoolSpec& pool = row.scenario.pools[p];
       const int64_t moe_tp =
@@ -166,7 +169,12 @@ RowPrediction predict_row(const PreparedRow& row, const perf::Calibration* calib
     scenario.pools[p].calibration = *calibration;
   }
   sim::RunResult result = sim::run_scenario(scenario);
-  const sim::RunMetrics metrics = sim::compute_metrics(scenario, result);
+  sim::RunMetrics metrics = sim::compute_metrics(scenario, result);
+  if (row.stagger_clients && metrics.e2e.count > 0) {
+    (*scenario.workloads.at(0).generator)["start_spread_s"] = metrics.e2e.mean;
+    result = sim::run_scenario(scenario);
+    metrics = sim::compute_metrics(scenario, result);
+  }
   return {metrics.ttft.mean * 1e3, metrics.tpot.mean * 1e3, metrics.ttft.count};
 }
 

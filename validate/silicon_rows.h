@@ -34,6 +34,14 @@ struct SiliconOptions {
   // the first burst (every client's prompt at once) was measured; when it is left out
   // (metrics.exclude_first_per_client) the means are those of the loop's later rounds.
   bool count_first_requests = true;
+  // Whether the clients run staggered instead of in lockstep. With fixed lengths a deterministic
+  // simulation keeps clients that start together in lockstep for ever (each round's prompts
+  // prefilled as one burst, decodes never sharing a step with a prefill), where a real
+  // benchmark's clients drift apart (timing noise) into a staggered steady state. Staggered:
+  // the row is simulated twice, the second time with the clients' first requests spread over
+  // the first run's mean end-to-end latency (closed_loop `start_spread_s`), so every client's
+  // phase differs and no burst is left; nothing measured enters the spread.
+  bool stagger_clients = false;
 };
 
 struct PreparedRow {
@@ -43,7 +51,8 @@ struct PreparedRow {
   std::vector<std::shared_ptr<const perf::StepTimeModel>> bases;  // [num pools] uncalibrated
   std::string engine;                                             // the row's engine
   std::string gpu;                                                // catalog name
-  std::string model;  // the row's model (for leave-one-out)
+  std::string model;             // the row's model (for leave-one-out)
+  bool stagger_clients = false;  // SiliconOptions::stagger_clients
 };
 
 struct RowPrediction {

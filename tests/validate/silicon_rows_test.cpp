@@ -1,0 +1,71 @@
+// Measured rows as closed-loop scenarios: clients in lockstep (as they start) or staggered.
+#include "validate/silicon_rows.h"
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace tidal::validate {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A 1B-class Llama written as a Hugging Face config, named as measured.csv's rows name models.
+std::string write_config() {
+  const fs::path dir =
+      fs::temp_directory_path() / ("tidal_silicon_rows_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "test--small-llama_config.json") << R"({"model_type": "llama",
+      "hidden_size": 2048, "num_hidden_layers": 16, "num_attention_heads": 32,
+      "num_key_value_heads": 8, "intermediate_size": 8192, "vocab_size": 32000,
+      "max_position_embeddings": 8192, "rms_norm_eps": 1e-5})";
+  return dir.string();
+}
+
+RowPrediction predict(int64_t concurrency, bool stagger) {
+  SiliconOptions options;
+  options.configs_dir = write_config();
+  options.requests_per_client = 6;
+  options.stagger_clients = stagger;
+  MeasuredRun run;
+  run.id = "row";
+  run.where = "rows.csv:2";
+  run.engine = "vllm";
+  run.model = "test/small-llama";
+  run.system = "h100_sxm";
+  run.mode = "agg";
+  run.isl = 2048;
+  run.osl = 64;
+  run.concurrency = concurrency;
+  run.ttft_ms = run.tpot_ms = 1.0;
+  std::string reason;
+  const std::optional<PreparedRow> row = prepare_row(run, options, &reason);
+  EXPECT_TRUE(row) << reason;
+  return row ? predict_row(*row, nullptr) : RowPrediction{};
+}
+
+TEST(SiliconRows, StaggeredClientsNoLongerPrefillEveryRoundAsOneBurst) {
+  // In lockstep the 8 clients' 2,048-token prompts arrive together every round and share one
+  // step budget; staggered, each prompt comes alone between the others' decodes.
+  const RowPrediction lockstep = predict(8, false);
+  const RowPrediction staggered = predict(8, true);
+  EXPECT_EQ(lockstep.num_measured, 48);
+  EXPECT_EQ(staggered.num_measured, 48);
+  EXPECT_LT(staggered.ttft_ms, 0.7 * lockstep.ttft_ms);
+  // Prefills now share steps with other clients' decodes, which stretches their tokens' gaps.
+  EXPECT_GT(staggered.tpot_ms, lockstep.tpot_ms);
+}
+
+TEST(SiliconRows, OneClientIsTheSameStaggeredOrNot) {
+  const RowPrediction lockstep = predict(1, false);
+  const RowPrediction staggered = predict(1, true);
+  EXPECT_EQ(staggered.ttft_ms, lockstep.ttft_ms);
+  EXPECT_EQ(staggered.tpot_ms, lockstep.tpot_ms);
+  EXPECT_EQ(staggered.num_measured, 6);
+}
+
+}  // namespace
+}  // namespace tidal::validate
