@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/fleet_run.h"
+#include "bench/option_pairs.h"
 
 namespace {
 
@@ -56,7 +57,8 @@ nlohmann::json day_scenario(double duration_s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const double duration_s = argc > 1 ? std::atof(argv[1]) : 86400.0;
+  const double duration_s = tidal::bench::positional_number(argc, argv, 1, 86400.0,
+                                                            "usage: fleet_day [duration_s=86400]");
   tidal::bench::FleetRun run = tidal::bench::run_fleet_bench("fleet_day", day_scenario(duration_s));
   run.line["peak_replicas"] = run.metrics.fleet.peak_replicas.at(0);
   std::printf("%s\n", run.line.dump().c_str());

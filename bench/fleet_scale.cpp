@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/fleet_run.h"
+#include "bench/option_pairs.h"
 #include "sim/cluster.h"
 #include "sim/metrics.h"
 #include "sim/scenario.h"
@@ -40,11 +41,14 @@ struct Options {
 
 Options parse_options(int argc, char** argv) {
   Options o;
-  if (argc > 1) o.duration_s = std::atof(argv[1]);
-  if (argc > 2) o.num_pools = std::atoi(argv[2]);
-  if (argc > 3) o.replicas_per_pool = std::atoi(argv[3]);
-  if (argc > 4) o.rate = std::atof(argv[4]);
-  if (argc > 5) o.idle_replicas = std::atoi(argv[5]);
+  constexpr std::string_view kUsage =
+      "usage: fleet_scale [duration_s=3600] [num_pools=20] [replicas_per_pool=500] [rate=100] "
+      "[idle_replicas=1000]";
+  o.duration_s = tidal::bench::positional_number(argc, argv, 1, o.duration_s, kUsage);
+  o.num_pools = tidal::bench::positional_number(argc, argv, 2, o.num_pools, kUsage);
+  o.replicas_per_pool = tidal::bench::positional_number(argc, argv, 3, o.replicas_per_pool, kUsage);
+  o.rate = tidal::bench::positional_number(argc, argv, 4, o.rate, kUsage);
+  o.idle_replicas = tidal::bench::positional_number(argc, argv, 5, o.idle_replicas, kUsage);
   return o;
 }
 

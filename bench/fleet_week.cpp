@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/fleet_run.h"
+#include "bench/option_pairs.h"
 
 namespace {
 
@@ -82,7 +83,8 @@ nlohmann::json week_scenario(double duration_s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const double duration_s = argc > 1 ? std::atof(argv[1]) : 604800.0;
+  const double duration_s = tidal::bench::positional_number(
+      argc, argv, 1, 604800.0, "usage: fleet_week [duration_s=604800]");
   tidal::bench::FleetRun run =
       tidal::bench::run_fleet_bench("fleet_week", week_scenario(duration_s));
   run.line["peak_replicas"] = run.metrics.fleet.peak_replicas;

@@ -1,10 +1,12 @@
-// Command-line options of the benches: "--key value" pairs. `--help` prints the usage and exits 0;
-// an option without its value or a key not in `known_keys` prints the usage and exits 2, so a
-// mistyped option never starts an hours-long run on the defaults.
+// Command-line options of the benches: "--key value" pairs, or positional numbers. `--help` prints
+// the usage and exits 0; an option without its value or a key not in `known_keys` prints the usage
+// and exits 2, so a mistyped option never starts an hours-long run on the defaults.
 #pragma once
 
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -35,6 +37,31 @@ inline OptionPairs option_pairs(int argc, char** argv, const std::vector<std::st
     pairs.emplace_back(key, argv[i + 1]);
   }
   return pairs;
+}
+
+// The positional number argv[index] (1-based), or `fallback` when there are fewer arguments.
+// `--help` prints the usage and exits 0; anything but a whole number (a mistyped option, "1e3x")
+// prints the usage and exits 2, so it never runs as 0.
+template <typename Number>
+Number positional_number(int argc, char** argv, int index, Number fallback,
+                         std::string_view usage) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::printf("%.*s\n", static_cast<int>(usage.size()), usage.data());
+      std::exit(0);
+    }
+  }
+  if (index >= argc) return fallback;
+  const char* text = argv[index];
+  const char* end = text + std::strlen(text);
+  Number value{};
+  const auto [at, error] = std::from_chars(text, end, value);
+  if (error != std::errc{} || at != end || at == text) {
+    std::fprintf(stderr, "%s: argument %d: not a number: %s\n%.*s\n", argv[0], index, text,
+                 static_cast<int>(usage.size()), usage.data());
+    std::exit(2);
+  }
+  return value;
 }
 
 }  // namespace tidal::bench

@@ -18,6 +18,7 @@
 
 #include "base/input_error.h"
 #include "base/output_files.h"
+#include "bench/option_pairs.h"
 #include "plan/plan_runner.h"
 
 namespace {
@@ -31,7 +32,8 @@ void write_json(const fs::path& path, const nlohmann::json& value) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const double duration_s = argc > 1 ? std::stod(argv[1]) : 600.0;
+  const double duration_s =
+      tidal::bench::positional_number(argc, argv, 1, 600.0, "usage: plan_search [duration_s=600]");
   const std::string trace =
       std::string(TIDAL_SHARED_DIR) + "/traces/azure2023/AzureLLMInferenceTrace_conv.csv";
   const fs::path dir = fs::temp_directory_path() / "tidal_bench_plan_search";

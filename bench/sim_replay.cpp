@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "bench/option_pairs.h"
 #include "sim/metrics.h"
 #include "sim/scenario.h"
 #include "sim/simulator.h"
@@ -35,7 +36,8 @@ double thread_cpu_seconds() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int repetitions = argc > 1 ? std::max(1, std::atoi(argv[1])) : 3;
+  const int repetitions = std::max(
+      1, tidal::bench::positional_number(argc, argv, 1, 3, "usage: sim_replay [repetitions=3]"));
   const nlohmann::json j = {
       {"name", "sim_replay"},
       {"workloads",
