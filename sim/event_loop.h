@@ -43,6 +43,10 @@ class Simulator {
   // false when no replica can take it now.
   bool dispatch(int64_t request, int64_t now);
   int32_t choose_replica(int64_t request);
+  // choose_replica among the pools the cluster's pool filter lets through.
+  int32_t choose_replica_among_pools(int64_t request, Router& router);
+  // Requests held at the router that the pool's replicas could take: the autoscaler's queue.
+  int64_t queued_for_pool(int32_t pool) const;
   void deliver(int64_t request, int32_t replica, int64_t now);
   // Sends held requests while replicas take them.
   void dispatch_held(int64_t now);
@@ -72,7 +76,8 @@ class Simulator {
   ProgressSink* progress_;
   RunResult result_;
   Cluster cluster_;
-  std::unique_ptr<Router> router_;
+  std::unique_ptr<Router> router_;  // requests that name no model (all, without model routing)
+  std::vector<std::unique_ptr<Router>> model_routers_;  // [num_models] with model routing
   EventQueue queue_;
   // The event being handled is still at the queue's top; the first event its handler schedules
   // takes that slot (EventQueue::replace_top), which pops and pushes in one sift.

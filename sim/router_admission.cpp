@@ -203,17 +203,21 @@ int64_t AdmissionView::pending_prompt_tokens(int32_t replica) const {
 int64_t AdmissionView::held_prompt_tokens_ahead(int64_t i) const {
   int64_t tokens = 0;
   const int32_t rank = rank_[static_cast<size_t>(i)];
-  for (int32_t q = 0; q <= rank; ++q) {
-    for (const int64_t k : held_.of_rank(q)) tokens += request(k).prompt_tokens;
+  for (int32_t g = 0; g < held_.num_groups(); ++g) {
+    for (int32_t q = 0; q <= rank; ++q) {
+      for (const int64_t k : held_.of_rank(q, g)) tokens += request(k).prompt_tokens;
+    }
   }
   return tokens;
 }
 
 int64_t AdmissionView::held_tokens() const {
   int64_t tokens = 0;
-  for (int32_t q = 0; q < held_.num_ranks(); ++q) {
-    for (const int64_t k : held_.of_rank(q)) {
-      tokens += request(k).prompt_tokens + request(k).output_tokens;
+  for (int32_t g = 0; g < held_.num_groups(); ++g) {
+    for (int32_t q = 0; q < held_.num_ranks(); ++q) {
+      for (const int64_t k : held_.of_rank(q, g)) {
+        tokens += request(k).prompt_tokens + request(k).output_tokens;
+      }
     }
   }
   return tokens;

@@ -41,7 +41,7 @@ class AdmissionView {
   // whose first token has not come back: its prefill backlog as the router counts it.
   int64_t pending_prompt_tokens(int32_t replica) const;
   // Prompt tokens of the held requests that leave before request `i` would (class rank first,
-  // then arrival order: sim/router_queue.h).
+  // then arrival order: sim/router_queue.h), over every model's queue.
   int64_t held_prompt_tokens_ahead(int64_t i) const;
   // Prompt + output tokens of every held request.
   int64_t held_tokens() const;

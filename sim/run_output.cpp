@@ -9,6 +9,7 @@
 #include "sim/energy_summary.h"
 #include "sim/kv_tiers_summary.h"
 #include "sim/kv_transfer_summary.h"
+#include "sim/model_summary.h"
 #include "sim/run_output_stream.h"
 #include "traces/run_figures.h"
 
@@ -234,6 +235,9 @@ nlohmann::ordered_json summary_json(const Scenario& scenario, const RunResult& r
   // Only with kv_tiers, so scenarios without them keep their summary byte for byte.
   ojson kv_tiers = kv_tiers_summary_json(scenario, result);
   if (!kv_tiers.is_null()) summary["kv_tiers"] = std::move(kv_tiers);
+  // Only with model routing, likewise.
+  ojson by_model = model_summary_json(scenario, result, metrics);
+  if (!by_model.is_null()) summary["by_model"] = std::move(by_model);
   // Only when the scenario asks for energy (Scenario::report_energy), likewise.
   if (metrics.energy) summary["energy"] = energy_summary_json(scenario, *metrics.energy);
   return summary;

@@ -65,6 +65,11 @@ struct WorkloadSpec {
   std::optional<std::string> region;
   std::vector<std::pair<std::string, double>> region_mix;  // (region, weight > 0), as written
   std::optional<int64_t> max_output_tokens;                // per-request output cap (a policy)
+  // Model routing (docs/scenario.md, "Model routing"): the model every request of it asks for
+  // (overrides the trace's), and a traces::Distribution its requests' complexity is drawn from
+  // where the trace gives none (draws clamped to [0, 1]).
+  std::optional<std::string> model;
+  std::optional<nlohmann::json> complexity;
 };
 
 // A pool's `engine` (docs/scenario.md, "Engine presets"): the preset chosen and every default it
@@ -246,6 +251,21 @@ struct RouterSpec {
   AdmissionSpec admission;  // which requests the router takes (sim/router_admission.h)
 };
 
+// One model a `complexity` model router may pick, and the hardest request it is declared fit for.
+struct ModelTierSpec {
+  std::string model;  // a pool's `model` name
+  double max_complexity = 1.0;
+};
+
+// Which model serves a request (`model_router`, docs/scenario.md "Model routing").
+struct ModelRouterSpec {
+  // fixed: the request's own model; complexity: the model of the lowest max_complexity that
+  // covers the request's complexity (ties: list order; none covers: the highest).
+  std::string policy = "fixed";
+  double misroute_rate = 0.0;         // complexity: share sent to another listed model instead
+  std::vector<ModelTierSpec> models;  // complexity: the models it picks among
+};
+
 // Fleet-wide measurement knobs (`metrics` object).
 struct MetricsSpec {
   int64_t long_prefill_tokens = 4096;  // head-of-line: a prefill chunk this long stalls others
@@ -280,6 +300,8 @@ struct Scenario {
   std::vector<WorkloadSpec> workloads;
   std::vector<PoolSpec> pools;
   RouterSpec router;
+  std::optional<ModelRouterSpec> model_router;  // absent: fixed, and no by_model figures unless
+                                                // some request names a model
   OutputSpec output;
   MetricsSpec metrics;
   std::optional<fleet::NetworkSpec> network;

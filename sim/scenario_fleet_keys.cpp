@@ -24,6 +24,11 @@ void read_workload_fleet_keys(JsonObject& obj, WorkloadSpec& w) {
     for (const auto& [name, weight] : w.region_mix) names.push_back(name);
     mix_obj.finish(names);
   }
+  w.model = obj.optional_string("model");
+  if (w.model && w.model->empty()) obj.fail("model", "must not be empty");
+  if (const nlohmann::json* c = obj.child("complexity"); c != nullptr && !c->is_null()) {
+    w.complexity = *c;
+  }
   if (obj.has("max_output_tokens") && !obj.child("max_output_tokens")->is_null()) {
     w.max_output_tokens = obj.at_least("max_output_tokens", obj.integer("max_output_tokens", 1), 1);
   }

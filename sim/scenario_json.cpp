@@ -8,6 +8,7 @@
 #include "sim/scenario.h"
 #include "sim/scenario_disagg.h"
 #include "sim/scenario_fleet_keys.h"
+#include "sim/scenario_model_router.h"
 
 namespace tidal::sim {
 namespace {
@@ -53,6 +54,9 @@ ojson workload_json(const WorkloadSpec& w, const SloBounds& class_slo) {
     j["region_mix"] = mix;
   }
   j["max_output_tokens"] = w.max_output_tokens ? ojson(*w.max_output_tokens) : ojson(nullptr);
+  // Echoed only when given, so scenarios without model routing echo as before.
+  if (w.model) j["model"] = *w.model;
+  if (w.complexity) j["complexity"] = ojson::parse(w.complexity->dump());
   return j;
 }
 
@@ -251,6 +255,7 @@ nlohmann::ordered_json scenario_to_json(const Scenario& s) {
   }
   j["kv_transfer"] = kv_transfer_to_json(s.kv_links);
   j["priorities"] = ojson(s.priorities);
+  if (s.model_router) j["model_router"] = model_router_to_json(*s.model_router);
   if (s.report_energy) {
     // Only with energy on, so other scenarios keep their summary byte for byte.
     ojson energy = ojson::object();

@@ -19,6 +19,7 @@
 #include "sim/scenario_fleet.h"
 #include "sim/scenario_fleet_keys.h"
 #include "sim/scenario_limits.h"
+#include "sim/scenario_model_router.h"
 #include "sim/spec_class_acceptance.h"
 #include "traces/random.h"
 
@@ -84,8 +85,8 @@ WorkloadSpec parse_workload(const nlohmann::json& value, size_t index, const std
   }
   read_workload_fleet_keys(obj, w);
   obj.finish({"name", "trace", "generator", "tenant", "slo_class", "slo", "time_scale",
-              "rate_scale", "length_scale", "start_s", "region", "region_mix",
-              "max_output_tokens"});
+              "rate_scale", "length_scale", "start_s", "region", "region_mix", "max_output_tokens",
+              "model", "complexity"});
   return w;
 }
 
@@ -289,13 +290,15 @@ Scenario parse_scenario(const nlohmann::json& root, const std::string& file,
   s.pools = parse_fleet(obj.child("fleet"), file, base_dir);
   check_acceptance_classes(s.pools, s.slo_classes, file);
   s.router = parse_router(obj);
+  s.model_router = parse_model_router(obj, s.pools, s.workloads);
   s.output = parse_output(obj);
   s.metrics = parse_metrics_spec(obj);
   s.network = parse_network(obj, s.pools, s.workloads);
   s.kv_links = parse_kv_transfer(obj, s.pools);
   parse_energy(obj, s);
   obj.finish({"name", "seed", "duration_s", "timeline_interval_s", "workloads", "fleet", "router",
-              "output", "metrics", "network", "kv_transfer", "priorities", "energy"});
+              "output", "metrics", "network", "kv_transfer", "priorities", "energy",
+              "model_router"});
   s.set_seed(s.seed);
   return s;
 }

@@ -61,6 +61,17 @@ Simulator::Simulator(const Scenario& scenario, RequestTable table, ProgressSink*
   }
   time_limit_ns_ = running_time_limit_ns(scenario, timeline_.interval_ns());
   apply_token_caps(scenario, result_.table);
+  result_.models = assign_models(scenario, result_.table);
+  held_ = RouterQueue(static_cast<int32_t>(scenario.router.class_priority.size()) + 1,
+                      result_.models.num_groups());
+  // Each model's requests have a router of their own: one model's traffic never moves
+  // another's routing state (a round-robin cursor, a hash ring).
+  if (result_.models.active()) {
+    for (size_t m = 0; m < result_.models.models.size(); ++m) {
+      model_routers_.push_back(
+          make_router(scenario.router, traces::derive_seed(scenario.seed ^ kRouterStream, m + 1)));
+    }
+  }
   const size_t n = result_.table.requests.size();
   rank_.resize(n);
   for (size_t i = 0; i < n; ++i) {
@@ -122,7 +133,7 @@ RunResult Simulator::run() {
         const int64_t queued =
             handoff_ && scenario_.pools[static_cast<size_t>(pool)].role == fleet::PoolRole::decode
                 ? static_cast<int64_t>(handoff_->waiting().size())
-                : held_.size();
+                : queued_for_pool(pool);
         fleet_.on_autoscale(pool, now, queued, num_done_ < n);
         break;
       }
@@ -255,17 +266,18 @@ void Simulator::route(int64_t request, int64_t now) {
     reject(request, now, std::move(*refusal));
     return;
   }
-  if (held_.empty() && dispatch(request, now)) return;
+  if (held_.empty(result_.models.group_of(request)) && dispatch(request, now)) return;
   hold(request, false);
   dispatch_held(now);
 }
 
 void Simulator::hold(int64_t request, bool front) {
   const int32_t rank = rank_[static_cast<size_t>(request)];
+  const int32_t group = result_.models.group_of(request);
   if (front) {
-    held_.push_front(request, rank);
+    held_.push_front(request, rank, group);
   } else {
-    held_.push_back(request, rank);
+    held_.push_back(request, rank, group);
   }
   timeline_.set_router_queue(held_.size());
 }
@@ -274,22 +286,43 @@ void Simulator::dispatch_held(int64_t now) {
   if (handoff_) dispatch_waiting_decode(now);
   // Taken off the queue before dispatching: a dispatch may reject the request and route its
   // dependents, which re-enters here.
-  while (!held_.empty()) {
-    const int64_t request = held_.front();
-    held_.pop_front();
-    if (!dispatch(request, now)) {
-      held_.push_front(request, rank_[static_cast<size_t>(request)]);
-      break;
+  // Each model's queue in turn: one model without capacity does not hold up another's.
+  for (int32_t group = 0; group < held_.num_groups(); ++group) {
+    while (!held_.empty(group)) {
+      const int64_t request = held_.front(group);
+      held_.pop_front(group);
+      if (!dispatch(request, now)) {
+        held_.push_front(request, rank_[static_cast<size_t>(request)], group);
+        break;
+      }
     }
   }
   timeline_.set_router_queue(held_.size());
 }
 
+int64_t Simulator::queued_for_pool(int32_t pool) const {
+  if (!result_.models.active()) return held_.size();
+  // Its model's held requests and those that may go to any model.
+  const int32_t model = result_.models.model_of_pool[static_cast<size_t>(pool)];
+  return held_.size(0) + held_.size(model + 1);
+}
+
 int32_t Simulator::choose_replica(int64_t request) {
+  const int32_t model =
+      result_.models.active() ? result_.models.of_request[static_cast<size_t>(request)] : -1;
+  if (model < 0) return choose_replica_among_pools(request, *router_);
+  cluster_.restrict_to_pools(result_.models.entry_pools[static_cast<size_t>(model)]);
+  const int32_t target =
+      choose_replica_among_pools(request, *model_routers_[static_cast<size_t>(model)]);
+  cluster_.restrict_to_pools(cluster_.entry_pools());
+  return target;
+}
+
+int32_t Simulator::choose_replica_among_pools(int64_t request, Router& router) {
   const Request& req = result_.table.requests[static_cast<size_t>(request)];
   const int32_t client = client_region_[static_cast<size_t>(request)];
   if (client < 0 || !scenario_.router.prefer_nearest_region) {
-    return router_->route(req, cluster_.loads());
+    return router.route(req, cluster_.loads());
   }
   const std::span<const ReplicaLoad> loads = cluster_.loads();
   for (int32_t site : nearest_sites_[static_cast<size_t>(client)]) {
@@ -299,7 +332,7 @@ int32_t Simulator::choose_replica(int64_t request) {
     }
     if (!has_capacity) continue;
     cluster_.restrict_to_site(site);
-    const int32_t target = router_->route(req, cluster_.loads());
+    const int32_t target = router.route(req, cluster_.loads());
     cluster_.restrict_to_site(-1);
     return target;
   }

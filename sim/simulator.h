@@ -9,6 +9,7 @@
 
 #include "sim/fleet/kv_transfers.h"
 #include "sim/fleet_controller.h"
+#include "sim/model_assignment.h"
 #include "sim/request_record.h"
 #include "sim/sample_set.h"
 #include "sim/scenario.h"
@@ -55,6 +56,7 @@ struct RunResult {
   int64_t num_steps = 0;
   FleetReport fleet;                              // billing, peaks, scaling and interruption counts
   std::vector<fleet::KvLinkUsage> kv_link_usage;  // [num kv_transfer links]
+  ModelAssignment models;                         // which model served each request
   // The progress sink asked to stop (ProgressSink::stop_requested): events after end_ns were
   // not simulated and unfinished requests stay pending. Not a complete run: write no run
   // folder and compute no metrics from it.

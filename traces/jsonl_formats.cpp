@@ -112,10 +112,23 @@ class TidalJsonlParser final : public RowParser {
   }
 
  private:
-  static constexpr std::string_view kKeys[] = {
-      "id",           "arrival_s", "prompt_tokens", "output_tokens",       "session_id",    "turn",
-      "tenant",       "slo_class", "region",        "prefix_block_tokens", "prefix_blocks", "deps",
-      "think_time_s", "failed",    "priority"};
+  static constexpr std::string_view kKeys[] = {"id",
+                                               "arrival_s",
+                                               "prompt_tokens",
+                                               "output_tokens",
+                                               "session_id",
+                                               "turn",
+                                               "tenant",
+                                               "slo_class",
+                                               "region",
+                                               "prefix_block_tokens",
+                                               "prefix_blocks",
+                                               "deps",
+                                               "think_time_s",
+                                               "failed",
+                                               "priority",
+                                               "model",
+                                               "complexity"};
 
   static uint32_t key_bit(std::string_view key) {
     for (size_t i = 0; i < std::size(kKeys); ++i) {
@@ -162,6 +175,10 @@ class TidalJsonlParser final : public RowParser {
       out.think_time_s = cursor.read_double(key);
     } else if (key == "priority") {
       out.priority = read_int32(cursor, key);
+    } else if (key == "model") {
+      cursor.read_string(out.model, key);
+    } else if (key == "complexity") {
+      out.complexity = cursor.read_double(key);
     } else {
       out.failed = cursor.read_bool(key);
     }

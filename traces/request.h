@@ -33,6 +33,10 @@ struct Request {
   // Scheduling priority, lower = more urgent (vLLM's `priority`); schedulers read it as 0 when
   // absent. A scenario's `priorities` map fills it from slo_class where the trace gave none.
   std::optional<int32_t> priority;
+  // The model it asks for (a pool's `model` name); empty: any model the fleet serves.
+  std::string model;
+  // How hard it is, in [0, 1], for the complexity model router (sim/model_assignment.h).
+  std::optional<double> complexity;
 
   bool operator==(const Request&) const = default;
 };

@@ -43,6 +43,8 @@ void reset_request(Request& request) {
   request.think_time_s = 0.0;
   request.failed = false;
   request.priority.reset();
+  request.model.clear();
+  request.complexity.reset();
 }
 
 void check_tidal_request(const Request& request) {
@@ -54,6 +56,10 @@ void check_tidal_request(const Request& request) {
   if (request.turn < -1) {
     throw base::RowError("turn",
                          fmt::format("must be >= 0 (or -1 for none), got {}", request.turn));
+  }
+  if (request.complexity && !(*request.complexity >= 0.0 && *request.complexity <= 1.0)) {
+    throw base::RowError("complexity",
+                         fmt::format("must be in [0, 1], got {}", *request.complexity));
   }
   if (request.prefix_block_tokens < 0) {
     throw base::RowError("prefix_block_tokens",

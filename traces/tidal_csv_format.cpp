@@ -30,13 +30,28 @@ enum class Column {
   deps,
   think_time_s,
   failed,
-  priority
+  priority,
+  model,
+  complexity
 };
 
-constexpr std::string_view kColumnNames[] = {
-    "id",           "arrival_s", "prompt_tokens", "output_tokens",       "session_id",    "turn",
-    "tenant",       "slo_class", "region",        "prefix_block_tokens", "prefix_blocks", "deps",
-    "think_time_s", "failed",    "priority"};
+constexpr std::string_view kColumnNames[] = {"id",
+                                             "arrival_s",
+                                             "prompt_tokens",
+                                             "output_tokens",
+                                             "session_id",
+                                             "turn",
+                                             "tenant",
+                                             "slo_class",
+                                             "region",
+                                             "prefix_block_tokens",
+                                             "prefix_blocks",
+                                             "deps",
+                                             "think_time_s",
+                                             "failed",
+                                             "priority",
+                                             "model",
+                                             "complexity"};
 
 int32_t parse_int32(std::string_view text, std::string_view field) {
   const int64_t value = base::parse_int64(text, field);
@@ -148,6 +163,13 @@ class TidalCsvParser final : public RowParser {
         break;
       case Column::priority:
         if (!base::trim_blanks(text).empty()) out.priority = parse_int32(text, name);
+        break;
+      case Column::model:
+        out.model.assign(text);
+        break;
+      case Column::complexity:
+        if (!base::trim_blanks(text).empty())
+          out.complexity = base::parse_finite_double(text, name);
         break;
     }
   }

@@ -137,12 +137,20 @@ void append_jsonl_row(const Request& request, std::string& out) {
     append_json_key(out, "priority");
     append_number(out, *request.priority);
   }
+  if (!request.model.empty()) {
+    append_json_key(out, "model");
+    append_json_string(out, request.model);
+  }
+  if (request.complexity) {
+    append_json_key(out, "complexity");
+    append_number(out, *request.complexity);
+  }
   out += '}';
 }
 
 std::string_view csv_header() {
   return "id,arrival_s,prompt_tokens,output_tokens,session_id,turn,tenant,slo_class,region,"
-         "prefix_block_tokens,prefix_blocks,deps,think_time_s,failed,priority";
+         "prefix_block_tokens,prefix_blocks,deps,think_time_s,failed,priority,model,complexity";
 }
 
 void append_csv_row(const Request& request, std::string& out) {
@@ -174,6 +182,10 @@ void append_csv_row(const Request& request, std::string& out) {
   out += request.failed ? ",1" : ",0";
   out += ',';
   if (request.priority) append_number(out, *request.priority);
+  out += ',';
+  append_csv_string(out, request.model, "model");
+  out += ',';
+  if (request.complexity) append_number(out, *request.complexity);
 }
 
 void write_jsonl(const std::vector<Request>& requests, std::ostream& out) {

@@ -179,7 +179,7 @@ TEST(ScenarioErrors, UnknownKeys) {
   EXPECT_EQ(error_of(scenario_text("", R"(, "sed": 1)")),
             "scenario.json: sed: unknown key (known keys: name, seed, duration_s, "
             "timeline_interval_s, workloads, fleet, router, output, metrics, network, "
-            "kv_transfer, priorities, energy)");
+            "kv_transfer, priorities, energy, model_router)");
   EXPECT_PRED2(starts_with, error_of(scenario_text(R"(, "replicas": 2)")),
                "scenario.json: fleet.pools[0].replicas: unknown key (kn");
   EXPECT_PRED2(starts_with, error_of(scenario_text(R"(, "scheduler": {"polcy": "static"})")),

@@ -84,6 +84,29 @@ TEST(Writers, AwkwardStringsAndNumbersRoundTrip) {
   expect_round_trip({request}, "awkward");
 }
 
+TEST(Writers, ModelAndComplexityRoundTripAndComplexityIsChecked) {
+  Request request;
+  request.arrival_s = 1.0;
+  request.prompt_tokens = 10;
+  request.output_tokens = 5;
+  request.model = "llama-3-70b";
+  request.complexity = 0.1 + 0.2;
+  expect_round_trip({request}, "model");
+  EXPECT_EQ(to_jsonl({request}),
+            "{\"id\":0,\"arrival_s\":1,\"prompt_tokens\":10,\"output_tokens\":5,"
+            "\"model\":\"llama-3-70b\",\"complexity\":0.30000000000000004}\n");
+  try {
+    (void)read_trace_text(
+        "{\"arrival_s\":0,\"prompt_tokens\":1,\"output_tokens\":1,\"complexity\":1.5}\n",
+        "hard.jsonl");
+    FAIL() << "complexity 1.5 was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("complexity"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("must be in [0, 1], got 1.5"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Writers, JsonlOmitsDefaultsAndKeepsKeyOrder) {
   Request request;
   request.id = 1;
@@ -98,7 +121,7 @@ TEST(Writers, JsonlOmitsDefaultsAndKeepsKeyOrder) {
   EXPECT_EQ(to_jsonl({request}),
             "{\"id\":1,\"arrival_s\":2.5,\"prompt_tokens\":3,\"output_tokens\":4,"
             "\"session_id\":\"s\",\"turn\":2,\"deps\":[0]}\n");
-  EXPECT_EQ(to_csv({request}), std::string(csv_header()) + "\n1,2.5,3,4,s,2,,,,0,,0,0,0,\n");
+  EXPECT_EQ(to_csv({request}), std::string(csv_header()) + "\n1,2.5,3,4,s,2,,,,0,,0,0,0,,,\n");
 }
 
 TEST(Writers, CsvRefusesLineBreaksInStrings) {
