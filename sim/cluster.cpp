@@ -66,8 +66,8 @@ void Cluster::restrict_to_site(int32_t site) {
   for (int32_t i = 0; i < num_replicas(); ++i) refresh_load(i);
 }
 
-void Cluster::restrict_to_pools(const std::vector<char>& pools) {
-  pool_filter_ = pools;
+void Cluster::restrict_to_pools(std::span<const char> pools) {
+  pool_filter_.assign(pools.begin(), pools.end());
   for (int32_t i = 0; i < num_replicas(); ++i) refresh_load(i);
 }
 

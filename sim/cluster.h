@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "sim/fleet/network.h"
@@ -37,7 +38,7 @@ class Cluster {
   // Restricts `accepting` to the replicas of pools flagged in `pools` ([num_pools]) until the
   // next call; refreshes every load. Without a call: the pools a request enters by (every
   // pool but decode pools).
-  void restrict_to_pools(const std::vector<char>& pools);
+  void restrict_to_pools(std::span<const char> pools);
   const std::vector<char>& entry_pools() const { return entry_pools_; }
 
   // The scenario's network with each pool's region index, or empty.

@@ -39,6 +39,8 @@ class Simulator {
   // (as the client saw it), now or by a release event.
   void release(int64_t request, int64_t now);
   void route(int64_t request, int64_t now);
+  // Sends an admitted request to a replica, or holds it at the router until one can take it.
+  void send(int64_t request, int64_t now);
   // Sends a request to a replica the router picks (nearest region first with a network);
   // false when no replica can take it now.
   bool dispatch(int64_t request, int64_t now);
@@ -64,7 +66,11 @@ class Simulator {
   // Books a request on `replica` (outstanding counts, tokens still to compute or produce).
   void book(int64_t request, Replica& replica, int64_t charge);
   void reject(int64_t request, int64_t now, std::string reason);
+  // The request's answer is complete: it is finished, or a cascade escalates it (escalate).
   void finish(int64_t request, int64_t now);
+  // A cascade's first answer is not the last: the request runs again, on the second model,
+  // once that answer reached its client (the router's side of the network).
+  void escalate(int64_t request, int64_t now);
   void start_step(Replica& replica, int64_t now);
   void request_wake(Replica& replica, int64_t at);
   void schedule_event(int64_t time_ns, EventKind kind, int32_t replica, int64_t request);

@@ -21,6 +21,7 @@ enum class EventKind : uint8_t {
   spot_interrupt,  // spot replica `replica` is taken back
   release,         // request `request`'s deps are done and its think time over: it arrives
   kv_transfer,     // a KV transfer between disaggregated replicas may have finished
+  escalate,        // request `request`'s cascade answer reached its client: send it on
 };
 
 struct Event {

@@ -1,6 +1,8 @@
 #include "sim/model_summary.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "sim/sample_set.h"
@@ -13,6 +15,7 @@ struct ModelTotals {
   int64_t num_requests = 0;
   int64_t num_finished = 0;
   int64_t num_quality_kept = 0;
+  int64_t num_escalated = 0;     // cascade: its answers run again on the other model
   int64_t num_input_tokens = 0;  // finished requests
   int64_t num_output_tokens = 0;
   SampleSet ttft, e2e;  // finished requests
@@ -26,6 +29,13 @@ nlohmann::ordered_json model_summary_json(const Scenario& scenario, const RunRes
   const ModelAssignment& a = result.models;
   if (!a.active()) return nullptr;
   std::vector<ModelTotals> totals(a.models.size());  // [num_models]
+  const bool cascade = !a.escalated.empty();
+  const int32_t first_model = [&] {
+    if (!cascade) return -1;
+    const std::string& name = scenario.model_router->models.front().model;
+    return static_cast<int32_t>(std::find(a.models.begin(), a.models.end(), name) -
+                                a.models.begin());
+  }();
   for (size_t i = 0; i < result.table.requests.size(); ++i) {
     const RequestRecord& rec = result.records[i];
     // The model that served it: its replica's; one never routed counts under the one it asked
@@ -36,6 +46,13 @@ nlohmann::ordered_json model_summary_json(const Scenario& scenario, const RunRes
       model = a.model_of_pool[static_cast<size_t>(pool)];
     }
     if (model < 0) continue;
+    if (cascade && a.escalated[i] != 0) {
+      // Its first run was billed on the small model and computed a whole answer there.
+      ModelTotals& first = totals[static_cast<size_t>(first_model)];
+      ++first.num_escalated;
+      first.num_input_tokens += result.table.requests[i].prompt_tokens;
+      first.num_output_tokens += result.table.requests[i].output_tokens;
+    }
     ModelTotals& t = totals[static_cast<size_t>(model)];
     ++t.num_requests;
     if (!a.quality_kept.empty() && a.quality_kept[i] != 0) ++t.num_quality_kept;
@@ -71,9 +88,14 @@ nlohmann::ordered_json model_summary_json(const Scenario& scenario, const RunRes
                            {"e2e", traces::latency_summary_json(t.e2e.summarize())},
                            {"dollars", dollars},
                            {"quality_kept", quality}});
+    if (cascade) models.back()["num_escalated"] = t.num_escalated;
   }
   ojson j{{"policy", scenario.model_router ? scenario.model_router->policy : "fixed"},
           {"models", models}};
+  if (!a.is_private.empty()) {
+    j["num_private"] = std::count(a.is_private.begin(), a.is_private.end(), 1);
+  }
+  if (cascade) j["num_escalated"] = std::count(a.escalated.begin(), a.escalated.end(), 1);
   if (!a.quality_kept.empty()) {
     int64_t kept = 0;
     for (const char k : a.quality_kept) kept += k;

@@ -70,6 +70,9 @@ struct WorkloadSpec {
   // where the trace gives none (draws clamped to [0, 1]).
   std::optional<std::string> model;
   std::optional<nlohmann::json> complexity;
+  // The seeded share of its requests flagged private (Request::is_private), over the trace's
+  // flags; nullopt: the trace's flags as they are.
+  std::optional<double> private_share;
 };
 
 // A pool's `engine` (docs/scenario.md, "Engine presets"): the preset chosen and every default it
@@ -260,10 +263,19 @@ struct ModelTierSpec {
 // Which model serves a request (`model_router`, docs/scenario.md "Model routing").
 struct ModelRouterSpec {
   // fixed: the request's own model; complexity: the model of the lowest max_complexity that
-  // covers the request's complexity (ties: list order; none covers: the highest).
+  // covers the request's complexity (ties: list order; none covers: the highest); cascade: the
+  // first listed model, then the second for the escalated share; sensitive_local: fixed, but a
+  // private request whose model no local pool serves goes to the first local model instead.
+  // Under every policy a private request is served by local pools only (ModelAssignment).
   std::string policy = "fixed";
-  double misroute_rate = 0.0;         // complexity: share sent to another listed model instead
-  std::vector<ModelTierSpec> models;  // complexity: the models it picks among
+  double misroute_rate = 0.0;  // complexity, cascade: share sent to another choice instead
+  // cascade: the seeded share of requests escalated to the second model; nullopt: those whose
+  // complexity is above the first model's max_complexity.
+  std::optional<double> escalate;
+  // complexity, cascade: the models it picks among (cascade: exactly two, small first);
+  // sensitive_local: the local models private requests fall back to, preferred first (empty:
+  // pool order).
+  std::vector<ModelTierSpec> models;
 };
 
 // Fleet-wide measurement knobs (`metrics` object).

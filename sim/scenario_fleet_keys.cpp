@@ -29,6 +29,13 @@ void read_workload_fleet_keys(JsonObject& obj, WorkloadSpec& w) {
   if (const nlohmann::json* c = obj.child("complexity"); c != nullptr && !c->is_null()) {
     w.complexity = *c;
   }
+  if (obj.has("private_share") && !obj.child("private_share")->is_null()) {
+    const double share = obj.number("private_share", 0.0);
+    if (!(share >= 0.0 && share <= 1.0)) {
+      obj.fail("private_share", fmt::format("must be in [0, 1], got {}", share));
+    }
+    w.private_share = share;
+  }
   if (obj.has("max_output_tokens") && !obj.child("max_output_tokens")->is_null()) {
     w.max_output_tokens = obj.at_least("max_output_tokens", obj.integer("max_output_tokens", 1), 1);
   }

@@ -57,6 +57,7 @@ ojson workload_json(const WorkloadSpec& w, const SloBounds& class_slo) {
   // Echoed only when given, so scenarios without model routing echo as before.
   if (w.model) j["model"] = *w.model;
   if (w.complexity) j["complexity"] = ojson::parse(w.complexity->dump());
+  if (w.private_share) j["private_share"] = *w.private_share;
   return j;
 }
 

@@ -154,6 +154,9 @@ RunResult Simulator::run() {
       case EventKind::kv_transfer:
         on_kv_transfer(now);
         break;
+      case EventKind::escalate:
+        send(event.request, now);
+        break;
     }
     if (top_handled_) queue_.pop();
     ++result_.num_events;
@@ -266,6 +269,10 @@ void Simulator::route(int64_t request, int64_t now) {
     reject(request, now, std::move(*refusal));
     return;
   }
+  send(request, now);
+}
+
+void Simulator::send(int64_t request, int64_t now) {
   if (held_.empty(result_.models.group_of(request)) && dispatch(request, now)) return;
   hold(request, false);
   dispatch_held(now);
@@ -301,19 +308,28 @@ void Simulator::dispatch_held(int64_t now) {
 }
 
 int64_t Simulator::queued_for_pool(int32_t pool) const {
-  if (!result_.models.active()) return held_.size();
-  // Its model's held requests and those that may go to any model.
-  const int32_t model = result_.models.model_of_pool[static_cast<size_t>(pool)];
-  return held_.size(0) + held_.size(model + 1);
+  const ModelAssignment& models = result_.models;
+  if (!models.active()) return held_.size();
+  // Its model's held requests and those that may go to any model; the private ones too if
+  // the pool may serve them.
+  const int32_t model = models.model_of_pool[static_cast<size_t>(pool)];
+  int64_t queued = held_.size(0) + held_.size(model + 1);
+  if (models.local_entry_pools[static_cast<size_t>(model)][static_cast<size_t>(pool)] != 0) {
+    const int32_t num_models = static_cast<int32_t>(models.models.size());
+    queued += held_.size(num_models + 1) + held_.size(num_models + 2 + model);
+  }
+  return queued;
 }
 
 int32_t Simulator::choose_replica(int64_t request) {
-  const int32_t model =
-      result_.models.active() ? result_.models.of_request[static_cast<size_t>(request)] : -1;
-  if (model < 0) return choose_replica_among_pools(request, *router_);
-  cluster_.restrict_to_pools(result_.models.entry_pools[static_cast<size_t>(model)]);
-  const int32_t target =
-      choose_replica_among_pools(request, *model_routers_[static_cast<size_t>(model)]);
+  const ModelAssignment& models = result_.models;
+  const std::span<const char> pools =
+      models.active() ? models.pools_for(request) : std::span<const char>{};
+  if (pools.empty()) return choose_replica_among_pools(request, *router_);
+  const int32_t model = models.of_request[static_cast<size_t>(request)];
+  cluster_.restrict_to_pools(pools);
+  const int32_t target = choose_replica_among_pools(
+      request, model < 0 ? *router_ : *model_routers_[static_cast<size_t>(model)]);
   cluster_.restrict_to_pools(cluster_.entry_pools());
   return target;
 }
@@ -475,6 +491,10 @@ void Simulator::reject(int64_t request, int64_t now, std::string reason) {
 }
 
 void Simulator::finish(int64_t request, int64_t now) {
+  if (result_.models.escalates(request)) {
+    escalate(request, now);
+    return;
+  }
   const auto k = static_cast<size_t>(request);
   RequestRecord& rec = result_.records[k];
   rec.status = RequestStatus::finished;
@@ -490,6 +510,24 @@ void Simulator::finish(int64_t request, int64_t now) {
       release(static_cast<int64_t>(dk), now);
     }
   }
+}
+
+void Simulator::escalate(int64_t request, int64_t now) {
+  const auto k = static_cast<size_t>(request);
+  ModelAssignment& models = result_.models;
+  RequestRecord& rec = result_.records[k];
+  const int64_t answered = std::max(now + rec.network_ns, rec.last_token_ns);
+  models.of_request[k] = models.escalate_to[k];
+  models.escalate_to[k] = -1;
+  models.escalated[k] = 1;
+  // Its latency is both runs': the first answer's tokens are not the ones its client is shown.
+  rec.first_token_ns = -1;
+  rec.last_token_ns = -1;
+  rec.max_itl_ns = 0;
+  rec.num_output_tokens_done = 0;
+  decoding_[k] = 0;
+  prefill_preemptions_[k] = 0;
+  schedule_event(answered, EventKind::escalate, -1, request);
 }
 
 }  // namespace detail

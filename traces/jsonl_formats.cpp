@@ -128,7 +128,8 @@ class TidalJsonlParser final : public RowParser {
                                                "failed",
                                                "priority",
                                                "model",
-                                               "complexity"};
+                                               "complexity",
+                                               "private"};
 
   static uint32_t key_bit(std::string_view key) {
     for (size_t i = 0; i < std::size(kKeys); ++i) {
@@ -179,6 +180,8 @@ class TidalJsonlParser final : public RowParser {
       cursor.read_string(out.model, key);
     } else if (key == "complexity") {
       out.complexity = cursor.read_double(key);
+    } else if (key == "private") {
+      out.is_private = cursor.read_bool(key);
     } else {
       out.failed = cursor.read_bool(key);
     }

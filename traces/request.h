@@ -37,6 +37,9 @@ struct Request {
   std::string model;
   // How hard it is, in [0, 1], for the complexity model router (sim/model_assignment.h).
   std::optional<double> complexity;
+  // Its data must stay near its user: served only by pools in `edge` or `client` regions
+  // (docs/scenario.md, "Model routing").
+  bool is_private = false;
 
   bool operator==(const Request&) const = default;
 };

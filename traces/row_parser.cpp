@@ -45,6 +45,7 @@ void reset_request(Request& request) {
   request.priority.reset();
   request.model.clear();
   request.complexity.reset();
+  request.is_private = false;
 }
 
 void check_tidal_request(const Request& request) {

@@ -32,7 +32,8 @@ enum class Column {
   failed,
   priority,
   model,
-  complexity
+  complexity,
+  is_private
 };
 
 constexpr std::string_view kColumnNames[] = {"id",
@@ -51,7 +52,8 @@ constexpr std::string_view kColumnNames[] = {"id",
                                              "failed",
                                              "priority",
                                              "model",
-                                             "complexity"};
+                                             "complexity",
+                                             "private"};
 
 int32_t parse_int32(std::string_view text, std::string_view field) {
   const int64_t value = base::parse_int64(text, field);
@@ -170,6 +172,9 @@ class TidalCsvParser final : public RowParser {
       case Column::complexity:
         if (!base::trim_blanks(text).empty())
           out.complexity = base::parse_finite_double(text, name);
+        break;
+      case Column::is_private:
+        out.is_private = !base::trim_blanks(text).empty() && base::parse_bool(text, name);
         break;
     }
   }

@@ -145,12 +145,14 @@ void append_jsonl_row(const Request& request, std::string& out) {
     append_json_key(out, "complexity");
     append_number(out, *request.complexity);
   }
+  if (request.is_private) out += ",\"private\":true";
   out += '}';
 }
 
 std::string_view csv_header() {
   return "id,arrival_s,prompt_tokens,output_tokens,session_id,turn,tenant,slo_class,region,"
-         "prefix_block_tokens,prefix_blocks,deps,think_time_s,failed,priority,model,complexity";
+         "prefix_block_tokens,prefix_blocks,deps,think_time_s,failed,priority,model,complexity,"
+         "private";
 }
 
 void append_csv_row(const Request& request, std::string& out) {
@@ -186,6 +188,7 @@ void append_csv_row(const Request& request, std::string& out) {
   append_csv_string(out, request.model, "model");
   out += ',';
   if (request.complexity) append_number(out, *request.complexity);
+  out += request.is_private ? ",1" : ",0";
 }
 
 void write_jsonl(const std::vector<Request>& requests, std::ostream& out) {

@@ -107,6 +107,34 @@ TEST(Writers, ModelAndComplexityRoundTripAndComplexityIsChecked) {
   }
 }
 
+TEST(Writers, PrivateRoundTripsInBothFormats) {
+  Request open_request;
+  open_request.arrival_s = 0.5;
+  open_request.prompt_tokens = 3;
+  open_request.output_tokens = 2;
+  Request private_request = open_request;
+  private_request.id = 1;
+  private_request.is_private = true;
+  expect_round_trip({open_request, private_request}, "private");
+  EXPECT_EQ(to_jsonl({private_request}),
+            "{\"id\":1,\"arrival_s\":0.5,\"prompt_tokens\":3,\"output_tokens\":2,"
+            "\"private\":true}\n");
+  const std::vector<Request> from_csv = read_trace_text(
+      "arrival_s,prompt_tokens,output_tokens,private\n0,1,1,\n0,1,1,true\n", "p.csv");
+  ASSERT_EQ(from_csv.size(), 2U);
+  EXPECT_FALSE(from_csv[0].is_private);
+  EXPECT_TRUE(from_csv[1].is_private);
+  try {
+    (void)read_trace_text(
+        "{\"arrival_s\":0,\"prompt_tokens\":1,\"output_tokens\":1,"
+        "\"private\":\"yes\"}\n",
+        "p.jsonl");
+    FAIL() << "a string private was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("private"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Writers, JsonlOmitsDefaultsAndKeepsKeyOrder) {
   Request request;
   request.id = 1;
@@ -121,7 +149,7 @@ TEST(Writers, JsonlOmitsDefaultsAndKeepsKeyOrder) {
   EXPECT_EQ(to_jsonl({request}),
             "{\"id\":1,\"arrival_s\":2.5,\"prompt_tokens\":3,\"output_tokens\":4,"
             "\"session_id\":\"s\",\"turn\":2,\"deps\":[0]}\n");
-  EXPECT_EQ(to_csv({request}), std::string(csv_header()) + "\n1,2.5,3,4,s,2,,,,0,,0,0,0,,,\n");
+  EXPECT_EQ(to_csv({request}), std::string(csv_header()) + "\n1,2.5,3,4,s,2,,,,0,,0,0,0,,,,0\n");
 }
 
 TEST(Writers, CsvRefusesLineBreaksInStrings) {
