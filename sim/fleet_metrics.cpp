@@ -38,7 +38,8 @@ struct TenantSamples {
 }  // namespace
 
 FleetMetrics compute_fleet_metrics(const Scenario& scenario, const RunResult& result,
-                                   int64_t num_input_tokens, int64_t num_output_tokens) {
+                                   int64_t num_input_tokens, int64_t num_output_tokens,
+                                   double owned_electricity_dollars) {
   FleetMetrics m;
   const FleetReport& fleet = result.fleet;
   const fleet::BillingTotals& bill = fleet.billing.fleet;
@@ -55,7 +56,7 @@ FleetMetrics compute_fleet_metrics(const Scenario& scenario, const RunResult& re
     m.dollars_by_rate_class.emplace_back(std::string(kRateNames[c]),
                                          fleet::to_dollars(bill.by_rate_class[c]));
   }
-  const double dollars = fleet::to_dollars(bill.total);
+  const double dollars = fleet::to_dollars(bill.total) + owned_electricity_dollars;
   if (dollars > 0.0) {
     m.tokens_per_dollar = static_cast<double>(num_input_tokens + num_output_tokens) / dollars;
   }

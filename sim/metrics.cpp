@@ -244,6 +244,18 @@ RunMetrics compute_metrics(const Scenario& scenario, RunResult& result) {
   }
   m.gpu_hours = bill.fleet.gpu_hours_billed;
   m.dollars = fleet::to_dollars(bill.fleet.total);
+  if (scenario.report_energy) m.energy = compute_energy(scenario, result);
+  // Owned pools add the electricity their rental price would have included.
+  double owned_electricity = 0.0;
+  for (size_t p = 0; p < scenario.pools.size(); ++p) {
+    if (!scenario.pools[p].owned) continue;
+    PoolMetrics& pm = m.pools[p];
+    pm.owned_amortization_dollars = pm.dollars;
+    pm.owned_electricity_dollars = m.energy->pools[p].dollars.value();
+    pm.dollars += *pm.owned_electricity_dollars;
+    owned_electricity += *pm.owned_electricity_dollars;
+  }
+  m.dollars += owned_electricity;
   m.utilization = share(busy_ns, warm_ns);
   m.mfu = ratio(fleet_work.flops, fleet_work.peak_flops_seconds);
   m.mbu = ratio(fleet_work.bytes, fleet_work.peak_bytes_seconds);
@@ -251,9 +263,8 @@ RunMetrics compute_metrics(const Scenario& scenario, RunResult& result) {
   m.dollars_per_1m_output_tokens = per_million(m.dollars, num_billed_output_tokens);
   m.dollars_per_1m_tokens =
       per_million(m.dollars, num_billed_input_tokens + num_billed_output_tokens);
-  m.fleet =
-      compute_fleet_metrics(scenario, result, num_billed_input_tokens, num_billed_output_tokens);
-  if (scenario.report_energy) m.energy = compute_energy(scenario, result);
+  m.fleet = compute_fleet_metrics(scenario, result, num_billed_input_tokens,
+                                  num_billed_output_tokens, owned_electricity);
   return m;
 }
 

@@ -51,7 +51,11 @@ struct PoolMetrics {
   int64_t num_kv_blocks = 0;  // per replica
   double price_per_gpu_hour = 0.0;
   double gpu_hours = 0.0;
-  double dollars = 0.0;
+  double dollars = 0.0;  // owned pools: amortization + electricity
+  // Owned pools only (PoolSpec::owned): the amortization of its devices over the run (the
+  // billing ledger's), and the electricity they drew (the energy model's, at the site's price).
+  std::optional<double> owned_amortization_dollars;
+  std::optional<double> owned_electricity_dollars;
   double utilization = 0.0;  // busy share of its replicas' warm (and draining) time
   int64_t num_steps = 0;
   // Load (docs/run-output.md, "Load"), over its replicas' steps, weighted by step time.

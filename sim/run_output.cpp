@@ -73,6 +73,10 @@ ojson costs_json(const RunMetrics& m) {
                           {"dollars", p.dollars},
                           {"utilization", p.utilization},
                           {"num_steps", p.num_steps}});
+    if (p.owned_amortization_dollars) {
+      pools.back()["owned"] = ojson{{"amortization_dollars", *p.owned_amortization_dollars},
+                                    {"electricity_dollars", *p.owned_electricity_dollars}};
+    }
   }
   const FleetMetrics& f = m.fleet;
   ojson by_state = ojson::object();

@@ -179,6 +179,16 @@ struct KvTierSpec {
   kv::TierConfig config;  // capacity in this pool's blocks, bytes per second, ns
 };
 
+// Hardware the operator bought (a pool's `owned`, docs/fleet.md "Owned hardware"): no rental;
+// its GPUs cost their purchase spread over their life, for the whole run whether used or not,
+// plus the electricity they draw at the site's price.
+struct OwnedSpec {
+  double capex_dollars = 0.0;   // purchase price per GPU (device), host share included
+  double lifetime_years = 0.0;  // years the purchase is spread over (straight line)
+  // The amortization per GPU-hour: capex over the life's hours (a year of 365.25 days).
+  double dollars_per_gpu_hour() const { return capex_dollars / (lifetime_years * 8766.0); }
+};
+
 struct PoolSpec {
   std::string name;             // default "pool<i>"
   std::string model;            // the model's name: catalog name, or the config's (hf_config.h)
@@ -203,7 +213,8 @@ struct PoolSpec {
   fleet::PricingSpec pricing;
   fleet::SpotSpec spot;  // interruptions of market leases when pricing.market is spot
   SpeculativeSpec speculative;
-  fleet::PoolEnergySpec energy;  // the `energy` object (host power, GPU power overrides)
+  fleet::PoolEnergySpec energy;    // the `energy` object (host power, GPU power overrides)
+  std::optional<OwnedSpec> owned;  // bought, not rented: amortization + electricity
   // autoscaler / cold_start / pricing / spot / energy as written (echoed)
   nlohmann::json fleet_keys;
   nlohmann::json moe_input;          // `moe` as written (echoed); null when not given

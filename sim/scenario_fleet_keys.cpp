@@ -146,8 +146,10 @@ void parse_energy(JsonObject& root, Scenario& scenario) {
     reader.finish();
     scenario.report_energy = true;
   }
+  // An owned pool pays its electricity, so its energy is always counted.
   for (const PoolSpec& pool : scenario.pools) {
-    scenario.report_energy = scenario.report_energy || pool.fleet_keys.contains("energy");
+    scenario.report_energy =
+        scenario.report_energy || pool.fleet_keys.contains("energy") || pool.owned.has_value();
   }
   if (scenario.network) {
     for (const fleet::RegionSpec& region : scenario.network->regions) {
@@ -165,6 +167,11 @@ void parse_energy(JsonObject& root, Scenario& scenario) {
     }
     pool.power = fleet::resolve_pool_power(pool.energy, pool.gpu_spec, pool.deployment.num_gpus(),
                                            site, file, fmt::format("fleet.pools[{}]", p));
+    if (pool.owned && !pool.power.site.electricity_price_per_kwh) {
+      throw_at(file, fmt::format("fleet.pools[{}].owned", p),
+               "an owned pool pays for its electricity: give electricity_price_per_kwh in the "
+               "scenario's energy object or in the pool's region");
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 #include "sim/scenario_pool_keys.h"
 
+#include <algorithm>
 #include <limits>
 #include <string_view>
 #include <utility>
@@ -283,6 +284,20 @@ void read_pool_fleet_keys(JsonObject& obj, PoolSpec& pool) {
     pool.energy = fleet::parse_pool_energy_spec(*v, file, obj.path_of("energy"));
     pool.fleet_keys["energy"] = *v;
   }
+  if (const nlohmann::json* v = obj.child("owned"); v != nullptr && !v->is_null()) {
+    JsonObject owned(*v, obj.path_of("owned"), file);
+    OwnedSpec spec;
+    spec.capex_dollars = owned.positive("capex_dollars", owned.number("capex_dollars", 0.0));
+    spec.lifetime_years = owned.positive("lifetime_years", owned.number("lifetime_years", 0.0));
+    owned.finish({"capex_dollars", "lifetime_years"});
+    for (const char* rented : {"pricing", "spot", "price_per_gpu_hour"}) {
+      if (obj.has(rented)) {
+        obj.fail(rented, "an owned pool pays no rental: give either owned or a rental price");
+      }
+    }
+    pool.owned = spec;
+    pool.fleet_keys["owned"] = *v;
+  }
   pool.speculative = read_speculative(obj);
   pool.region = obj.string("region", "");
   const std::string role = obj.string("role", "both");
@@ -305,6 +320,22 @@ void read_pool_fleet_keys(JsonObject& obj, PoolSpec& pool) {
   }
 }
 
+namespace {
+
+// The most replicas the pool may run at once: as many devices as an owned pool has bought.
+int32_t max_pool_replicas(const PoolSpec& pool) {
+  const fleet::AutoscalerSpec& a = pool.autoscaler;
+  if (a.policy == "fixed") return pool.num_replicas;
+  if (a.policy == "scheduled") {
+    int32_t most = 0;
+    for (const fleet::SchedulePoint& p : a.schedule) most = std::max(most, p.num_replicas);
+    return most;
+  }
+  return a.max_replicas;
+}
+
+}  // namespace
+
 void resolve_pool_fleet(const JsonObject& obj, const perf::ModelSpec& model,
                         const perf::GpuSpec& gpu, PoolSpec& pool) {
   if (pool.price_per_gpu_hour) {
@@ -313,6 +344,13 @@ void resolve_pool_fleet(const JsonObject& obj, const perf::ModelSpec& model,
                "give either price_per_gpu_hour or pricing.on_demand_per_gpu_hour");
     }
     pool.pricing.on_demand_per_gpu_hour = pool.price_per_gpu_hour;
+  }
+  if (pool.owned) {
+    // Every replica the pool may run is a device it owns, paid for the whole run: the
+    // ledger's reserved slots at the amortization price.
+    pool.pricing.reserved_replicas = max_pool_replicas(pool);
+    pool.pricing.reserved_per_gpu_hour = pool.owned->dollars_per_gpu_hour();
+    pool.pricing.on_demand_per_gpu_hour = pool.owned->dollars_per_gpu_hour();
   }
   pool.pool_pricing =
       fleet::resolve_pricing(pool.pricing, gpu, pool.deployment.num_gpus(), pool.name);

@@ -14,8 +14,9 @@
 namespace tidal::sim {
 
 // The keys this reads, for JsonObject::finish.
-inline constexpr std::array<std::string_view, 8> kPoolFleetKeys{
-    "autoscaler", "cold_start", "pricing", "spot", "speculative", "region", "role", "energy"};
+inline constexpr std::array<std::string_view, 9> kPoolFleetKeys{
+    "autoscaler", "cold_start", "pricing", "spot", "speculative",
+    "region",     "role",       "energy",  "owned"};
 
 // Reads the keys from `pool_obj` into `pool` (before the memory plan).
 void read_pool_fleet_keys(JsonObject& pool_obj, PoolSpec& pool);

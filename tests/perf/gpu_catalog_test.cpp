@@ -35,10 +35,26 @@ nlohmann::json minimal_inline_gpu() {
 }
 
 TEST(GpuCatalog, HoldsTheRequiredGpus) {
-  const std::vector<std::string> expected = {
-      "A10G",     "L4",       "L40S",   "A40",    "A100-40GB", "A100-80GB", "H100-PCIe",
-      "H100-NVL", "H100-SXM", "H200",   "GH200",  "B200",      "B300",      "GB200",
-      "GB300",    "RTX-4090", "MI300X", "MI325X", "MI355X"};
+  const std::vector<std::string> expected = {"A10G",
+                                             "L4",
+                                             "L40S",
+                                             "A40",
+                                             "A100-40GB",
+                                             "A100-80GB",
+                                             "H100-PCIe",
+                                             "H100-NVL",
+                                             "H100-SXM",
+                                             "H200",
+                                             "GH200",
+                                             "B200",
+                                             "B300",
+                                             "GB200",
+                                             "GB300",
+                                             "RTX-4090",
+                                             "Jetson-AGX-Orin-64GB",
+                                             "MI300X",
+                                             "MI325X",
+                                             "MI355X"};
   EXPECT_EQ(gpu_names(), expected);
 }
 
@@ -162,7 +178,7 @@ TEST(GpuCatalog, UnknownNameListsKnownOnes) {
     EXPECT_EQ(std::string(e.what()),
               "scenario.json: fleet.pools[0].gpu: unknown GPU \"V100\"; known GPUs: A10G, L4, "
               "L40S, A40, A100-40GB, A100-80GB, H100-PCIe, H100-NVL, H100-SXM, H200, GH200, B200, "
-              "B300, GB200, GB300, RTX-4090, MI300X, MI325X, MI355X");
+              "B300, GB200, GB300, RTX-4090, Jetson-AGX-Orin-64GB, MI300X, MI325X, MI355X");
   }
 }
 
