@@ -56,9 +56,10 @@ FleetMetrics compute_fleet_metrics(const Scenario& scenario, const RunResult& re
     m.dollars_by_rate_class.emplace_back(std::string(kRateNames[c]),
                                          fleet::to_dollars(bill.by_rate_class[c]));
   }
-  const double dollars = fleet::to_dollars(bill.total) + owned_electricity_dollars;
-  if (dollars > 0.0) {
-    m.tokens_per_dollar = static_cast<double>(num_input_tokens + num_output_tokens) / dollars;
+  const double dollars = fleet::to_dollars(bill.total);  // the ledger's: rental, amortization
+  if (dollars + owned_electricity_dollars > 0.0) {
+    m.tokens_per_dollar = static_cast<double>(num_input_tokens + num_output_tokens) /
+                          (dollars + owned_electricity_dollars);
   }
   for (size_t p = 0; p < scenario.pools.size(); ++p) {
     const PoolSpec& pool = scenario.pools[p];

@@ -97,11 +97,11 @@ ojson pool_json(const PoolSpec& p) {
     }
     j["kv_tiers"] = std::move(tiers);
   }
-  // The on-demand price, unless the pricing object gives it itself.
-  j["price_per_gpu_hour"] =
-      p.fleet_keys.contains("pricing") && p.fleet_keys["pricing"].contains("on_demand_per_gpu_hour")
-          ? ojson(nullptr)
-          : ojson(fleet::to_dollars(p.pool_pricing.on_demand_per_gpu_hour));
+  // The on-demand price, unless the pricing object gives it itself or the pool is owned.
+  j["price_per_gpu_hour"] = p.owned || (p.fleet_keys.contains("pricing") &&
+                                        p.fleet_keys["pricing"].contains("on_demand_per_gpu_hour"))
+                                ? ojson(nullptr)
+                                : ojson(fleet::to_dollars(p.pool_pricing.on_demand_per_gpu_hour));
   j["scheduler"] = ojson::parse(sched::to_json(p.scheduler).dump());
   j["perf"] = ojson{{"kind", p.perf.kind}};
   if (p.perf.kind == "profile") j["perf"]["profile"] = p.perf.resolved_profile;

@@ -291,7 +291,7 @@ void read_pool_fleet_keys(JsonObject& obj, PoolSpec& pool) {
     spec.lifetime_years = owned.positive("lifetime_years", owned.number("lifetime_years", 0.0));
     owned.finish({"capex_dollars", "lifetime_years"});
     for (const char* rented : {"pricing", "spot", "price_per_gpu_hour"}) {
-      if (obj.has(rented)) {
+      if (const nlohmann::json* r = obj.child(rented); r != nullptr && !r->is_null()) {
         obj.fail(rented, "an owned pool pays no rental: give either owned or a rental price");
       }
     }

@@ -64,6 +64,11 @@ TEST(OwnedHardware, DollarsAreAmortizationOverTheRunPlusElectricity) {
   const auto& costs_pool = summary["costs"]["pools"][0];
   EXPECT_DOUBLE_EQ(costs_pool["owned"]["electricity_dollars"].get<double>(), electricity);
   EXPECT_EQ(summary["scenario"]["fleet"]["pools"][0]["owned"]["lifetime_years"], 3);
+  // The echo loads again as the same owned pool.
+  const Scenario again = parse_scenario(nlohmann::json::parse(summary["scenario"].dump()),
+                                        "echo.json", dir.path().string());
+  ASSERT_TRUE(again.pools[0].owned);
+  EXPECT_EQ(again.pools[0].pool_pricing.reserved_replicas, 2);
 
   // An autoscaled owned pool owns its max_replicas devices, whatever it runs.
   const Scenario scaled =
