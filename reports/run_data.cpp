@@ -271,6 +271,7 @@ RunSummary read_summary(const std::string& path) {
     read_pool_loads(doc.at("fleet"), s.pools);
   }
   if (doc.has("energy")) s.energy = read_energy_figures(doc.at("energy"));
+  if (doc.has("by_model")) s.models = read_model_figures(doc.at("by_model"));
   return s;
 }
 

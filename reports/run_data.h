@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "reports/energy_figures.h"
+#include "reports/model_figures.h"
 
 namespace tidal::reports {
 
@@ -159,6 +160,7 @@ struct RunSummary {
   std::optional<double> spot_savings_dollars;  // costs.spot_savings_dollars (billing ledger)
   std::optional<EngineFigures> engine;         // engine runs only
   std::optional<EnergyFigures> energy;         // summary.json `energy` when the run has it
+  std::optional<ModelRoutingFigures> models;   // summary.json `by_model` when the run has it
 };
 
 // An estimate of what spot pools saved against their on-demand price, for run folders without

@@ -25,6 +25,8 @@ Section fleet_section(const RunSection& r);
 Section cost_section(const RunSection& r);
 // Present only when summary.json has `energy` (the scenario asked for it).
 std::optional<Section> energy_section(const RunSection& r);
+// Present only when summary.json has `by_model` (model routing).
+std::optional<Section> models_section(const RunSection& r);
 // Present only when requests.csv has a hol_blocking_s column.
 std::optional<Section> hol_section(const RunSection& r);
 // Two or more runs side by side, ratios against the first run, a verdict per metric.
