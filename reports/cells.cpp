@@ -53,6 +53,12 @@ double dollars_per_day(const RunSummary& s) {
   return s.duration_s > 0 ? s.dollars / s.duration_s * 86400.0 : 0.0;
 }
 
+std::string joined_names(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text;
+}
+
 std::string cost_per_day_label(const RunSummary& s) {
   if (s.duration_s >= 3600.0) return "cost per day (this rate)";
   if (s.duration_s >= 600.0) {

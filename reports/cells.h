@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "reports/document.h"
 #include "reports/run_data.h"
@@ -18,6 +19,9 @@ Cell percent_cell(const std::optional<double>& share);
 Cell ratio_cell(const std::optional<double>& ratio);
 Cell significant_cell(const std::optional<double>& value);
 Cell rate_cell(double per_second, const std::string& unit);
+
+// "a, b, c": names joined by commas, for table cells and notes.
+std::string joined_names(const std::vector<std::string>& names);
 
 // "TTFT <= 1 s, TPOT <= 100 ms", or "none".
 std::string slo_text(const ClassFigures& c);

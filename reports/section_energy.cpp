@@ -9,12 +9,6 @@
 namespace tidal::reports {
 namespace {
 
-std::string joined(const std::vector<std::string>& names) {
-  std::string text;
-  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
-  return text;
-}
-
 // A figure the run may lack for want of a site input: the figure, or a cell saying why not.
 Cell figure_or_missing(const std::optional<double>& value, const char* missing) {
   return value ? significant_cell(value) : Cell{missing, nullptr};
@@ -45,11 +39,11 @@ std::optional<Section> energy_section(const RunSection& r) {
     notes += fmt::format(
         " No carbon figure for {} (no carbon_intensity_g_per_kwh for its site), so none for the "
         "fleet.",
-        joined(e.pools_without_carbon_intensity));
+        joined_names(e.pools_without_carbon_intensity));
   }
   if (!e.pools_without_electricity_price.empty()) {
     notes += fmt::format(" No energy cost for {} (no electricity_price_per_kwh for its site).",
-                         joined(e.pools_without_electricity_price));
+                         joined_names(e.pools_without_electricity_price));
   }
   section.blocks.push_back(Paragraph{notes});
 

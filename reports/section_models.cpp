@@ -1,19 +1,11 @@
 // Model routing: per model the requests it answered, their tokens, TTFT and E2E, its pools'
 // dollars and the share of its requests it was declared fit for (summary.json `by_model`,
 // docs/scenario.md "Model routing").
-#include <fmt/format.h>
-
 #include "reports/cells.h"
 #include "reports/sections.h"
 
 namespace tidal::reports {
 namespace {
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string text;
-  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
-  return text;
-}
 
 Cell optional_count(const std::optional<int64_t>& value) {
   return value ? count_cell(*value) : Cell{"-", nullptr};
@@ -42,11 +34,18 @@ std::optional<Section> models_section(const RunSection& r) {
   if (cascade) columns.push_back("escalated");
   Table table{"models-table" + r.id_suffix, "By model", columns, {}};
   for (const ModelFigures& m : f.models) {
-    std::vector<Cell> row{
-        text_cell(m.model),         text_cell(joined(m.pools)),     count_cell(m.num_requests),
-        count_cell(m.num_finished), count_cell(m.num_input_tokens), count_cell(m.num_output_tokens),
-        latency_cell(m.ttft_p50_s), latency_cell(m.ttft_p99_s),     latency_cell(m.e2e_p50_s),
-        latency_cell(m.e2e_p99_s),  dollars_cell(m.dollars),        percent_cell(m.quality_kept)};
+    std::vector<Cell> row{text_cell(m.model),
+                          text_cell(joined_names(m.pools)),
+                          count_cell(m.num_requests),
+                          count_cell(m.num_finished),
+                          count_cell(m.num_input_tokens),
+                          count_cell(m.num_output_tokens),
+                          latency_cell(m.ttft_p50_s),
+                          latency_cell(m.ttft_p99_s),
+                          latency_cell(m.e2e_p50_s),
+                          latency_cell(m.e2e_p99_s),
+                          dollars_cell(m.dollars),
+                          percent_cell(m.quality_kept)};
     if (cascade) row.push_back(optional_count(m.num_escalated));
     table.rows.push_back(std::move(row));
   }

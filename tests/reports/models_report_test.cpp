@@ -16,27 +16,8 @@ namespace tidal::reports {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::read_text;
-
-// The report.json section `id`, or null.
-nlohmann::json section_of(const std::string& run_dir, const fs::path& out, const std::string& id) {
-  const ReportPaths paths = write_report({run_dir}, (out / "report.html").string());
-  const nlohmann::json report = nlohmann::json::parse(read_text(paths.json));
-  for (const auto& s : report["sections"]) {
-    if (s["id"] == id) return s;
-  }
-  return nullptr;
-}
-
-// Key figure texts of a section: label -> text.
-std::map<std::string, std::string> figures_of(const nlohmann::json& section) {
-  std::map<std::string, std::string> figures;
-  for (const auto& b : section["blocks"]) {
-    if (b["type"] != "figures") continue;
-    for (const auto& item : b["items"]) figures[item["label"]] = item["text"];
-  }
-  return figures;
-}
+using testing::figures_of;
+using testing::section_of;
 
 TEST(ModelsReport, AbsentWithoutModelRouting) {
   const fs::path root = testing::fresh_dir("models_report_off");

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "reports/report.h"
 #include "sim/metrics.h"
 #include "sim/run_output.h"
 #include "sim/simulator.h"
@@ -99,6 +100,25 @@ std::string tag_balance_error(const std::string& markup) {
   }
   if (!open.empty()) return "<" + open.back() + "> never closed";
   return "";
+}
+
+nlohmann::json section_of(const std::string& run_dir, const std::filesystem::path& out,
+                          const std::string& id) {
+  const ReportPaths paths = write_report({run_dir}, (out / "report.html").string());
+  const nlohmann::json report = nlohmann::json::parse(read_text(paths.json));
+  for (const auto& s : report["sections"]) {
+    if (s["id"] == id) return s;
+  }
+  return nullptr;
+}
+
+std::map<std::string, std::string> figures_of(const nlohmann::json& section) {
+  std::map<std::string, std::string> figures;
+  for (const auto& b : section["blocks"]) {
+    if (b["type"] != "figures") continue;
+    for (const auto& item : b["items"]) figures[item["label"]] = item["text"];
+  }
+  return figures;
 }
 
 }  // namespace tidal::reports::testing

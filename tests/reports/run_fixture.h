@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +21,13 @@ std::string write_run_folder(const nlohmann::json& scenario, const std::filesyst
 std::filesystem::path fresh_dir(const std::string& name);
 
 std::string read_text(const std::filesystem::path& path);
+
+// Writes the report of one run folder under `out` and returns its report.json section `id`, or
+// null.
+nlohmann::json section_of(const std::string& run_dir, const std::filesystem::path& out,
+                          const std::string& id);
+// Key figure texts of a report.json section: label -> text.
+std::map<std::string, std::string> figures_of(const nlohmann::json& section);
 
 // Empty when every start tag has its end tag in order (void tags written as <x/>; comments,
 // <!DOCTYPE> and text skipped); else where the nesting breaks.

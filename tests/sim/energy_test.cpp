@@ -29,12 +29,7 @@ nlohmann::json one_replica(const TempDir& dir, const std::vector<Request>& reque
 }
 
 std::string error_of(const nlohmann::json& j, const TempDir& dir) {
-  try {
-    scenario_from(j, dir.path().string());
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
+  return testing::scenario_error(j, dir.path().string());
 }
 
 TEST(Energy, OffUnlessTheScenarioAsks) {

@@ -30,12 +30,7 @@ nlohmann::json owned_run(const TempDir& dir, const nlohmann::json& pool_keys) {
 }
 
 std::string error_of(const nlohmann::json& j, const TempDir& dir) {
-  try {
-    scenario_from(j, dir.path().string());
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
+  return testing::scenario_error(j, dir.path().string());
 }
 
 TEST(OwnedHardware, DollarsAreAmortizationOverTheRunPlusElectricity) {

@@ -21,6 +21,16 @@ inline Scenario scenario_from(const nlohmann::json& j, const std::string& base_d
   return parse_scenario(j, "scenario.json", base_dir);
 }
 
+// The InputError scenario_from gives `j`, or "no error".
+inline std::string scenario_error(const nlohmann::json& j, const std::string& base_dir = "") {
+  try {
+    scenario_from(j, base_dir);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 // A folder under the system temp dir, emptied on construction and removed on destruction.
 class TempDir {
  public:
