@@ -6,7 +6,8 @@
 
 namespace tidal::base {
 
-inline constexpr double kMaxArrivalS = 1e9;              // about 31 years after time 0
-inline constexpr int64_t kMaxTokens = int64_t{1} << 40;  // per request, prompt or output
+inline constexpr double kMaxArrivalS = 1e9;                 // about 31 years after time 0
+inline constexpr int64_t kMaxTokens = int64_t{1} << 40;     // per request, prompt or output
+inline constexpr int64_t kMaxWireBytes = int64_t{1} << 50;  // per request, request or response
 
 }  // namespace tidal::base

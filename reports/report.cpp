@@ -45,6 +45,8 @@ void add_run_sections(Document& doc, const RunData& run, const std::string& id_s
   doc.sections.push_back(cost_section(r));
   if (auto models = models_section(r)) doc.sections.push_back(std::move(*models));
   if (auto energy = energy_section(r)) doc.sections.push_back(std::move(*energy));
+  if (auto egress = egress_section(r)) doc.sections.push_back(std::move(*egress));
+  if (auto lossy = lossy_section(r)) doc.sections.push_back(std::move(*lossy));
   if (auto hol = hol_section(r)) doc.sections.push_back(std::move(*hol));
 }
 

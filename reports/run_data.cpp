@@ -102,6 +102,17 @@ PoolFigures read_pool(const JsonView& scenario_pool, const JsonView& resolved_po
       p.on_demand_per_gpu_hour = pricing.number("on_demand_per_gpu_hour");
     }
   }
+  if (scenario_pool.has("lossy")) {
+    const JsonView lossy = scenario_pool.at("lossy");
+    PoolLossy l;
+    l.kv_kept_ratio = lossy.number("kv_kept_ratio");
+    if (const std::optional<double> window = lossy.nullable_number("kv_window_tokens")) {
+      l.kv_window_tokens = static_cast<int64_t>(*window);
+    }
+    l.layer_skip_share = lossy.number("layer_skip_share");
+    l.declared_quality_loss = lossy.nullable_number("declared_quality_loss");
+    p.lossy = l;
+  }
   if (cost_pool.string("pool") != p.name) {
     cost_pool.fail("pool", fmt::format("\"{}\" does not match scenario.fleet.pools name \"{}\"",
                                        cost_pool.string("pool"), p.name));
@@ -212,6 +223,7 @@ void read_costs(const JsonView& doc, const JsonView& scenario, RunSummary& s) {
   if (costs.has("dollars_by_rate_class")) {
     s.dollars_by_rate_class = number_map(costs.at("dollars_by_rate_class"));
   }
+  if (costs.has("egress")) s.egress = read_egress_figures(costs.at("egress"));
   if (costs.has("peak_sized_dollars")) s.peak_sized_dollars = costs.number("peak_sized_dollars");
   if (costs.has("peak_sized_savings")) s.peak_sized_savings = costs.number("peak_sized_savings");
   if (costs.has("spot_savings_dollars")) {

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "reports/egress_figures.h"
 #include "reports/energy_figures.h"
 #include "reports/model_figures.h"
 
@@ -46,6 +47,14 @@ struct PoolLoad {
   std::optional<double> mfu, mbu;
 };
 
+// A pool's lossy speedups as the scenario echoes them (docs/perf.md, "Lossy speedups").
+struct PoolLossy {
+  double kv_kept_ratio = 1.0;
+  std::optional<int64_t> kv_window_tokens;
+  double layer_skip_share = 0.0;
+  std::optional<double> declared_quality_loss;
+};
+
 struct PoolFigures {
   std::string name, model, gpu, weight_dtype, kv_dtype, policy;
   int64_t tp = 1;
@@ -66,6 +75,7 @@ struct PoolFigures {
   // step_time_model and engine): e.g. "kernel_db (9 of 11 op classes from tables), engine vllm
   // 0.19, calibrated (12 rows of 3 models: TTFT 14.2%, TPOT 7.9% MAPE)".
   std::string step_time_model;
+  std::optional<PoolLossy> lossy;  // the scenario pool's `lossy` when given
 };
 
 // A pool's cold start as summary.json `fleet.pools[]` gives it.
@@ -161,6 +171,7 @@ struct RunSummary {
   std::optional<EngineFigures> engine;         // engine runs only
   std::optional<EnergyFigures> energy;         // summary.json `energy` when the run has it
   std::optional<ModelRoutingFigures> models;   // summary.json `by_model` when the run has it
+  std::optional<EgressFigures> egress;         // summary.json `costs.egress` when priced
 };
 
 // An estimate of what spot pools saved against their on-demand price, for run folders without

@@ -25,6 +25,10 @@ Section fleet_section(const RunSection& r);
 Section cost_section(const RunSection& r);
 // Present only when summary.json has `energy` (the scenario asked for it).
 std::optional<Section> energy_section(const RunSection& r);
+// Present when some pool of the scenario echo has `lossy`.
+std::optional<Section> lossy_section(const RunSection& r);
+// Present when summary.json has costs.egress.
+std::optional<Section> egress_section(const RunSection& r);
 // Present only when summary.json has `by_model` (model routing).
 std::optional<Section> models_section(const RunSection& r);
 // Present only when requests.csv has a hol_blocking_s column.

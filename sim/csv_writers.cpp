@@ -27,7 +27,10 @@ void write_timeline_csv(const RunResult& result, std::ostream& out) {
       "dollars,cumulative_dollars,replicas_requested,replicas_provisioning,replicas_loading,"
       "queued_at_router,queue_depth_max,queue_depth_mean,running_max,running_mean,kv_usage_max,"
       "kv_usage_mean,queued_at_router_max,queued_at_router_mean,mfu,mbu,kv_transfer_bytes,"
-      "kv_transfers_max,kv_transfers_mean\n"));
+      "kv_transfers_max,kv_transfers_mean"));
+  // Only a run that prices egress has the column: other runs' files stay as they were.
+  if (result.egress) buf.append(std::string_view(",egress_dollars"));
+  buf.push_back('\n');
   for (const TimelineRow& row : result.timeline) {
     const auto& s = row.num_replicas_by_state;
     const auto count = [&](ReplicaState state) { return s[static_cast<size_t>(state)]; };
@@ -49,8 +52,10 @@ void write_timeline_csv(const RunResult& result, std::ostream& out) {
                    row.max_kv_usage, row.mean_kv_usage, row.max_queued_at_router,
                    row.mean_queued_at_router);
     base::append_fixed6_fields_if_set(buf, {row.mfu, row.mbu});
-    fmt::format_to(std::back_inserter(buf), ",{:.0f},{},{:.6f}\n", row.kv_transfer_bytes,
+    fmt::format_to(std::back_inserter(buf), ",{:.0f},{},{:.6f}", row.kv_transfer_bytes,
                    row.max_kv_transfers, row.mean_kv_transfers);
+    if (result.egress) fmt::format_to(std::back_inserter(buf), ",{:.6f}", row.egress_dollars);
+    buf.push_back('\n');
     base::flush_if_large(buf, out);
   }
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));

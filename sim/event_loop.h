@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sim/cluster.h"
+#include "sim/egress_meter.h"
 #include "sim/event_queue.h"
 #include "sim/fleet_controller.h"
 #include "sim/kv_handoff.h"
@@ -113,6 +114,7 @@ class Simulator {
   std::vector<int32_t> prefill_preemptions_;  // [num_requests] preemptions before its hand-off
   int64_t kv_transfer_event_ns_ = fleet::KvTransfers::kNever;  // earliest one queued
   std::unique_ptr<RouterAdmission> admission_;  // router.admission (sim/router_admission.h)
+  std::optional<EgressMeter> egress_;           // when the scenario prices egress
 };
 
 }  // namespace tidal::sim::detail

@@ -39,7 +39,7 @@ struct TenantSamples {
 
 FleetMetrics compute_fleet_metrics(const Scenario& scenario, const RunResult& result,
                                    int64_t num_input_tokens, int64_t num_output_tokens,
-                                   double owned_electricity_dollars) {
+                                   double dollars_beyond_ledger) {
   FleetMetrics m;
   const FleetReport& fleet = result.fleet;
   const fleet::BillingTotals& bill = fleet.billing.fleet;
@@ -57,9 +57,9 @@ FleetMetrics compute_fleet_metrics(const Scenario& scenario, const RunResult& re
                                          fleet::to_dollars(bill.by_rate_class[c]));
   }
   const double dollars = fleet::to_dollars(bill.total);  // the ledger's: rental, amortization
-  if (dollars + owned_electricity_dollars > 0.0) {
+  if (dollars + dollars_beyond_ledger > 0.0) {
     m.tokens_per_dollar = static_cast<double>(num_input_tokens + num_output_tokens) /
-                          (dollars + owned_electricity_dollars);
+                          (dollars + dollars_beyond_ledger);
   }
   for (size_t p = 0; p < scenario.pools.size(); ++p) {
     const PoolSpec& pool = scenario.pools[p];

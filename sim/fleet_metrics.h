@@ -68,10 +68,10 @@ struct FleetMetrics {
   double hol_delay_s = 0.0;  // sum over all requests
 };
 
-// `owned_electricity_dollars`: what owned pools paid for electricity beyond the ledger's
-// amortization, counted in tokens_per_dollar.
+// `dollars_beyond_ledger`: what the run paid besides the billing ledger (owned pools'
+// electricity, egress), counted in tokens_per_dollar.
 FleetMetrics compute_fleet_metrics(const Scenario& scenario, const RunResult& result,
                                    int64_t num_input_tokens, int64_t num_output_tokens,
-                                   double owned_electricity_dollars = 0.0);
+                                   double dollars_beyond_ledger = 0.0);
 
 }  // namespace tidal::sim

@@ -256,6 +256,17 @@ RunMetrics compute_metrics(const Scenario& scenario, RunResult& result) {
     owned_electricity += *pm.owned_electricity_dollars;
   }
   m.dollars += owned_electricity;
+  double egress_dollars = 0.0;
+  if (result.egress) {
+    m.egress = result.egress;
+    for (size_t p = 0; p < m.pools.size(); ++p) {
+      PoolMetrics& pm = m.pools[p];
+      pm.egress_dollars = result.egress->by_pool[p].dollars();
+      pm.dollars += *pm.egress_dollars;
+      egress_dollars += *pm.egress_dollars;
+    }
+    m.dollars += egress_dollars;
+  }
   m.utilization = share(busy_ns, warm_ns);
   m.mfu = ratio(fleet_work.flops, fleet_work.peak_flops_seconds);
   m.mbu = ratio(fleet_work.bytes, fleet_work.peak_bytes_seconds);
@@ -264,7 +275,7 @@ RunMetrics compute_metrics(const Scenario& scenario, RunResult& result) {
   m.dollars_per_1m_tokens =
       per_million(m.dollars, num_billed_input_tokens + num_billed_output_tokens);
   m.fleet = compute_fleet_metrics(scenario, result, num_billed_input_tokens,
-                                  num_billed_output_tokens, owned_electricity);
+                                  num_billed_output_tokens, owned_electricity + egress_dollars);
   return m;
 }
 

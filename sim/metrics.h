@@ -56,6 +56,9 @@ struct PoolMetrics {
   // billing ledger's), and the electricity they drew (the energy model's, at the site's price).
   std::optional<double> owned_amortization_dollars;
   std::optional<double> owned_electricity_dollars;
+  // With egress priced (Scenario::prices_egress): what its traffic crossing priced links cost
+  // (sim/egress_meter.h), included in `dollars`.
+  std::optional<double> egress_dollars;
   double utilization = 0.0;  // busy share of its replicas' warm (and draining) time
   int64_t num_steps = 0;
   // Load (docs/run-output.md, "Load"), over its replicas' steps, weighted by step time.
@@ -93,7 +96,8 @@ struct RunMetrics : traces::RequestFigures {
   double utilization = 0.0;           // busy share of all replicas' warm (and draining) time
   std::optional<double> mfu, mbu;     // over every pool's steps and GPUs (PoolMetrics)
   double gpu_hours = 0.0;             // billed (the ledger)
-  double dollars = 0.0;               // billed total (the ledger)
+  // Billed total: the ledger's, plus owned pools' electricity and egress where there are any.
+  double dollars = 0.0;
   // Whole-run dollars over a million tokens of each kind; empty when no such tokens.
   std::optional<double> dollars_per_1m_input_tokens;
   std::optional<double> dollars_per_1m_output_tokens;
@@ -102,6 +106,7 @@ struct RunMetrics : traces::RequestFigures {
   FleetMetrics fleet;
   WarmupExclusion warmup;
   std::optional<EnergyReport> energy;  // when the scenario asks for energy (report_energy)
+  std::optional<EgressReport> egress;  // when the scenario prices egress
 };
 
 // Sorts the run's ITL samples lazily, hence the non-const result.

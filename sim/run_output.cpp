@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "perf/dtype.h"
+#include "sim/egress_summary.h"
 #include "sim/energy_summary.h"
 #include "sim/kv_tiers_summary.h"
 #include "sim/kv_transfer_summary.h"
@@ -73,6 +74,7 @@ ojson costs_json(const RunMetrics& m) {
                           {"dollars", p.dollars},
                           {"utilization", p.utilization},
                           {"num_steps", p.num_steps}});
+    if (p.egress_dollars) pools.back()["egress_dollars"] = *p.egress_dollars;
     if (p.owned_amortization_dollars) {
       pools.back()["owned"] = ojson{{"amortization_dollars", *p.owned_amortization_dollars},
                                     {"electricity_dollars", *p.owned_electricity_dollars}};
@@ -244,6 +246,8 @@ nlohmann::ordered_json summary_json(const Scenario& scenario, const RunResult& r
   if (!by_model.is_null()) summary["by_model"] = std::move(by_model);
   // Only when the scenario asks for energy (Scenario::report_energy), likewise.
   if (metrics.energy) summary["energy"] = energy_summary_json(scenario, *metrics.energy);
+  // Only when the scenario prices egress, likewise.
+  if (metrics.egress) summary["costs"]["egress"] = egress_summary_json(scenario, *metrics.egress);
   return summary;
 }
 

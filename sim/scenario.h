@@ -19,6 +19,7 @@
 #include "perf/calibration.h"
 #include "perf/engine_preset.h"
 #include "perf/kernel_db_coverage.h"
+#include "perf/lossy_step_model.h"
 #include "perf/memory_plan.h"
 #include "perf/step_time_model.h"
 #include "sim/fleet/autoscaler.h"
@@ -219,6 +220,8 @@ struct PoolSpec {
   nlohmann::json fleet_keys;
   nlohmann::json moe_input;          // `moe` as written (echoed); null when not given
   std::optional<EngineSpec> engine;  // the `engine` key resolved; none: tidal's own defaults
+  // Lossy speedups (`lossy`, docs/perf.md "Lossy speedups"): none when the pool has no `lossy`.
+  std::optional<perf::LossySpec> lossy;
 
   // Resolved at load time.
   perf::ModelSpec model_spec;  // from the catalog, a Hugging Face config or the inline object
@@ -340,6 +343,9 @@ struct Scenario {
   std::map<std::string, int32_t> priorities;
 
   int32_t num_replicas() const;
+  // Some network link or kv_transfer link has a non-zero egress_per_gb: the run meters
+  // egress (sim/egress_meter.h) and its outputs carry egress dollars.
+  bool prices_egress() const;
   // Re-derives every workload's generator seed (call after changing `seed`).
   void set_seed(uint64_t new_seed);
 };

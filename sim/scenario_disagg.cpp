@@ -11,6 +11,7 @@ namespace {
 constexpr double kMaxGbPerS = 1e5;
 constexpr double kMinGbPerS = 1e-3;
 constexpr double kMaxLatencyMs = 1e6;
+constexpr double kMaxEgressPerGb = 1e6;
 
 double bandwidth_at(JsonObject& obj, std::string_view key, double value) {
   if (!(value >= kMinGbPerS && value <= kMaxGbPerS)) {
@@ -75,7 +76,12 @@ fleet::KvLinkSpec read_link(const nlohmann::json& value, const std::string& path
   if (const std::optional<double> cap = obj.optional_number("gb_per_s")) {
     link.gb_per_s = bandwidth_at(obj, "gb_per_s", *cap);
   }
-  obj.finish({"from", "to", "kind", "gb_per_s_per_gpu", "latency_ms", "gb_per_s"});
+  link.egress_per_gb = obj.non_negative("egress_per_gb", obj.number("egress_per_gb", 0.0));
+  if (link.egress_per_gb > kMaxEgressPerGb) {
+    obj.fail("egress_per_gb", fmt::format("must be at most {:g} dollars per GB, got {:g}",
+                                          kMaxEgressPerGb, link.egress_per_gb));
+  }
+  obj.finish({"from", "to", "kind", "gb_per_s_per_gpu", "latency_ms", "gb_per_s", "egress_per_gb"});
   return link;
 }
 
@@ -131,7 +137,8 @@ std::vector<fleet::KvLinkSpec> parse_kv_transfer(JsonObject& root,
   return links;
 }
 
-nlohmann::ordered_json kv_transfer_to_json(const std::vector<fleet::KvLinkSpec>& links) {
+nlohmann::ordered_json kv_transfer_to_json(const std::vector<fleet::KvLinkSpec>& links,
+                                           bool with_egress) {
   if (links.empty()) return nullptr;
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const fleet::KvLinkSpec& link : links) {
@@ -141,6 +148,7 @@ nlohmann::ordered_json kv_transfer_to_json(const std::vector<fleet::KvLinkSpec>&
                              {"gb_per_s_per_gpu", link.gb_per_s_per_gpu},
                              {"latency_ms", link.latency_ms}};
     j["gb_per_s"] = link.gb_per_s ? nlohmann::ordered_json(*link.gb_per_s) : nullptr;
+    if (with_egress) j["egress_per_gb"] = link.egress_per_gb;
     list.push_back(j);
   }
   return nlohmann::ordered_json{{"links", list}};

@@ -18,7 +18,9 @@ namespace tidal::sim {
 std::vector<fleet::KvLinkSpec> parse_kv_transfer(JsonObject& root,
                                                  const std::vector<PoolSpec>& pools);
 
-// `kv_transfer` as summary.json echoes it (null without links).
-nlohmann::ordered_json kv_transfer_to_json(const std::vector<fleet::KvLinkSpec>& links);
+// `kv_transfer` as summary.json echoes it (null without links); the links' egress_per_gb only
+// `with_egress` (a scenario that prices egress somewhere, Scenario::prices_egress).
+nlohmann::ordered_json kv_transfer_to_json(const std::vector<fleet::KvLinkSpec>& links,
+                                           bool with_egress);
 
 }  // namespace tidal::sim

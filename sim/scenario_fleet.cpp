@@ -19,6 +19,7 @@
 #include "sim/scenario_engine.h"
 #include "sim/scenario_kv_tiers.h"
 #include "sim/scenario_limits.h"
+#include "sim/scenario_lossy.h"
 #include "sim/scenario_moe_load.h"
 #include "sim/scenario_pool_keys.h"
 
@@ -228,6 +229,7 @@ PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string
   pool.deployment.max_num_seqs = pool.scheduler.max_num_seqs;
   pool.perf = parse_perf(obj, base_dir);
   read_pool_moe(obj, pool);
+  read_pool_lossy(obj, pool);
   read_pool_fleet_keys(obj, pool);
   apply_engine_preset(obj, sched_json, pool);  // the engine's defaults for keys left out
   const nlohmann::json* kv_tiers = obj.child("kv_tiers");  // resolved after the memory plan
@@ -247,13 +249,15 @@ PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string
                                       "perf",
                                       "engine",
                                       "kv_tiers",
-                                      "moe"};
+                                      "moe",
+                                      "lossy"};
   known.insert(known.end(), kPoolFleetKeys.begin(), kPoolFleetKeys.end());
   known.insert(known.end(), kPoolLayoutKeys.begin(), kPoolLayoutKeys.end());
   obj.finish(known);
 
   // Memory: TP against heads, weights + activations + KV against device memory.
   pool.memory = perf::plan_memory(model, gpu, pool.deployment, where);
+  apply_lossy_memory(pool, where);
   finish_engine_preset(pool, where);  // defaults that depend on the KV pool
   pool.kv.block_size = pool.deployment.block_size;
   pool.kv.num_gpu_blocks = pool.memory.num_kv_blocks;
@@ -268,6 +272,9 @@ PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string
   kv::validate(pool.kv, where);
   sched::validate(pool.scheduler, pool.kv, sched_path);
   pool.step_model = make_step_model(pool, where);
+  if (pool.lossy && pool.lossy->changes_anything()) {
+    pool.step_model = std::make_shared<perf::LossyStepModel>(pool.step_model, *pool.lossy);
+  }
   return pool;
 }
 

@@ -8,6 +8,7 @@
 #include "sim/scenario.h"
 #include "sim/scenario_disagg.h"
 #include "sim/scenario_fleet_keys.h"
+#include "sim/scenario_lossy.h"
 #include "sim/scenario_model_router.h"
 
 namespace tidal::sim {
@@ -72,6 +73,7 @@ ojson pool_json(const PoolSpec& p) {
   if (p.deployment.ep != 1) j["ep"] = p.deployment.ep;
   if (p.deployment.attention_dp != 1) j["attention_dp"] = p.deployment.attention_dp;
   if (!p.moe_input.is_null()) j["moe"] = ojson::parse(p.moe_input.dump());
+  if (p.lossy) j["lossy"] = lossy_to_json(p);
   if (p.deployment.pp != 1) {
     j["pp"] = p.deployment.pp;
     j["pp_link"] = ojson{{"kind", std::string(fleet::link_kind_name(p.pp_link_kind))},
@@ -246,15 +248,25 @@ nlohmann::ordered_json scenario_to_json(const Scenario& s) {
       site_energy_keys_json(r.energy, region);
       regions.push_back(std::move(region));
     }
+    // Egress keys only where the scenario prices egress: outputs of scenarios without them stay
+    // as they were.
+    const bool with_egress = s.prices_egress();
     ojson links = ojson::array();
     for (const fleet::LinkSpec& l : s.network->links) {
       links.push_back(ojson{{"from", l.from}, {"to", l.to}, {"latency_ms", l.latency_ms}});
+      if (with_egress) links.back()["egress_per_gb"] = l.egress_per_gb;
     }
     j["network"] = ojson{{"regions", regions}, {"links", links}};
+    if (with_egress) {
+      const fleet::WireBytes& wire = s.network->wire;
+      j["network"]["request_bytes_per_token"] = wire.request_bytes_per_token;
+      j["network"]["response_bytes_per_token"] = wire.response_bytes_per_token;
+      j["network"]["response_bytes_per_chunk"] = wire.response_bytes_per_chunk;
+    }
   } else {
     j["network"] = nullptr;
   }
-  j["kv_transfer"] = kv_transfer_to_json(s.kv_links);
+  j["kv_transfer"] = kv_transfer_to_json(s.kv_links, s.prices_egress());
   j["priorities"] = ojson(s.priorities);
   if (s.model_router) j["model_router"] = model_router_to_json(*s.model_router);
   if (s.report_energy) {

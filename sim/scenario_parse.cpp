@@ -246,6 +246,12 @@ int32_t Scenario::num_replicas() const {
   return n;
 }
 
+bool Scenario::prices_egress() const {
+  if (network && network->prices_egress()) return true;
+  return std::any_of(kv_links.begin(), kv_links.end(),
+                     [](const fleet::KvLinkSpec& link) { return link.egress_per_gb > 0.0; });
+}
+
 void Scenario::set_seed(uint64_t new_seed) {
   // The echo in summary.json must load again, and JSON integers stop at INT64_MAX.
   if (new_seed > static_cast<uint64_t>(INT64_MAX)) {

@@ -90,6 +90,10 @@ Simulator::Simulator(const Scenario& scenario, RequestTable table, ProgressSink*
       nearest_sites_.push_back(network->nearest_sites(r));
     }
   }
+  if (scenario.prices_egress()) {
+    const auto& network = cluster_.network();
+    egress_.emplace(scenario, network ? &*network : nullptr);
+  }
   result_.records.resize(n);
   for (size_t i = 0; i < n; ++i) result_.records[i].arrival_ns = result_.table.arrival_ns[i];
   queue_.reserve(static_cast<size_t>(cluster_.num_replicas()) * 2 + 2);
@@ -182,6 +186,7 @@ RunResult Simulator::run() {
   result_.fleet = fleet_.finish(now, timeline_.interval_ns());
   set_interval_dollars(result_.fleet.interval_costs, result_.timeline);
   if (handoff_) result_.kv_link_usage = handoff_->transfers().usage();
+  if (egress_) result_.egress = egress_->report();
   for (int32_t i = 0; i < cluster_.num_replicas(); ++i) {
     const Replica& r = cluster_.replica(i);
     result_.replicas.push_back(
@@ -367,6 +372,10 @@ bool Simulator::dispatch(int64_t request, int64_t now) {
   if (client_region_[k] >= 0) {
     rec.network_ns = fleet::seconds_to_ns(
         cluster_.network()->latency_s(client_region_[k], replica.site).value_or(0.0));
+  }
+  if (egress_) {
+    timeline_.add_egress_dollars(
+        egress_->add_request(req, replica.pool(), client_region_[k], replica.site));
   }
   int64_t charge = req.prompt_tokens + req.output_tokens - rec.num_output_tokens_done;
   // A prefill replica computes the prompt and produces one token.

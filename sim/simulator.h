@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "sim/egress_meter.h"
 #include "sim/fleet/kv_transfers.h"
 #include "sim/fleet_controller.h"
 #include "sim/model_assignment.h"
@@ -57,6 +58,7 @@ struct RunResult {
   FleetReport fleet;                              // billing, peaks, scaling and interruption counts
   std::vector<fleet::KvLinkUsage> kv_link_usage;  // [num kv_transfer links]
   ModelAssignment models;                         // which model served each request
+  std::optional<EgressReport> egress;  // when the scenario prices egress (sim/egress_meter.h)
   // The progress sink asked to stop (ProgressSink::stop_requested): events after end_ns were
   // not simulated and unfinished requests stay pending. Not a complete run: write no run
   // folder and compute no metrics from it.

@@ -60,6 +60,10 @@ void Simulator::on_kv_transfer(int64_t now) {
     const int64_t latency_ns = handoff_->latency_ns(done.link);
     rec.transfer_end_ns = now + latency_ns;
     timeline_.add_kv_transfer_bytes(done.bytes);
+    if (egress_) {
+      timeline_.add_egress_dollars(
+          egress_->add_kv(done.bytes, cluster_.replica(rec.replica).pool(), done.link));
+    }
     if (latency_ns > 0) {
       queue_.push(now + latency_ns, EventKind::deliver, rec.decode_replica, done.request);
     } else {

@@ -115,6 +115,12 @@ void Simulator::on_step_end(int32_t index, int64_t now) {
         for (int32_t t = 1; t < ev.num_new_output_tokens; ++t) result_.itl.add(0.0);
       }
       rec.last_token_ns = shown;
+      if (egress_) {
+        timeline_.add_egress_dollars(egress_->add_response(
+            result_.table.requests[static_cast<size_t>(ev.request_id)], rec.num_output_tokens_done,
+            ev.num_new_output_tokens, replica.pool(), replica.site,
+            client_region_[static_cast<size_t>(ev.request_id)]));
+      }
       rec.num_output_tokens_done += ev.num_new_output_tokens;
       timeline_.add_output_tokens(ev.num_new_output_tokens);
     }

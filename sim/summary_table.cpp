@@ -136,6 +136,17 @@ std::string format_summary_table(const Scenario& scenario, const RunMetrics& m) 
                      format_dollars(f.peak_sized_dollars),
                      base::format_number(100.0 * f.peak_sized_savings.value_or(0.0), 1) + "%"));
   }
+  if (m.egress) {
+    double request = 0.0, response = 0.0, kv = 0.0;
+    for (const EgressPoolTotals& pool : m.egress->by_pool) {
+      request += pool.request.dollars;
+      response += pool.response.dollars;
+      kv += pool.kv.dollars;
+    }
+    line(fmt::format("            egress {} (requests {}, answers {}, KV {}), in the cost above",
+                     format_dollars(request + response + kv), format_dollars(request),
+                     format_dollars(response), format_dollars(kv)));
+  }
   if (f.spot_savings_dollars > 0.0) {
     line(fmt::format(
         "            spot savings {} (spot time at the on-demand price, minus its cost)",

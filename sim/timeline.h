@@ -50,6 +50,9 @@ struct TimelineRow {
   double kv_transfer_bytes = 0.0;  // KV bytes whose disaggregated transfer landed in it
   int64_t max_kv_transfers = 0;    // disaggregated KV transfers moving bytes at once
   double mean_kv_transfers = 0.0;
+  // Egress billed in it (sim/egress_meter.h): a request's bytes when it was sent, an answer's
+  // as its chunks streamed, KV as its transfer landed. Not in `dollars`.
+  double egress_dollars = 0.0;
 };
 
 // Sets each row's dollars from the billing ledger's cost of its interval (exact micro-dollars;
@@ -72,6 +75,7 @@ class TimelineRecorder {
   void add_rejected() { ++open_.num_rejected; }
   void add_output_tokens(int64_t n) { open_.num_output_tokens += n; }
   void add_kv_transfer_bytes(double bytes) { open_.kv_transfer_bytes += bytes; }
+  void add_egress_dollars(double dollars) { open_.egress_dollars += dollars; }
   // Requests held at the router now.
   void set_router_queue(int64_t n);
   // KV transfers moving bytes now.

@@ -129,7 +129,9 @@ class TidalJsonlParser final : public RowParser {
                                                "priority",
                                                "model",
                                                "complexity",
-                                               "private"};
+                                               "private",
+                                               "request_bytes",
+                                               "response_bytes"};
 
   static uint32_t key_bit(std::string_view key) {
     for (size_t i = 0; i < std::size(kKeys); ++i) {
@@ -182,6 +184,10 @@ class TidalJsonlParser final : public RowParser {
       out.complexity = cursor.read_double(key);
     } else if (key == "private") {
       out.is_private = cursor.read_bool(key);
+    } else if (key == "request_bytes") {
+      out.request_bytes = cursor.read_int64(key);
+    } else if (key == "response_bytes") {
+      out.response_bytes = cursor.read_int64(key);
     } else {
       out.failed = cursor.read_bool(key);
     }

@@ -40,6 +40,10 @@ struct Request {
   // Its data must stay near its user: served only by pools in `edge` or `client` regions
   // (docs/scenario.md, "Model routing").
   bool is_private = false;
+  // Bytes of the request and of its whole answer on the wire, for egress dollars; empty: its
+  // tokens times the network's bytes per token (docs/fleet.md, "Egress").
+  std::optional<int64_t> request_bytes;
+  std::optional<int64_t> response_bytes;
 
   bool operator==(const Request&) const = default;
 };

@@ -33,7 +33,9 @@ enum class Column {
   priority,
   model,
   complexity,
-  is_private
+  is_private,
+  request_bytes,
+  response_bytes
 };
 
 constexpr std::string_view kColumnNames[] = {"id",
@@ -53,7 +55,9 @@ constexpr std::string_view kColumnNames[] = {"id",
                                              "priority",
                                              "model",
                                              "complexity",
-                                             "private"};
+                                             "private",
+                                             "request_bytes",
+                                             "response_bytes"};
 
 int32_t parse_int32(std::string_view text, std::string_view field) {
   const int64_t value = base::parse_int64(text, field);
@@ -175,6 +179,12 @@ class TidalCsvParser final : public RowParser {
         break;
       case Column::is_private:
         out.is_private = !base::trim_blanks(text).empty() && base::parse_bool(text, name);
+        break;
+      case Column::request_bytes:
+        if (!base::trim_blanks(text).empty()) out.request_bytes = base::parse_int64(text, name);
+        break;
+      case Column::response_bytes:
+        if (!base::trim_blanks(text).empty()) out.response_bytes = base::parse_int64(text, name);
         break;
     }
   }

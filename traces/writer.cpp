@@ -146,13 +146,21 @@ void append_jsonl_row(const Request& request, std::string& out) {
     append_number(out, *request.complexity);
   }
   if (request.is_private) out += ",\"private\":true";
+  if (request.request_bytes) {
+    append_json_key(out, "request_bytes");
+    append_number(out, *request.request_bytes);
+  }
+  if (request.response_bytes) {
+    append_json_key(out, "response_bytes");
+    append_number(out, *request.response_bytes);
+  }
   out += '}';
 }
 
 std::string_view csv_header() {
   return "id,arrival_s,prompt_tokens,output_tokens,session_id,turn,tenant,slo_class,region,"
          "prefix_block_tokens,prefix_blocks,deps,think_time_s,failed,priority,model,complexity,"
-         "private";
+         "private,request_bytes,response_bytes";
 }
 
 void append_csv_row(const Request& request, std::string& out) {
@@ -189,6 +197,10 @@ void append_csv_row(const Request& request, std::string& out) {
   out += ',';
   if (request.complexity) append_number(out, *request.complexity);
   out += request.is_private ? ",1" : ",0";
+  out += ',';
+  if (request.request_bytes) append_number(out, *request.request_bytes);
+  out += ',';
+  if (request.response_bytes) append_number(out, *request.response_bytes);
 }
 
 void write_jsonl(const std::vector<Request>& requests, std::ostream& out) {

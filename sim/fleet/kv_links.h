@@ -45,6 +45,8 @@ struct KvLinkSpec {
   // Whole-link cap shared by every transfer on it (a spine or a shared NIC), or none: only the
   // replicas' own GPUs limit it.
   std::optional<double> gb_per_s;
+  // Dollars per GB (1e9 bytes) of KV it carries (a transfer between regions or clouds).
+  double egress_per_gb = 0.0;
 };
 
 }  // namespace tidal::fleet

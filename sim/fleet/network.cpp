@@ -66,6 +66,20 @@ std::vector<int32_t> NetworkGraph::path(int32_t from, int32_t to) const {
   return regions;
 }
 
+std::vector<int32_t> NetworkGraph::path_links(int32_t from, int32_t to) const {
+  const std::vector<int32_t> regions = path(from, to);
+  std::vector<int32_t> links;  // [num_hops]
+  for (size_t hop = 1; hop < regions.size(); ++hop) {
+    const std::string& a = spec_.regions[regions[hop - 1]].name;
+    const std::string& b = spec_.regions[regions[hop]].name;
+    const auto it = std::find_if(spec_.links.begin(), spec_.links.end(), [&](const LinkSpec& l) {
+      return (l.from == a && l.to == b) || (l.from == b && l.to == a);
+    });
+    links.push_back(static_cast<int32_t>(it - spec_.links.begin()));
+  }
+  return links;
+}
+
 std::vector<int32_t> NetworkGraph::nearest_sites(int32_t from) const {
   std::vector<int32_t> sites;  // [num_reachable_sites]
   for (int32_t r = 0; r < num_regions(); ++r) {

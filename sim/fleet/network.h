@@ -36,18 +36,38 @@ struct LinkSpec {
   std::string from;
   std::string to;
   double latency_ms = 0.0;  // one way
+  // Dollars per GB (1e9 bytes) crossing the link either way (docs/fleet.md, "Egress").
+  double egress_per_gb = 0.0;
+};
+
+// What a request and its answer weigh on the wire, for egress dollars (docs/fleet.md,
+// "Egress"). Defaults: 4 bytes of text per token, OpenAI's rule of thumb for English ("one
+// token is about 4 characters"), and no framing; a request's own request_bytes /
+// response_bytes replace the token figures.
+struct WireBytes {
+  double request_bytes_per_token = 4.0;   // prompt text sent to the serving region
+  double response_bytes_per_token = 4.0;  // output text streamed back
+  // Framing of each streamed chunk (one per step that produced tokens for the request): an
+  // OpenAI-style server-sent `chat.completion.chunk` event carries about 200 bytes of JSON
+  // besides its text.
+  double response_bytes_per_chunk = 0.0;
 };
 
 struct NetworkSpec {
   std::vector<RegionSpec> regions;  // names unique
   std::vector<LinkSpec> links;      // endpoints name regions; no self links, no duplicates
+  WireBytes wire;
+
+  // Some link has a non-zero egress_per_gb.
+  bool prices_egress() const;
 };
 
-// Parses {"regions": [{"name", "kind"}], "links": [{"from", "to", "latency_ms"}]}; a hosting
-// region may also give kSiteEnergyKeys. Unknown keys, energy keys on a client region, unknown or
-// duplicate region names, self links, duplicate links, negative latencies, and
-// a network without a client region or without a hosting (edge or gpu) region are InputErrors
-// naming `where` and the JSON path.
+// Parses {"regions": [{"name", "kind"}], "links": [{"from", "to", "latency_ms",
+// "egress_per_gb"}], "request_bytes_per_token", "response_bytes_per_token",
+// "response_bytes_per_chunk"}; a hosting region may also give kSiteEnergyKeys. Unknown keys, energy
+// keys on a client region, unknown or duplicate region names, self links, duplicate links, negative
+// latencies, and a network without a client region or without a hosting (edge or gpu) region are
+// InputErrors naming `where` and the JSON path.
 NetworkSpec parse_network_spec(const nlohmann::json& json, const std::string& where,
                                const std::string& path);
 
@@ -56,6 +76,7 @@ class NetworkGraph {
   // `spec` as parse_network_spec returns it (std::logic_error on dangling link names).
   explicit NetworkGraph(NetworkSpec spec);
 
+  const NetworkSpec& spec() const { return spec_; }
   int32_t num_regions() const { return static_cast<int32_t>(spec_.regions.size()); }
   const RegionSpec& region(int32_t index) const { return spec_.regions[index]; }
   std::optional<int32_t> find_region(std::string_view name) const;
@@ -64,6 +85,8 @@ class NetworkGraph {
   std::optional<double> latency_s(int32_t from, int32_t to) const;
   // Regions along the shortest path, `from` first and `to` last; empty when unreachable.
   std::vector<int32_t> path(int32_t from, int32_t to) const;
+  // Indices into spec().links of the links along that path, `from`'s first.
+  std::vector<int32_t> path_links(int32_t from, int32_t to) const;
   // Hosting regions (edge and gpu) reachable from `from`, nearest first, ties in spec order.
   std::vector<int32_t> nearest_sites(int32_t from) const;
 

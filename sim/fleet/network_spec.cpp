@@ -41,7 +41,23 @@ const nlohmann::json& array_at(perf::JsonObjectReader& reader, std::string_view 
   return value;
 }
 
+// Bytes per token or per chunk: at most a megabyte (a token is a few bytes of text).
+double read_wire_bytes(perf::JsonObjectReader& reader, std::string_view key, double default_value) {
+  const double bytes = read_number(reader, key, default_value, Bound::non_negative);
+  constexpr double kMaxBytes = 1e6;
+  if (bytes > kMaxBytes) {
+    perf::throw_json_error(reader.where(), reader.child_path(key),
+                           fmt::format("must be at most {:g} bytes (got {:g})", kMaxBytes, bytes));
+  }
+  return bytes;
+}
+
 }  // namespace
+
+bool NetworkSpec::prices_egress() const {
+  return std::any_of(links.begin(), links.end(),
+                     [](const LinkSpec& link) { return link.egress_per_gb > 0.0; });
+}
 
 NetworkSpec parse_network_spec(const nlohmann::json& json, const std::string& where,
                                const std::string& path) {
@@ -136,9 +152,23 @@ NetworkSpec parse_network_spec(const nlohmann::json& json, const std::string& wh
           where, link.child_path("latency_ms"),
           fmt::format("must be at most {:g} ms (got {:g})", kMaxLatencyMs, parsed.latency_ms));
     }
+    parsed.egress_per_gb = read_number(link, "egress_per_gb", 0.0, Bound::non_negative);
+    constexpr double kMaxEgressPerGb = 1e6;
+    if (parsed.egress_per_gb > kMaxEgressPerGb) {
+      perf::throw_json_error(where, link.child_path("egress_per_gb"),
+                             fmt::format("must be at most {:g} dollars per GB (got {:g})",
+                                         kMaxEgressPerGb, parsed.egress_per_gb));
+    }
     link.finish();
     spec.links.push_back(std::move(parsed));
   }
+  WireBytes& wire = spec.wire;
+  wire.request_bytes_per_token =
+      read_wire_bytes(reader, "request_bytes_per_token", wire.request_bytes_per_token);
+  wire.response_bytes_per_token =
+      read_wire_bytes(reader, "response_bytes_per_token", wire.response_bytes_per_token);
+  wire.response_bytes_per_chunk =
+      read_wire_bytes(reader, "response_bytes_per_chunk", wire.response_bytes_per_chunk);
   reader.finish();
   return spec;
 }

@@ -135,6 +135,40 @@ TEST(Writers, PrivateRoundTripsInBothFormats) {
   }
 }
 
+TEST(Writers, WireBytesRoundTripInBothFormats) {
+  Request plain;
+  plain.arrival_s = 0.5;
+  plain.prompt_tokens = 3;
+  plain.output_tokens = 2;
+  Request sized = plain;
+  sized.id = 1;
+  sized.request_bytes = 1200;
+  sized.response_bytes = 0;
+  expect_round_trip({plain, sized}, "wire_bytes");
+  EXPECT_EQ(to_jsonl({sized}),
+            "{\"id\":1,\"arrival_s\":0.5,\"prompt_tokens\":3,\"output_tokens\":2,"
+            "\"request_bytes\":1200,\"response_bytes\":0}\n");
+  const std::vector<Request> from_csv = read_trace_text(
+      "arrival_s,prompt_tokens,output_tokens,response_bytes\n0,1,1,\n0,1,1,77\n", "b.csv");
+  ASSERT_EQ(from_csv.size(), 2U);
+  EXPECT_FALSE(from_csv[0].response_bytes.has_value());
+  EXPECT_EQ(from_csv[1].response_bytes, 77);
+  for (const std::string& bad : {std::string("-1"), std::string("1125899906842625")}) {
+    try {
+      (void)read_trace_text(
+          "{\"arrival_s\":0,\"prompt_tokens\":1,\"output_tokens\":1,\"request_bytes\":" + bad +
+              "}\n",
+          "b.jsonl");
+      FAIL() << "request_bytes " << bad << " was read";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("b.jsonl"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("request_bytes: must be in [0, 1125899906842624]"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(Writers, JsonlOmitsDefaultsAndKeepsKeyOrder) {
   Request request;
   request.id = 1;
@@ -149,7 +183,7 @@ TEST(Writers, JsonlOmitsDefaultsAndKeepsKeyOrder) {
   EXPECT_EQ(to_jsonl({request}),
             "{\"id\":1,\"arrival_s\":2.5,\"prompt_tokens\":3,\"output_tokens\":4,"
             "\"session_id\":\"s\",\"turn\":2,\"deps\":[0]}\n");
-  EXPECT_EQ(to_csv({request}), std::string(csv_header()) + "\n1,2.5,3,4,s,2,,,,0,,0,0,0,,,,0\n");
+  EXPECT_EQ(to_csv({request}), std::string(csv_header()) + "\n1,2.5,3,4,s,2,,,,0,,0,0,0,,,,0,,\n");
 }
 
 TEST(Writers, CsvRefusesLineBreaksInStrings) {
