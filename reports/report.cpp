@@ -46,6 +46,7 @@ void add_run_sections(Document& doc, const RunData& run, const std::string& id_s
   if (auto models = models_section(r)) doc.sections.push_back(std::move(*models));
   if (auto energy = energy_section(r)) doc.sections.push_back(std::move(*energy));
   if (auto egress = egress_section(r)) doc.sections.push_back(std::move(*egress));
+  if (auto lora = lora_section(r)) doc.sections.push_back(std::move(*lora));
   if (auto lossy = lossy_section(r)) doc.sections.push_back(std::move(*lossy));
   if (auto hol = hol_section(r)) doc.sections.push_back(std::move(*hol));
 }

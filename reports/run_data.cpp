@@ -284,6 +284,7 @@ RunSummary read_summary(const std::string& path) {
   }
   if (doc.has("energy")) s.energy = read_energy_figures(doc.at("energy"));
   if (doc.has("by_model")) s.models = read_model_figures(doc.at("by_model"));
+  if (doc.has("lora")) s.lora = read_lora_figures(doc.at("lora"));
   return s;
 }
 

@@ -13,6 +13,7 @@
 
 #include "reports/egress_figures.h"
 #include "reports/energy_figures.h"
+#include "reports/lora_figures.h"
 #include "reports/model_figures.h"
 
 namespace tidal::reports {
@@ -172,6 +173,7 @@ struct RunSummary {
   std::optional<EnergyFigures> energy;         // summary.json `energy` when the run has it
   std::optional<ModelRoutingFigures> models;   // summary.json `by_model` when the run has it
   std::optional<EgressFigures> egress;         // summary.json `costs.egress` when priced
+  std::optional<LoraFigures> lora;             // summary.json `lora` when a pool has lora
 };
 
 // An estimate of what spot pools saved against their on-demand price, for run folders without

@@ -25,6 +25,8 @@ Section fleet_section(const RunSection& r);
 Section cost_section(const RunSection& r);
 // Present only when summary.json has `energy` (the scenario asked for it).
 std::optional<Section> energy_section(const RunSection& r);
+// Present when summary.json has `lora`.
+std::optional<Section> lora_section(const RunSection& r);
 // Present when some pool of the scenario echo has `lossy`.
 std::optional<Section> lossy_section(const RunSection& r);
 // Present when summary.json has costs.egress.

@@ -55,6 +55,7 @@ void Cluster::refresh_load(int32_t i) {
   load.num_waiting = r.released() ? 0 : r.scheduler().num_waiting();
   load.kv_usage = r.released() ? 0.0 : r.scheduler().kv_usage();
   load.block_manager = r.released() ? nullptr : &r.block_manager();
+  load.lora = r.lora_cache();
   load.num_outstanding_tokens = r.num_outstanding_tokens;
   load.accepting = r.num_outstanding < r.max_inputs &&
                    (site_restriction_ < 0 || r.site == site_restriction_) &&

@@ -17,6 +17,7 @@
 #include "sim/event_queue.h"
 #include "sim/fleet_controller.h"
 #include "sim/kv_handoff.h"
+#include "sim/lora_assignment.h"
 #include "sim/request_deps.h"
 #include "sim/router.h"
 #include "sim/router_admission.h"
@@ -115,6 +116,8 @@ class Simulator {
   int64_t kv_transfer_event_ns_ = fleet::KvTransfers::kNever;  // earliest one queued
   std::unique_ptr<RouterAdmission> admission_;  // router.admission (sim/router_admission.h)
   std::optional<EgressMeter> egress_;           // when the scenario prices egress
+  AdapterRouting adapters_;                     // pools serving each request's LoRA adapter
+  std::vector<char> pool_scratch_;              // [num_pools] a request's allowed pools
 };
 
 }  // namespace tidal::sim::detail

@@ -60,6 +60,35 @@ Replica::Replica(int32_t index, int32_t pool, const PoolSpec& spec, int64_t long
     work_counter_ = std::make_unique<const perf::StepWorkCounter>(spec.model_spec, spec.gpu_spec,
                                                                   spec.deployment);
   }
+  if (spec.lora) {
+    lora_spec_ = &*spec.lora;
+    lora_ = std::make_unique<LoraCache>(
+        spec.lora->max_cpu_loras, spec.lora->adapter_bytes / (spec.lora->load_gb_per_s * 1e9));
+    peak_flops_ = spec.gpu_spec.flops_bf16;
+    bandwidth_Bps_ = spec.gpu_spec.hbm_bandwidth_Bps;
+  }
+}
+
+// The step's LoRA part: loading the adapters it holds that are not loaded, then the adapters'
+// products (the shrink and expand GEMMs of every adapted projection): their FLOPs at the GPU's
+// peak or each distinct adapter's weights read once at its bandwidth, whichever is longer.
+double Replica::lora_step_seconds(const sched::StepPlan& plan, std::span<const Request> requests) {
+  step_adapters_.clear();
+  int64_t num_adapted_tokens = 0;
+  for (const sched::ScheduledSeq& seq : plan.seqs) {
+    const std::string& adapter = requests[static_cast<size_t>(seq.request_id)].adapter;
+    if (adapter.empty()) continue;
+    num_adapted_tokens += seq.num_new_tokens;
+    const bool seen = std::any_of(step_adapters_.begin(), step_adapters_.end(),
+                                  [&](const std::string* a) { return *a == adapter; });
+    if (!seen) step_adapters_.push_back(&adapter);
+  }
+  if (step_adapters_.empty()) return 0.0;
+  const double compute_s =
+      static_cast<double>(num_adapted_tokens) * lora_spec_->flops_per_token_per_gpu / peak_flops_;
+  const double read_s = static_cast<double>(step_adapters_.size()) *
+                        lora_spec_->bytes_per_adapter_per_gpu / bandwidth_Bps_;
+  return lora_->use(step_adapters_) + std::max(compute_s, read_s);
 }
 
 bool Replica::accepts_drafts(int64_t request_id) const {
@@ -181,7 +210,7 @@ void Replica::account_load(const sched::StepPlan& plan, int64_t duration_ns) {
   load_.peak_bytes_seconds += work_counter_->peak_bandwidth_Bps() * seconds;
 }
 
-int64_t Replica::plan_step(int64_t now_ns) {
+int64_t Replica::plan_step(int64_t now_ns, std::span<const Request> requests) {
   const sched::StepPlan& plan = scheduler_->schedule(now_ns);
   plan_ = &plan;
   if (plan.empty()) return -1;
@@ -204,6 +233,7 @@ int64_t Replica::plan_step(int64_t now_ns) {
   }
   const int64_t num_swapped_blocks = plan.num_swap_out_blocks() + plan.num_swap_in_blocks();
   if (num_swapped_blocks > 0) seconds += step_model_.swap_seconds(num_swapped_blocks);
+  if (lora_) seconds += lora_step_seconds(plan, requests);
   // Hostile figures (an inline GPU of 1e-300 TFLOP/s) must not overflow the clock.
   if (!(seconds <= base::kMaxSimulatedS)) {
     throw InputError(fmt::format("replica {}: a step of {:g} s, beyond the clock's range of {:g} s",

@@ -16,6 +16,7 @@
 #include "perf/step_time_model.h"
 #include "perf/step_work.h"
 #include "sim/fleet/hol_blocking.h"
+#include "sim/lora_cache.h"
 #include "sim/replica_state.h"
 #include "sim/scenario.h"
 #include "sim/spec_acceptance.h"
@@ -79,7 +80,9 @@ class Replica {
   // Asks the scheduler for the next step at `now_ns` and the step-time model for its length
   // (compute plus KV swap copies). Returns the duration in ns (>= 1), or -1 when the plan is
   // empty. The plan stays readable through plan() until the step is applied.
-  int64_t plan_step(int64_t now_ns);
+  // `requests` are the run's requests by id (read for their LoRA adapters when the pool has
+  // `lora`).
+  int64_t plan_step(int64_t now_ns, std::span<const Request> requests = {});
   const sched::StepPlan& plan() const { return *plan_; }
   // What the planned step produced per sequence, for Scheduler::update: empty without
   // speculative decoding (one token per sampling sequence), else accepted lengths drawn from
@@ -102,6 +105,8 @@ class Replica {
     return counts_work() ? work_counter_->peak_bandwidth_Bps() : 0.0;
   }
   const StepLoad& load() const { return load_; }
+  LoraStats lora_stats() const { return lora_ ? lora_->stats() : LoraStats{}; }
+  const LoraCache* lora_cache() const { return lora_.get(); }
 
   // Lifecycle and the event loop's bookkeeping (the simulator owns their meaning).
   ReplicaState state = ReplicaState::warm;
@@ -162,6 +167,13 @@ class Replica {
   std::unique_ptr<const perf::StepWorkCounter> work_counter_;
   perf::OpWork step_work_;  // of the planned step
   StepLoad load_;
+  // The pool's `lora`: its adapters loaded, and each step's distinct adapters; null without.
+  std::unique_ptr<LoraCache> lora_;
+  std::vector<const std::string*> step_adapters_;  // [distinct adapters of the planned step]
+  const LoraSpec* lora_spec_ = nullptr;
+  double peak_flops_ = 0.0;  // the GPU's, for the adapters' step work
+  double bandwidth_Bps_ = 0.0;
+  double lora_step_seconds(const sched::StepPlan& plan, std::span<const Request> requests);
 };
 
 }  // namespace tidal::sim

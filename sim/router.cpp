@@ -56,7 +56,7 @@ struct RouterEntry {
   std::unique_ptr<Router> (*make)(const RouterSpec& spec, uint64_t seed);
 };
 
-constexpr std::array<RouterEntry, 8> kRouters{{
+constexpr std::array<RouterEntry, 9> kRouters{{
     {"round_robin",
      [](const RouterSpec&, uint64_t) { return std::unique_ptr<Router>(new RoundRobinRouter()); }},
     {"least_outstanding_requests",
@@ -73,11 +73,13 @@ constexpr std::array<RouterEntry, 8> kRouters{{
     {"prefix_aware",
      [](const RouterSpec& spec, uint64_t) { return make_prefix_aware_router(spec); }},
     {"cache_aware", [](const RouterSpec& spec, uint64_t) { return make_cache_aware_router(spec); }},
+    {"lora_affinity",
+     [](const RouterSpec& spec, uint64_t) { return make_lora_affinity_router(spec); }},
 }};
 
 constexpr std::array<std::string_view, kRouters.size()> kRouterNames{
-    kRouters[0].name, kRouters[1].name, kRouters[2].name, kRouters[3].name,
-    kRouters[4].name, kRouters[5].name, kRouters[6].name, kRouters[7].name};
+    kRouters[0].name, kRouters[1].name, kRouters[2].name, kRouters[3].name, kRouters[4].name,
+    kRouters[5].name, kRouters[6].name, kRouters[7].name, kRouters[8].name};
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "engine/kv/block_manager.h"
+#include "sim/lora_cache.h"
 #include "sim/replica_state.h"
 #include "sim/scenario.h"
 #include "traces/request.h"
@@ -29,6 +30,7 @@ struct ReplicaLoad {
   // request is routed to (nearest region first).
   bool accepting = true;
   const kv::BlockManager* block_manager = nullptr;  // its prefix cache (cache_aware), or null
+  const LoraCache* lora = nullptr;  // its loaded LoRA adapters (lora_affinity), or null
 };
 
 // Whether a router may send a request to this replica: warm and accepting.
@@ -44,7 +46,8 @@ class Router {
 };
 
 // Registered names, in registry order: round_robin, least_outstanding_requests, random,
-// least_outstanding_tokens, power_of_two, session_affinity, prefix_aware, cache_aware.
+// least_outstanding_tokens, power_of_two, session_affinity, prefix_aware, cache_aware,
+// lora_affinity.
 std::span<const std::string_view> router_names();
 // `spec.policy` must be one of router_names() (the scenario loader checks); std::logic_error
 // else. Seeded routers (random, power_of_two) draw from `seed`.

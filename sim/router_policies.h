@@ -16,6 +16,7 @@ std::unique_ptr<Router> make_power_of_two_router(uint64_t seed);
 std::unique_ptr<Router> make_session_affinity_router(const RouterSpec& spec);
 std::unique_ptr<Router> make_prefix_aware_router(const RouterSpec& spec);
 std::unique_ptr<Router> make_cache_aware_router(const RouterSpec& spec);
+std::unique_ptr<Router> make_lora_affinity_router(const RouterSpec& spec);
 
 // Shared by the policies: the usable replica with the fewest outstanding requests (lowest
 // index on ties), or -1.

@@ -10,6 +10,7 @@
 #include "sim/energy_summary.h"
 #include "sim/kv_tiers_summary.h"
 #include "sim/kv_transfer_summary.h"
+#include "sim/lora_summary.h"
 #include "sim/model_summary.h"
 #include "sim/run_output_stream.h"
 #include "traces/run_figures.h"
@@ -246,6 +247,9 @@ nlohmann::ordered_json summary_json(const Scenario& scenario, const RunResult& r
   if (!by_model.is_null()) summary["by_model"] = std::move(by_model);
   // Only when the scenario asks for energy (Scenario::report_energy), likewise.
   if (metrics.energy) summary["energy"] = energy_summary_json(scenario, *metrics.energy);
+  // Only with LoRA pools, likewise.
+  ojson lora = lora_summary_json(scenario, result);
+  if (!lora.is_null()) summary["lora"] = std::move(lora);
   // Only when the scenario prices egress, likewise.
   if (metrics.egress) summary["costs"]["egress"] = egress_summary_json(scenario, *metrics.egress);
   return summary;

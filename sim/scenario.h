@@ -49,6 +49,14 @@ struct TraceSource {
   std::optional<traces::TraceFormat> format;  // empty: detected from the file's first line
 };
 
+// A workload's `adapters`: each request without one names adapter "<prefix><i>", i in
+// [0, count), drawn (seeded) with weight 1 / (i + 1)^zipf: a few popular fine-tunes, a long tail.
+struct WorkloadAdapters {
+  int64_t count = 1;
+  double zipf = 1.0;
+  std::string prefix = "adapter-";
+};
+
 struct WorkloadSpec {
   std::string name;                         // default "workload<i>"
   std::optional<TraceSource> trace;         // exactly one of trace / generator
@@ -74,6 +82,8 @@ struct WorkloadSpec {
   // The seeded share of its requests flagged private (Request::is_private), over the trace's
   // flags; nullopt: the trace's flags as they are.
   std::optional<double> private_share;
+  // LoRA adapters its requests name where the trace names none (`adapters`).
+  std::optional<WorkloadAdapters> adapters;
 };
 
 // A pool's `engine` (docs/scenario.md, "Engine presets"): the preset chosen and every default it
@@ -190,6 +200,22 @@ struct OwnedSpec {
   double dollars_per_gpu_hour() const { return capex_dollars / (lifetime_years * 8766.0); }
 };
 
+// A pool serving LoRA adapters on its base model (`lora`, docs/scenario.md "LoRA adapters").
+// Defaults are vLLM's (vllm/config/lora.py, LoRAConfig: max_loras 1, max_lora_rank 16,
+// max_cpu_loras = max_loras).
+struct LoraSpec {
+  int32_t max_loras_per_batch = 1;    // distinct adapters one step may hold
+  int32_t max_cpu_loras = 1;          // adapters a replica keeps loaded (LRU)
+  int32_t rank = 16;                  // every adapter's rank
+  double load_gb_per_s = 2.0;         // an adapter's bytes from storage into the engine
+  std::vector<std::string> adapters;  // the adapters it serves; empty: any
+  // Resolved from the model (every linear projection of every layer adapted, bf16 A and B):
+  double adapter_bytes = 0.0;              // one adapter's weights
+  double flops_per_token_per_gpu = 0.0;    // A and B products for one token, one GPU's share
+  double bytes_per_adapter_per_gpu = 0.0;  // one adapter's weights one GPU reads per step
+  bool serves(const std::string& adapter) const;
+};
+
 struct PoolSpec {
   std::string name;             // default "pool<i>"
   std::string model;            // the model's name: catalog name, or the config's (hf_config.h)
@@ -220,6 +246,7 @@ struct PoolSpec {
   nlohmann::json fleet_keys;
   nlohmann::json moe_input;          // `moe` as written (echoed); null when not given
   std::optional<EngineSpec> engine;  // the `engine` key resolved; none: tidal's own defaults
+  std::optional<LoraSpec> lora;      // serves LoRA adapters; none: requests naming one never come
   // Lossy speedups (`lossy`, docs/perf.md "Lossy speedups"): none when the pool has no `lossy`.
   std::optional<perf::LossySpec> lossy;
 

@@ -5,6 +5,7 @@
 
 #include "perf/engine_preset.h"
 #include "perf/memory_plan.h"
+#include "sim/scenario_lora.h"
 #include "sim/scenario_lossy.h"
 
 namespace tidal::sim {
@@ -138,6 +139,7 @@ void finish_engine_preset(PoolSpec& pool, const std::string& where) {
   if (pool.model_spec.num_sliding_layers() > 0) {
     pool.memory = perf::plan_memory(pool.model_spec, pool.gpu_spec, pool.deployment, where);
     apply_lossy_memory(pool, where);
+    apply_lora_memory(pool, where);
   }
 }
 

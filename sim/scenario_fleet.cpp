@@ -19,6 +19,7 @@
 #include "sim/scenario_engine.h"
 #include "sim/scenario_kv_tiers.h"
 #include "sim/scenario_limits.h"
+#include "sim/scenario_lora.h"
 #include "sim/scenario_lossy.h"
 #include "sim/scenario_moe_load.h"
 #include "sim/scenario_pool_keys.h"
@@ -230,6 +231,7 @@ PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string
   pool.perf = parse_perf(obj, base_dir);
   read_pool_moe(obj, pool);
   read_pool_lossy(obj, pool);
+  read_pool_lora(obj, pool);
   read_pool_fleet_keys(obj, pool);
   apply_engine_preset(obj, sched_json, pool);  // the engine's defaults for keys left out
   const nlohmann::json* kv_tiers = obj.child("kv_tiers");  // resolved after the memory plan
@@ -250,7 +252,8 @@ PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string
                                       "engine",
                                       "kv_tiers",
                                       "moe",
-                                      "lossy"};
+                                      "lossy",
+                                      "lora"};
   known.insert(known.end(), kPoolFleetKeys.begin(), kPoolFleetKeys.end());
   known.insert(known.end(), kPoolLayoutKeys.begin(), kPoolLayoutKeys.end());
   obj.finish(known);
@@ -258,6 +261,7 @@ PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string
   // Memory: TP against heads, weights + activations + KV against device memory.
   pool.memory = perf::plan_memory(model, gpu, pool.deployment, where);
   apply_lossy_memory(pool, where);
+  apply_lora_memory(pool, where);
   finish_engine_preset(pool, where);  // defaults that depend on the KV pool
   pool.kv.block_size = pool.deployment.block_size;
   pool.kv.num_gpu_blocks = pool.memory.num_kv_blocks;

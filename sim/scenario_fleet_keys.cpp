@@ -36,6 +36,21 @@ void read_workload_fleet_keys(JsonObject& obj, WorkloadSpec& w) {
     }
     w.private_share = share;
   }
+  if (const nlohmann::json* a = obj.child("adapters"); a != nullptr && !a->is_null()) {
+    JsonObject adapters(*a, obj.path_of("adapters"), obj.file());
+    WorkloadAdapters spec;
+    spec.count = adapters.at_least("count", adapters.integer("count", spec.count), 1);
+    if (spec.count > 1'000'000) {
+      adapters.fail("count", fmt::format("must be at most 1000000, got {}", spec.count));
+    }
+    spec.zipf = adapters.non_negative("zipf", adapters.number("zipf", spec.zipf));
+    if (spec.zipf > 10.0)
+      adapters.fail("zipf", fmt::format("must be at most 10, got {:g}", spec.zipf));
+    spec.prefix = adapters.string("prefix", spec.prefix);
+    if (spec.prefix.empty()) adapters.fail("prefix", "must not be empty");
+    adapters.finish({"count", "zipf", "prefix"});
+    w.adapters = spec;
+  }
   if (obj.has("max_output_tokens") && !obj.child("max_output_tokens")->is_null()) {
     w.max_output_tokens = obj.at_least("max_output_tokens", obj.integer("max_output_tokens", 1), 1);
   }
@@ -43,7 +58,8 @@ void read_workload_fleet_keys(JsonObject& obj, WorkloadSpec& w) {
 
 bool router_reads_knob(std::string_view policy, std::string_view key) {
   if (key == "load_factor") {
-    return policy == "session_affinity" || policy == "prefix_aware" || policy == "cache_aware";
+    return policy == "session_affinity" || policy == "prefix_aware" || policy == "cache_aware" ||
+           policy == "lora_affinity";
   }
   if (key == "prefix_blocks" || key == "virtual_nodes") return policy == "prefix_aware";
   if (key == "tier_hit_weight") return policy == "cache_aware";

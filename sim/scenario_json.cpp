@@ -8,6 +8,7 @@
 #include "sim/scenario.h"
 #include "sim/scenario_disagg.h"
 #include "sim/scenario_fleet_keys.h"
+#include "sim/scenario_lora.h"
 #include "sim/scenario_lossy.h"
 #include "sim/scenario_model_router.h"
 
@@ -59,6 +60,10 @@ ojson workload_json(const WorkloadSpec& w, const SloBounds& class_slo) {
   if (w.model) j["model"] = *w.model;
   if (w.complexity) j["complexity"] = ojson::parse(w.complexity->dump());
   if (w.private_share) j["private_share"] = *w.private_share;
+  if (w.adapters) {
+    j["adapters"] = ojson{
+        {"count", w.adapters->count}, {"zipf", w.adapters->zipf}, {"prefix", w.adapters->prefix}};
+  }
   return j;
 }
 
@@ -74,6 +79,7 @@ ojson pool_json(const PoolSpec& p) {
   if (p.deployment.attention_dp != 1) j["attention_dp"] = p.deployment.attention_dp;
   if (!p.moe_input.is_null()) j["moe"] = ojson::parse(p.moe_input.dump());
   if (p.lossy) j["lossy"] = lossy_to_json(p);
+  if (p.lora) j["lora"] = lora_to_json(p);
   if (p.deployment.pp != 1) {
     j["pp"] = p.deployment.pp;
     j["pp_link"] = ojson{{"kind", std::string(fleet::link_kind_name(p.pp_link_kind))},

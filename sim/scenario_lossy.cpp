@@ -1,12 +1,9 @@
 #include "sim/scenario_lossy.h"
 
-#include <cmath>
-#include <cstdint>
-#include <limits>
-
 #include <fmt/format.h>
 
 #include "base/input_error.h"
+#include "sim/pool_kv_budget.h"
 
 namespace tidal::sim {
 
@@ -57,19 +54,7 @@ void apply_lossy_memory(PoolSpec& pool, const std::string& where) {
   m.kv_bytes_per_token_all_stages *= share;
   m.sliding_kv_reserve_bytes *= share;
   m.sliding_kv_reserve_bytes_all_stages *= share;
-  const double block_bytes = m.kv_bytes_per_token_per_gpu * pool.deployment.block_size;
-  const double num_blocks =
-      std::floor((m.kv_cache_bytes_per_gpu - m.sliding_kv_reserve_bytes) / block_bytes);
-  // More blocks than before from the same budget: the plan already found room for one.
-  constexpr int32_t kMaxBlocks = std::numeric_limits<int32_t>::max();
-  if (num_blocks > static_cast<double>(kMaxBlocks)) {
-    throw InputError(
-        fmt::format("{}: lossy: {:.3g} KV blocks per GPU are more than tidal's block "
-                    "tables hold ({}); raise block_size",
-                    where, num_blocks, kMaxBlocks));
-  }
-  m.num_kv_blocks_per_rank = static_cast<int64_t>(num_blocks);
-  m.num_kv_blocks = m.num_kv_blocks_per_rank * pool.deployment.attention_dp;
+  recut_kv_blocks(pool, where, "lossy");
 }
 
 nlohmann::ordered_json lossy_to_json(const PoolSpec& pool) {

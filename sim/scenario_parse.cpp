@@ -86,7 +86,7 @@ WorkloadSpec parse_workload(const nlohmann::json& value, size_t index, const std
   read_workload_fleet_keys(obj, w);
   obj.finish({"name", "trace", "generator", "tenant", "slo_class", "slo", "time_scale",
               "rate_scale", "length_scale", "start_s", "region", "region_mix", "max_output_tokens",
-              "model", "complexity", "private_share"});
+              "model", "complexity", "private_share", "adapters"});
   return w;
 }
 

@@ -62,6 +62,7 @@ Simulator::Simulator(const Scenario& scenario, RequestTable table, ProgressSink*
   time_limit_ns_ = running_time_limit_ns(scenario, timeline_.interval_ns());
   apply_token_caps(scenario, result_.table);
   result_.models = assign_models(scenario, result_.table);
+  adapters_ = assign_adapters(scenario, result_.table);
   held_ = RouterQueue(static_cast<int32_t>(scenario.router.class_priority.size()) + 1,
                       result_.models.num_groups());
   // Each model's requests have a router of their own: one model's traffic never moves
@@ -189,10 +190,10 @@ RunResult Simulator::run() {
   if (egress_) result_.egress = egress_->report();
   for (int32_t i = 0; i < cluster_.num_replicas(); ++i) {
     const Replica& r = cluster_.replica(i);
-    result_.replicas.push_back(
-        ReplicaSummary{r.pool(), r.busy_ns, r.num_steps, r.num_batched_tokens, r.num_used_blocks(),
-                       r.num_gpu_blocks(), r.scheduler_stats(), r.block_manager_stats(), r.warm_ns,
-                       r.powered_ns, r.num_routed_tokens, r.load(), r.tier_stats()});
+    result_.replicas.push_back(ReplicaSummary{
+        r.pool(), r.busy_ns, r.num_steps, r.num_batched_tokens, r.num_used_blocks(),
+        r.num_gpu_blocks(), r.scheduler_stats(), r.block_manager_stats(), r.warm_ns, r.powered_ns,
+        r.num_routed_tokens, r.load(), r.tier_stats(), r.lora_stats()});
   }
   return std::move(result_);
 }
@@ -328,10 +329,18 @@ int64_t Simulator::queued_for_pool(int32_t pool) const {
 
 int32_t Simulator::choose_replica(int64_t request) {
   const ModelAssignment& models = result_.models;
-  const std::span<const char> pools =
+  std::span<const char> pools =
       models.active() ? models.pools_for(request) : std::span<const char>{};
+  // A LoRA adapter's request: only the pools serving its adapter, among those of its model.
+  if (const std::span<const char> serving = adapters_.pools_for(request); !serving.empty()) {
+    const std::span<const char> among =
+        pools.empty() ? std::span<const char>(cluster_.entry_pools()) : pools;
+    pool_scratch_.resize(serving.size());
+    for (size_t p = 0; p < serving.size(); ++p) pool_scratch_[p] = serving[p] && among[p];
+    pools = pool_scratch_;
+  }
   if (pools.empty()) return choose_replica_among_pools(request, *router_);
-  const int32_t model = models.of_request[static_cast<size_t>(request)];
+  const int32_t model = models.active() ? models.of_request[static_cast<size_t>(request)] : -1;
   cluster_.restrict_to_pools(pools);
   const int32_t target = choose_replica_among_pools(
       request, model < 0 ? *router_ : *model_routers_[static_cast<size_t>(model)]);

@@ -10,6 +10,7 @@
 #include "sim/egress_meter.h"
 #include "sim/fleet/kv_transfers.h"
 #include "sim/fleet_controller.h"
+#include "sim/lora_cache.h"
 #include "sim/model_assignment.h"
 #include "sim/request_record.h"
 #include "sim/sample_set.h"
@@ -42,6 +43,7 @@ struct ReplicaSummary {
   int64_t num_routed_tokens = 0;  // prompt + output tokens of the requests routed to it
   StepLoad load;                  // its steps' batches, KV use and work (sim/replica.h)
   kv::TierStoreStats kv_tiers;    // what its KV offload tiers moved (empty without tiers)
+  LoraStats lora;                 // its LoRA adapters' loads and hits (zero without lora)
 };
 
 struct RunResult {

@@ -20,7 +20,7 @@ void Simulator::on_wake(int32_t index, int64_t now) {
 }
 
 void Simulator::start_step(Replica& replica, int64_t now) {
-  const int64_t duration_ns = replica.plan_step(now);
+  const int64_t duration_ns = replica.plan_step(now, result_.table.requests);
   timeline_.observe(replica, duration_ns);
   if (duration_ns < 0) {
     // Idle until an arrival, or until the batching policy's own deadline (static batching).

@@ -131,7 +131,8 @@ class TidalJsonlParser final : public RowParser {
                                                "complexity",
                                                "private",
                                                "request_bytes",
-                                               "response_bytes"};
+                                               "response_bytes",
+                                               "adapter"};
 
   static uint32_t key_bit(std::string_view key) {
     for (size_t i = 0; i < std::size(kKeys); ++i) {
@@ -188,6 +189,8 @@ class TidalJsonlParser final : public RowParser {
       out.request_bytes = cursor.read_int64(key);
     } else if (key == "response_bytes") {
       out.response_bytes = cursor.read_int64(key);
+    } else if (key == "adapter") {
+      cursor.read_string(out.adapter, key);
     } else {
       out.failed = cursor.read_bool(key);
     }

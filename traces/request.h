@@ -40,6 +40,8 @@ struct Request {
   // Its data must stay near its user: served only by pools in `edge` or `client` regions
   // (docs/scenario.md, "Model routing").
   bool is_private = false;
+  // The LoRA adapter it asks for (served by pools with `lora`); empty: the base model.
+  std::string adapter;
   // Bytes of the request and of its whole answer on the wire, for egress dollars; empty: its
   // tokens times the network's bytes per token (docs/fleet.md, "Egress").
   std::optional<int64_t> request_bytes;

@@ -48,6 +48,7 @@ void reset_request(Request& request) {
   request.is_private = false;
   request.request_bytes.reset();
   request.response_bytes.reset();
+  request.adapter.clear();
 }
 
 void check_tidal_request(const Request& request) {

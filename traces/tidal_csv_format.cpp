@@ -35,7 +35,8 @@ enum class Column {
   complexity,
   is_private,
   request_bytes,
-  response_bytes
+  response_bytes,
+  adapter
 };
 
 constexpr std::string_view kColumnNames[] = {"id",
@@ -57,7 +58,8 @@ constexpr std::string_view kColumnNames[] = {"id",
                                              "complexity",
                                              "private",
                                              "request_bytes",
-                                             "response_bytes"};
+                                             "response_bytes",
+                                             "adapter"};
 
 int32_t parse_int32(std::string_view text, std::string_view field) {
   const int64_t value = base::parse_int64(text, field);
@@ -185,6 +187,9 @@ class TidalCsvParser final : public RowParser {
         break;
       case Column::response_bytes:
         if (!base::trim_blanks(text).empty()) out.response_bytes = base::parse_int64(text, name);
+        break;
+      case Column::adapter:
+        out.adapter.assign(text);
         break;
     }
   }

@@ -154,13 +154,17 @@ void append_jsonl_row(const Request& request, std::string& out) {
     append_json_key(out, "response_bytes");
     append_number(out, *request.response_bytes);
   }
+  if (!request.adapter.empty()) {
+    append_json_key(out, "adapter");
+    append_json_string(out, request.adapter);
+  }
   out += '}';
 }
 
 std::string_view csv_header() {
   return "id,arrival_s,prompt_tokens,output_tokens,session_id,turn,tenant,slo_class,region,"
          "prefix_block_tokens,prefix_blocks,deps,think_time_s,failed,priority,model,complexity,"
-         "private,request_bytes,response_bytes";
+         "private,request_bytes,response_bytes,adapter";
 }
 
 void append_csv_row(const Request& request, std::string& out) {
@@ -201,6 +205,8 @@ void append_csv_row(const Request& request, std::string& out) {
   if (request.request_bytes) append_number(out, *request.request_bytes);
   out += ',';
   if (request.response_bytes) append_number(out, *request.response_bytes);
+  out += ',';
+  append_csv_string(out, request.adapter, "adapter");
 }
 
 void write_jsonl(const std::vector<Request>& requests, std::ostream& out) {

@@ -38,7 +38,15 @@ std::vector<uint64_t> engine_block_hashes(const Request& request, int32_t block_
   const auto num_source_blocks = static_cast<int64_t>(request.prefix_blocks.size());
   std::vector<uint64_t> hashes;  // [num_full_blocks]
   hashes.reserve(static_cast<size_t>(num_full_blocks));
+  // A LoRA adapter's KV differs from the base model's on the same tokens: its chain starts
+  // from the adapter's name (FNV-1a), so only requests of one adapter share blocks.
   uint64_t parent = kRootHash;
+  if (!request.adapter.empty()) {
+    uint64_t name = 0xcbf29ce484222325ULL;
+    for (const char c : request.adapter)
+      name = (name ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+    parent = mix64(kRootHash ^ name);
+  }
   for (int64_t i = 0; i < num_full_blocks; ++i) {
     const int64_t first_token = i * block_size;
     const int64_t last_token = first_token + block_size - 1;

@@ -28,6 +28,11 @@ struct SchedulerConfig {
   // of the VTC paper's example (Sheng et al., OSDI 2024: w_p = 1, w_q = 2).
   double fair_share_input_weight = 1.0;
   double fair_share_output_weight = 2.0;
+  // Distinct LoRA adapters (Request::adapter) the running requests may hold; 0: no limit (a
+  // pool without `lora`). A waiting request whose adapter would exceed it is passed over for the
+  // step and the next one tried, as vLLM V1's scheduler skips it
+  // (vllm/v1/core/sched/scheduler.py, `max_loras`) and as SGLang counts the running batch's.
+  int32_t max_loras_per_batch = 0;
 };
 
 // The step token budget a pool gets when neither its scenario nor an engine preset sets

@@ -77,6 +77,27 @@ void SchedulerCore::begin_step(int64_t now_ns) {
   plan_.clear();
   plan_slots_.clear();
   num_budget_tokens_left_ = config_.max_num_batched_tokens;
+  // The running requests' adapters (SGLang's rule, scheduler.py: a new request's adapter must
+  // fit beside the running batch's), so that no step, prefill or decode, holds more.
+  step_adapters_.clear();
+  if (config_.max_loras_per_batch > 0) {
+    for (const int32_t slot : running_) note_adapter(state(slot));
+  }
+}
+
+bool SchedulerCore::adapter_fits(const SeqState& st) const {
+  if (st.adapter_id < 0 || config_.max_loras_per_batch == 0) return true;
+  return std::find(step_adapters_.begin(), step_adapters_.end(), st.adapter_id) !=
+             step_adapters_.end() ||
+         static_cast<int32_t>(step_adapters_.size()) < config_.max_loras_per_batch;
+}
+
+void SchedulerCore::note_adapter(const SeqState& st) {
+  if (st.adapter_id < 0) return;
+  if (std::find(step_adapters_.begin(), step_adapters_.end(), st.adapter_id) ==
+      step_adapters_.end()) {
+    step_adapters_.push_back(st.adapter_id);
+  }
 }
 
 void SchedulerCore::schedule_running(RunningPass pass, bool allow_partial) {
@@ -102,6 +123,7 @@ bool SchedulerCore::swap_in_next(bool allow_partial) {
   if (num_running() >= config_.max_num_seqs) return false;
   const int32_t slot = swapped_.front();
   SeqState& st = state(slot);
+  if (!adapter_fits(st)) return false;
   const int64_t num_needed = st.num_tokens() + spec_tokens_for(st) - st.num_computed_tokens;
   const int64_t num_new_tokens = tokens_for(num_needed, allow_partial);
   if (num_new_tokens == 0) return false;
@@ -123,6 +145,15 @@ bool SchedulerCore::swap_in_next(bool allow_partial) {
 bool SchedulerCore::admit_next(bool allow_partial) {
   if (num_waiting() == 0 || !plan_.preempted.empty()) return false;
   if (num_running() >= config_.max_num_seqs || num_budget_tokens_left_ == 0) return false;
+  // Requests whose adapter the step has no room for wait for a later step; the next one is
+  // tried (they go back in front at finish_step).
+  while (!adapter_fits(state(waiting_->front()))) {
+    const int32_t skipped = waiting_->front();
+    waiting_->erase(skipped, state(skipped));
+    lora_skipped_.push_back(skipped);
+    ++stats_.num_lora_skips;
+    if (num_waiting() == 0) return false;
+  }
   const int32_t slot = waiting_->front();
   SeqState& st = state(slot);
   std::span<const uint64_t> hashes;
@@ -224,6 +255,11 @@ void SchedulerCore::take_prefix(SeqState& st, std::span<const uint64_t> hashes,
 }
 
 const StepPlan& SchedulerCore::finish_step() {
+  // Back in front, in their order.
+  for (auto it = lora_skipped_.rbegin(); it != lora_skipped_.rend(); ++it) {
+    waiting_->push_preempted(*it, state(*it));
+  }
+  lora_skipped_.clear();
   plan_pending_ = !plan_.seqs.empty();
   if (!plan_.empty()) ++stats_.num_steps;
   stats_.num_scheduled_tokens += plan_.num_batched_tokens;
@@ -303,6 +339,7 @@ void SchedulerCore::add_scheduled(int32_t slot, int64_t num_new_tokens,
   st.awaiting_first_step = false;
   st.loading_until_ns = 0;
   st.scheduled_step = step_;
+  note_adapter(st);
   plan_.seqs.push_back(seq);
   plan_slots_.push_back(slot);
   plan_.num_batched_tokens += num_new_tokens;

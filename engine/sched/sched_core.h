@@ -9,6 +9,8 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/kv/block_manager.h"
@@ -50,6 +52,7 @@ struct SeqState {
   int64_t num_transferred_tokens = 0;       // leading tokens whose KV arrives computed
   int64_t loading_until_ns = 0;  // its offload-tier hits load until then: not scheduled before
   int32_t spec_override = -1;    // k for its next decode step, -1: config default
+  int32_t adapter_id = -1;       // its LoRA adapter's id in SchedulerCore, -1: none
   int32_t num_preemptions = 0;
   int32_t preemption_rank = 0;  // the victim rule's rank: larger is preempted first
   SeqStatus status = SeqStatus::waiting;
@@ -157,6 +160,9 @@ class SchedulerCore {
   void set_held_blocks(SeqState& st, int64_t num_held_blocks);
   void release(int32_t slot);
   int64_t num_watermark_blocks() const;
+  // Whether a step holding step_adapters_ may also take `st` (always without a LoRA limit).
+  bool adapter_fits(const SeqState& st) const;
+  void note_adapter(const SeqState& st);  // `st` was scheduled: its adapter joins the step
 
   SchedulerConfig config_;
   kv::BlockManager& kv_;
@@ -180,6 +186,12 @@ class SchedulerCore {
   int64_t num_budget_tokens_left_ = 0;
   kv::TierMatch tier_match_;   // of the last match_waiting_prefix
   bool plan_pending_ = false;  // a plan with sequences awaits update()
+  // LoRA adapters (config_.max_loras_per_batch > 0): ids by name, the distinct ids the step
+  // being built holds, and the waiting requests passed over for it (back in front at
+  // finish_step).
+  std::unordered_map<std::string, int32_t> adapter_ids_;
+  std::vector<int32_t> step_adapters_;  // [<= max_loras_per_batch]
+  std::vector<int32_t> lora_skipped_;   // [skipped this step] slots, in queue order
   StepPlan plan_;
   std::vector<int32_t> plan_slots_;   // [plan_.seqs.size()] slot of each scheduled sequence
   std::vector<RequestEvent> events_;  // [plan_.seqs.size()] after update()

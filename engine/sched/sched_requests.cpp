@@ -62,6 +62,12 @@ RejectReason SchedulerCore::add(const Request& request, int64_t now_ns,
   st.loading_until_ns = 0;
   st.scheduled_step = -1;
   st.spec_override = -1;
+  st.adapter_id = -1;
+  if (config_.max_loras_per_batch > 0 && !request.adapter.empty()) {
+    st.adapter_id =
+        adapter_ids_.try_emplace(request.adapter, static_cast<int32_t>(adapter_ids_.size()))
+            .first->second;
+  }
   st.num_preemptions = 0;
   st.preemption_rank = victim_rule_->rank(request);
   st.status = SeqStatus::waiting;

@@ -48,6 +48,9 @@ struct SchedulerStats {
   int64_t num_scheduled_tokens = 0;   // sum of num_new_tokens over all steps
   int64_t num_spec_tokens = 0;        // speculative tokens scheduled
   int64_t num_accepted_spec_tokens = 0;
+  // Waiting requests passed over for a step with no room for their LoRA adapter (a request
+  // counts once per step it waited for that reason).
+  int64_t num_lora_skips = 0;
 };
 
 // A request taken out of the scheduler (e.g. its replica was interrupted), so the caller can

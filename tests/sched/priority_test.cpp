@@ -331,9 +331,9 @@ TEST(PriorityTrace, JsonlAndCsvReadAndWriteIt) {
   EXPECT_EQ(traces::read_trace_text(jsonl.str(), "t.jsonl"), requests);
   std::ostringstream csv;
   traces::write_csv(requests, csv);
-  EXPECT_NE(
-      csv.str().find(",failed,priority,model,complexity,private,request_bytes,response_bytes\n"),
-      std::string::npos);
+  EXPECT_NE(csv.str().find(
+                ",failed,priority,model,complexity,private,request_bytes,response_bytes,adapter\n"),
+            std::string::npos);
   const std::vector<Request> from_csv = traces::read_trace_text(csv.str(), "t.csv");
   EXPECT_EQ(from_csv, requests);
   EXPECT_FALSE(from_csv[1].priority.has_value());

@@ -20,7 +20,8 @@ std::vector<ReplicaLoad> loads(std::initializer_list<int64_t> outstanding) {
 
 TEST(Router, RegistryNames) {
   const auto names = router_names();
-  ASSERT_EQ(names.size(), 8u);
+  ASSERT_EQ(names.size(), 9u);
+  EXPECT_EQ(names[8], "lora_affinity");
   EXPECT_EQ(names[0], "round_robin");
   EXPECT_EQ(names[1], "least_outstanding_requests");
   EXPECT_THROW(make_router("no_such_router"), std::logic_error);

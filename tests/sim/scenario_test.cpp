@@ -199,7 +199,7 @@ TEST(ScenarioErrors, UnknownNames) {
   EXPECT_EQ(error_of(scenario_text("", R"(, "router": {"policy": "rando"})")),
             "scenario.json: router.policy: unknown router \"rando\" (known: round_robin, "
             "least_outstanding_requests, random, least_outstanding_tokens, power_of_two, "
-            "session_affinity, prefix_aware, cache_aware)");
+            "session_affinity, prefix_aware, cache_aware, lora_affinity)");
   EXPECT_EQ(error_of(scenario_text(R"(, "scheduler": {"policy": "fifo"})")),
             "scenario.json: fleet.pools[0].scheduler.policy: unknown batching policy 'fifo' "
             "(known: static, continuous, chunked_prefill, prefill_first)");

@@ -183,7 +183,7 @@ TEST(Writers, JsonlOmitsDefaultsAndKeepsKeyOrder) {
   EXPECT_EQ(to_jsonl({request}),
             "{\"id\":1,\"arrival_s\":2.5,\"prompt_tokens\":3,\"output_tokens\":4,"
             "\"session_id\":\"s\",\"turn\":2,\"deps\":[0]}\n");
-  EXPECT_EQ(to_csv({request}), std::string(csv_header()) + "\n1,2.5,3,4,s,2,,,,0,,0,0,0,,,,0,,\n");
+  EXPECT_EQ(to_csv({request}), std::string(csv_header()) + "\n1,2.5,3,4,s,2,,,,0,,0,0,0,,,,0,,,\n");
 }
 
 TEST(Writers, CsvRefusesLineBreaksInStrings) {
