@@ -366,14 +366,14 @@ OpWork RooflineCosts::sampling_work(double num_logit_rows) const {
   return {0.0, kSamplingPasses * num_logit_rows * static_cast<double>(model_.vocab) * kLogitBytes};
 }
 
-OpWork RooflineCosts::step_work(std::span<const SeqWork> batch) const {
-  if (deployment_.attention_dp <= 1) return rank_work(batch);
+OpWork RooflineCosts::step_work(std::span<const SeqWork> batch, TokenWorkMemo* memo) const {
+  if (deployment_.attention_dp <= 1) return rank_work(batch, memo);
   thread_local RankSplit split;
   split.split(batch, deployment_.attention_dp);
   OpWork total;
   const double ranks = deployment_.attention_dp;
   for (int32_t r = 0; r < split.num_ranks(); ++r) {
-    const OpWork rank = rank_work(split.rank(r));
+    const OpWork rank = rank_work(split.rank(r), memo);
     total += OpWork{rank.flops / ranks, rank.bytes / ranks};
   }
   const double t = static_cast<double>(count_batch(batch).num_tokens);
@@ -385,19 +385,31 @@ OpWork RooflineCosts::step_work(std::span<const SeqWork> batch) const {
   return total;
 }
 
-OpWork RooflineCosts::rank_work(std::span<const SeqWork> batch) const {
-  const BatchCounts counts = count_batch(batch);
+OpWork RooflineCosts::token_work(int64_t num_tokens) const {
+  const auto t = static_cast<double>(num_tokens);
   OpWork total;
-  if (counts.num_seqs == 0) return total;
-  const double t = static_cast<double>(counts.num_tokens);
-  const double rows = static_cast<double>(counts.num_logit_rows);
   total += embedding_work(t);
   total += final_norm_work(t);
   for (OpClass op : kTokenOpClasses) {
     const double layers = static_cast<double>(layers_running(model_, op));
     if (op == OpClass::embedding || op == OpClass::allreduce || layers <= 0) continue;
-    const OpWork layer = layer_work(op, counts.num_tokens);
+    const OpWork layer = layer_work(op, num_tokens);
     total += OpWork{layers * layer.flops, layers * layer.bytes};
+  }
+  return total;
+}
+
+OpWork RooflineCosts::rank_work(std::span<const SeqWork> batch, TokenWorkMemo* memo) const {
+  const BatchCounts counts = count_batch(batch);
+  OpWork total;
+  if (counts.num_seqs == 0) return total;
+  const double rows = static_cast<double>(counts.num_logit_rows);
+  // The same sums in the same order whether remembered or not: bit-identical work.
+  if (const OpWork* known = memo != nullptr ? memo->find(counts.num_tokens) : nullptr) {
+    total = *known;
+  } else {
+    total = token_work(counts.num_tokens);
+    if (memo != nullptr) memo->keep(counts.num_tokens, total);
   }
   if (rows > 0) {
     total += lm_head_work(rows);

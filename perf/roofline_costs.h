@@ -4,6 +4,7 @@
 
 #include <array>
 #include <span>
+#include <vector>
 
 #include "perf/gpu_catalog.h"
 #include "perf/memory_plan.h"
@@ -27,6 +28,32 @@ struct LayerGemms {
   int num_gemms = 0;
 
   void add(const OpWork& work, double peak_flops) { gemms[num_gemms++] = {work, peak_flops}; }
+};
+
+// RooflineCosts::token_work by token count, kept as it is computed (a step-work counter asks for
+// the same few decode batch sizes millions of times). Counts above kMaxTokens are not kept.
+class TokenWorkMemo {
+ public:
+  static constexpr int64_t kMaxTokens = 1024;
+  // The remembered work for `num_tokens`, or null.
+  const OpWork* find(int64_t num_tokens) const {
+    const auto t = static_cast<size_t>(num_tokens);
+    return t < known_.size() && known_[t] != 0 ? &work_[t] : nullptr;
+  }
+  void keep(int64_t num_tokens, const OpWork& work) {
+    if (num_tokens > kMaxTokens) return;
+    const auto t = static_cast<size_t>(num_tokens);
+    if (t >= known_.size()) {
+      known_.resize(t + 1, 0);
+      work_.resize(t + 1);
+    }
+    work_[t] = work;
+    known_[t] = 1;
+  }
+
+ private:
+  std::vector<OpWork> work_;  // [largest count kept + 1]
+  std::vector<char> known_;   // [largest count kept + 1]
 };
 
 class RooflineCosts final : public StepCosts {
@@ -78,14 +105,19 @@ class RooflineCosts final : public StepCosts {
   // counts token_seconds, seq_seconds and attention_seconds price. With attention_dp > 1: the
   // mean over the ranks (RankSplit) of a rank's own work, plus the routed experts' over all
   // tokens.
-  OpWork step_work(std::span<const SeqWork> batch) const;
+  // `memo` (optional) remembers token_work by token count between calls.
+  OpWork step_work(std::span<const SeqWork> batch, TokenWorkMemo* memo = nullptr) const;
+  // The part of one rank's step work that depends only on its token count: the embedding, the
+  // final norm and every layer's token op classes, summed in rank_work's order.
+  OpWork token_work(int64_t num_tokens) const;
 
  private:
   OpWork embedding_work(double num_tokens) const;   // gather [t, h] rows once per step
   OpWork final_norm_work(double num_tokens) const;  // the final RMSNorm: read and write [t, h]
   OpWork lm_head_work(double num_logit_rows) const;
   OpWork sampling_work(double num_logit_rows) const;
-  OpWork rank_work(std::span<const SeqWork> batch) const;  // step_work of one rank's own classes
+  // step_work of one rank's own classes
+  OpWork rank_work(std::span<const SeqWork> batch, TokenWorkMemo* memo) const;
   // routed_expert_work on expert-parallel rank `rank` under `load`.
   OpWork rank_routed_expert_work(double num_tokens, const ExpertLoad& load, int32_t rank) const;
   double gemm_seconds(const OpWork& work, double peak_flops) const;

@@ -21,7 +21,8 @@ class StepWorkCounter {
   StepWorkCounter(const ModelSpec& model, const GpuSpec& gpu, const Deployment& deployment);
 
   // FLOPs and HBM bytes of one step on one GPU of the replica.
-  OpWork step_work(std::span<const SeqWork> batch) const { return costs_.step_work(batch); }
+  // Not thread-safe: it remembers the token part of the work between calls (TokenWorkMemo).
+  OpWork step_work(std::span<const SeqWork> batch) const { return costs_.step_work(batch, &memo_); }
   // Peak FLOP/s of one GPU at the tensor rate of the served weights' format (the rate the
   // roofline prices GEMMs at), and its memory bandwidth in bytes/s.
   double peak_flops() const { return costs_.gemm_peak_flops(); }
@@ -30,6 +31,7 @@ class StepWorkCounter {
  private:
   RooflineCosts costs_;
   double peak_bandwidth_Bps_;
+  mutable TokenWorkMemo memo_;
 };
 
 }  // namespace tidal::perf
