@@ -30,9 +30,18 @@ int32_t Cluster::add_replica(int32_t pool, ReplicaState state) {
   const PoolSpec& spec = scenario_.pools[static_cast<size_t>(pool)];
   const uint64_t seed =
       traces::derive_seed(scenario_.seed ^ kAcceptanceStream, static_cast<uint64_t>(index));
-  replicas_.push_back(std::make_unique<Replica>(index, pool, spec,
-                                                scenario_.metrics.long_prefill_tokens, seed,
-                                                remote_tier_, scenario_.slo_classes));
+  // One work counter per pool: its memo of step work serves every replica of the pool.
+  if (work_counters_.size() <= static_cast<size_t>(pool)) {
+    work_counters_.resize(scenario_.pools.size());
+    counted_pools_.resize(scenario_.pools.size(), 0);
+  }
+  if (counted_pools_[static_cast<size_t>(pool)] == 0) {
+    work_counters_[static_cast<size_t>(pool)] = Replica::make_work_counter(spec);
+    counted_pools_[static_cast<size_t>(pool)] = 1;
+  }
+  replicas_.push_back(std::make_unique<Replica>(
+      index, pool, spec, scenario_.metrics.long_prefill_tokens, seed, remote_tier_,
+      scenario_.slo_classes, work_counters_[static_cast<size_t>(pool)]));
   Replica& r = *replicas_.back();
   r.state = state;
   r.site = pool_sites_[static_cast<size_t>(pool)];

@@ -50,8 +50,12 @@ class Cluster {
   std::optional<fleet::NetworkGraph> network_;
   std::vector<int32_t> pool_sites_;                 // [num_pools] region index or -1
   std::vector<std::unique_ptr<Replica>> replicas_;  // [num_replicas]
-  std::shared_ptr<kv::KvTier> remote_tier_;         // the pools' shared remote KV tier, or null
-  std::vector<ReplicaLoad> loads_;                  // [num_replicas]
+  // [num_pools] each pool's step-work counter (null where it has none), made with its first
+  // replica; counted_pools_ marks the pools made so far.
+  std::vector<std::shared_ptr<const perf::StepWorkCounter>> work_counters_;
+  std::vector<char> counted_pools_;          // [num_pools]
+  std::shared_ptr<kv::KvTier> remote_tier_;  // the pools' shared remote KV tier, or null
+  std::vector<ReplicaLoad> loads_;           // [num_replicas]
   int32_t site_restriction_ = -1;
   std::vector<char> entry_pools_;  // [num_pools] pools whose role is not decode
   std::vector<char> pool_filter_;  // [num_pools] pools whose replicas may accept now

@@ -38,7 +38,8 @@ std::unique_ptr<kv::TierStore> make_tier_store(const PoolSpec& spec,
 
 Replica::Replica(int32_t index, int32_t pool, const PoolSpec& spec, int64_t long_prefill_tokens,
                  uint64_t seed, std::shared_ptr<kv::KvTier> remote_tier,
-                 std::span<const SloClass> slo_classes)
+                 std::span<const SloClass> slo_classes,
+                 std::shared_ptr<const perf::StepWorkCounter> work_counter)
     : index_(index),
       pool_(pool),
       num_gpu_blocks_(spec.kv.num_gpu_blocks),
@@ -54,12 +55,7 @@ Replica::Replica(int32_t index, int32_t pool, const PoolSpec& spec, int64_t long
       proposal_(traces::derive_seed(seed, 1)),
       accepting_seed_(traces::derive_seed(seed, 2)) {
   block_manager_->attach_tiers(tier_store_.get());
-  const bool known = spec.model_spec.num_layers > 0 && spec.gpu_spec.flops_bf16 > 0 &&
-                     spec.gpu_spec.hbm_bandwidth_Bps > 0;
-  if (known) {
-    work_counter_ = std::make_unique<const perf::StepWorkCounter>(spec.model_spec, spec.gpu_spec,
-                                                                  spec.deployment);
-  }
+  work_counter_ = work_counter != nullptr ? std::move(work_counter) : make_work_counter(spec);
   if (spec.lora) {
     lora_spec_ = &*spec.lora;
     lora_ = std::make_unique<LoraCache>(
@@ -89,6 +85,14 @@ double Replica::lora_step_seconds(const sched::StepPlan& plan, std::span<const R
   const double read_s = static_cast<double>(step_adapters_.size()) *
                         lora_spec_->bytes_per_adapter_per_gpu / bandwidth_Bps_;
   return lora_->use(step_adapters_) + std::max(compute_s, read_s);
+}
+
+std::shared_ptr<const perf::StepWorkCounter> Replica::make_work_counter(const PoolSpec& spec) {
+  const bool known = spec.model_spec.num_layers > 0 && spec.gpu_spec.flops_bf16 > 0 &&
+                     spec.gpu_spec.hbm_bandwidth_Bps > 0;
+  if (!known) return nullptr;
+  return std::make_shared<const perf::StepWorkCounter>(spec.model_spec, spec.gpu_spec,
+                                                       spec.deployment);
 }
 
 bool Replica::accepts_drafts(int64_t request_id) const {

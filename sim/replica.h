@@ -52,10 +52,16 @@ class Replica {
   // `seed` drives the speculative acceptance model of the pool's `speculative` spec;
   // `remote_tier` is the fleet's shared remote KV tier, for a pool whose kv_tiers name one;
   // `slo_classes` are the scenario's (Scenario::slo_classes), which the pool's
-  // speculative.acceptance_by_class names.
+  // speculative.acceptance_by_class names; `work_counter` prices its steps' roofline work (its
+  // pool's, shared by the pool's replicas of one run; null: the replica makes its own, or has
+  // none when make_work_counter gives none).
   Replica(int32_t index, int32_t pool, const PoolSpec& spec, int64_t long_prefill_tokens = 0,
           uint64_t seed = 0, std::shared_ptr<kv::KvTier> remote_tier = nullptr,
-          std::span<const SloClass> slo_classes = {});
+          std::span<const SloClass> slo_classes = {},
+          std::shared_ptr<const perf::StepWorkCounter> work_counter = nullptr);
+  // The roofline work counter of a pool's steps; null when its model or GPU has no figures to
+  // count by (e.g. a profile-only pool). Not thread-safe (it remembers work between calls).
+  static std::shared_ptr<const perf::StepWorkCounter> make_work_counter(const PoolSpec& spec);
   Replica(const Replica&) = delete;
   Replica& operator=(const Replica&) = delete;
 
@@ -164,7 +170,7 @@ class Replica {
   bool accepts_drafts(int64_t request_id) const;
   fleet::StepStretch hol_;
   // Roofline counts of each step; null when the pool has no model or GPU figures to count by.
-  std::unique_ptr<const perf::StepWorkCounter> work_counter_;
+  std::shared_ptr<const perf::StepWorkCounter> work_counter_;
   perf::OpWork step_work_;  // of the planned step
   StepLoad load_;
   // The pool's `lora`: its adapters loaded, and each step's distinct adapters; null without.

@@ -24,7 +24,6 @@ SchedulerCore::SchedulerCore(const SchedulerConfig& config, kv::BlockManager& bl
       victim_rule_(make_victim_rule(queue_policy_victim_rule(config.queue_policy))),
       swap_preemption_(config.preemption == "swap"),
       prefix_caching_(block_manager.config().enable_prefix_caching),
-      slot_of_request_(1024),
       waiting_(make_waiting_queue(config)) {}
 
 int32_t SchedulerCore::slot_of(int64_t request_id) const {
