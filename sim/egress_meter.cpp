@@ -51,9 +51,9 @@ double EgressMeter::cross(double bytes, int32_t from, int32_t to) {
 double EgressMeter::add_request(const Request& request, int32_t pool, int32_t client,
                                 int32_t site) {
   if (client < 0) return 0.0;
-  const double bytes = request.request_bytes ? static_cast<double>(*request.request_bytes)
-                                             : static_cast<double>(request.prompt_tokens) *
-                                                   wire_.request_bytes_per_token;
+  const double bytes = request.request_bytes >= 0 ? static_cast<double>(request.request_bytes)
+                                                  : static_cast<double>(request.prompt_tokens) *
+                                                        wire_.request_bytes_per_token;
   const double dollars = cross(bytes, client, site);
   EgressFlow& flow = report_.by_pool[static_cast<size_t>(pool)].request;
   flow.bytes += bytes;
@@ -65,9 +65,9 @@ double EgressMeter::add_response(const Request& request, int64_t num_done, int64
                                  int32_t pool, int32_t site, int32_t client) {
   if (client < 0 || num_tokens <= 0) return 0.0;
   double bytes = 0.0;
-  if (request.response_bytes) {
+  if (request.response_bytes >= 0) {
     // The answer's bytes spread over its output tokens as they stream.
-    const auto total = static_cast<double>(*request.response_bytes);
+    const auto total = static_cast<double>(request.response_bytes);
     const auto num_output = static_cast<double>(request.output_tokens);
     bytes = total * static_cast<double>(num_done + num_tokens) / num_output -
             total * static_cast<double>(num_done) / num_output;

@@ -186,9 +186,9 @@ class TidalJsonlParser final : public RowParser {
     } else if (key == "private") {
       out.is_private = cursor.read_bool(key);
     } else if (key == "request_bytes") {
-      out.request_bytes = cursor.read_int64(key);
+      out.request_bytes = checked_wire_bytes(cursor.read_int64(key), key);
     } else if (key == "response_bytes") {
-      out.response_bytes = cursor.read_int64(key);
+      out.response_bytes = checked_wire_bytes(cursor.read_int64(key), key);
     } else if (key == "adapter") {
       cursor.read_string(out.adapter, key);
     } else {

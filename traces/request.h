@@ -15,21 +15,24 @@ struct Request {
   int64_t prompt_tokens = 0;  // tokens in the prompt
   int64_t output_tokens = 0;  // tokens the request generates
   // Optional fields: empty / -1 when the trace does not carry them.
-  std::string session_id;  // conversation this request belongs to
-  int32_t turn = -1;       // 0-based turn within the session
-  std::string tenant;      // who sent it (BurstGPT: the model name)
-  std::string slo_class;   // interactive | batch | ... (BurstGPT: the log type)
-  std::string region;      // client region, for network distance
+  std::string session_id;           // conversation this request belongs to
+  int32_t turn = -1;                // 0-based turn within the session
+  int32_t prefix_block_tokens = 0;  // 0 when prefix_blocks is empty
+  std::string tenant;               // who sent it (BurstGPT: the model name)
+  std::string slo_class;            // interactive | batch | ... (BurstGPT: the log type)
+  std::string region;               // client region, for network distance
   // Hashes of consecutive fixed-size prompt blocks, leading block first; equal leading hashes
   // mean a shared prefix. prefix_block_tokens says the block size they were cut with.
   std::vector<uint64_t> prefix_blocks;  // [ceil(prompt_tokens / prefix_block_tokens)] or empty
-  int32_t prefix_block_tokens = 0;      // 0 when prefix_blocks is empty
   std::vector<int64_t> deps;            // ids of requests this one waits on (agent DAGs)
   // Closed-loop clients: seconds between the last dep's finish (as the client sees it) and
   // this request's arrival; a request arrives at max(arrival_s, that time). 0 needs no deps;
   // > 0 needs some.
   double think_time_s = 0.0;
   bool failed = false;  // the source marked it failed (BurstGPT 0-token replies)
+  // Its data must stay near its user: served only by pools in `edge` or `client` regions
+  // (docs/scenario.md, "Model routing").
+  bool is_private = false;
   // Scheduling priority, lower = more urgent (vLLM's `priority`); schedulers read it as 0 when
   // absent. A scenario's `priorities` map fills it from slo_class where the trace gave none.
   std::optional<int32_t> priority;
@@ -37,15 +40,12 @@ struct Request {
   std::string model;
   // How hard it is, in [0, 1], for the complexity model router (sim/model_assignment.h).
   std::optional<double> complexity;
-  // Its data must stay near its user: served only by pools in `edge` or `client` regions
-  // (docs/scenario.md, "Model routing").
-  bool is_private = false;
   // The LoRA adapter it asks for (served by pools with `lora`); empty: the base model.
   std::string adapter;
-  // Bytes of the request and of its whole answer on the wire, for egress dollars; empty: its
+  // Bytes of the request and of its whole answer on the wire, for egress dollars; -1: its
   // tokens times the network's bytes per token (docs/fleet.md, "Egress").
-  std::optional<int64_t> request_bytes;
-  std::optional<int64_t> response_bytes;
+  int64_t request_bytes = -1;
+  int64_t response_bytes = -1;
 
   bool operator==(const Request&) const = default;
 };

@@ -46,9 +46,17 @@ void reset_request(Request& request) {
   request.model.clear();
   request.complexity.reset();
   request.is_private = false;
-  request.request_bytes.reset();
-  request.response_bytes.reset();
+  request.request_bytes = -1;
+  request.response_bytes = -1;
   request.adapter.clear();
+}
+
+int64_t checked_wire_bytes(int64_t bytes, std::string_view field) {
+  if (!(bytes >= 0 && bytes <= base::kMaxWireBytes)) {
+    throw base::RowError(field,
+                         fmt::format("must be in [0, {}], got {}", base::kMaxWireBytes, bytes));
+  }
+  return bytes;
 }
 
 void check_tidal_request(const Request& request) {
@@ -64,13 +72,6 @@ void check_tidal_request(const Request& request) {
   if (request.complexity && !(*request.complexity >= 0.0 && *request.complexity <= 1.0)) {
     throw base::RowError("complexity",
                          fmt::format("must be in [0, 1], got {}", *request.complexity));
-  }
-  for (const auto& [bytes, name] : {std::pair{request.request_bytes, "request_bytes"},
-                                    std::pair{request.response_bytes, "response_bytes"}}) {
-    if (bytes && !(*bytes >= 0 && *bytes <= base::kMaxWireBytes)) {
-      throw base::RowError(name,
-                           fmt::format("must be in [0, {}], got {}", base::kMaxWireBytes, *bytes));
-    }
   }
   if (request.prefix_block_tokens < 0) {
     throw base::RowError("prefix_block_tokens",

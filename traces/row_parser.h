@@ -43,5 +43,8 @@ std::unique_ptr<RowParser> make_tidal_csv_parser();
 // Checks a tidal-format row's cross-field rules (arrival range, turn, prefix blocks vs prompt
 // length, deps, think time); base::RowError naming the field.
 void check_tidal_request(const Request& request);
+// `bytes` when it lies in [0, base::kMaxWireBytes] (a request_bytes / response_bytes field); a
+// RowError naming `field` otherwise.
+int64_t checked_wire_bytes(int64_t bytes, std::string_view field);
 
 }  // namespace tidal::traces

@@ -183,10 +183,14 @@ class TidalCsvParser final : public RowParser {
         out.is_private = !base::trim_blanks(text).empty() && base::parse_bool(text, name);
         break;
       case Column::request_bytes:
-        if (!base::trim_blanks(text).empty()) out.request_bytes = base::parse_int64(text, name);
+        if (!base::trim_blanks(text).empty()) {
+          out.request_bytes = checked_wire_bytes(base::parse_int64(text, name), name);
+        }
         break;
       case Column::response_bytes:
-        if (!base::trim_blanks(text).empty()) out.response_bytes = base::parse_int64(text, name);
+        if (!base::trim_blanks(text).empty()) {
+          out.response_bytes = checked_wire_bytes(base::parse_int64(text, name), name);
+        }
         break;
       case Column::adapter:
         out.adapter.assign(text);

@@ -146,13 +146,13 @@ void append_jsonl_row(const Request& request, std::string& out) {
     append_number(out, *request.complexity);
   }
   if (request.is_private) out += ",\"private\":true";
-  if (request.request_bytes) {
+  if (request.request_bytes >= 0) {
     append_json_key(out, "request_bytes");
-    append_number(out, *request.request_bytes);
+    append_number(out, request.request_bytes);
   }
-  if (request.response_bytes) {
+  if (request.response_bytes >= 0) {
     append_json_key(out, "response_bytes");
-    append_number(out, *request.response_bytes);
+    append_number(out, request.response_bytes);
   }
   if (!request.adapter.empty()) {
     append_json_key(out, "adapter");
@@ -202,9 +202,9 @@ void append_csv_row(const Request& request, std::string& out) {
   if (request.complexity) append_number(out, *request.complexity);
   out += request.is_private ? ",1" : ",0";
   out += ',';
-  if (request.request_bytes) append_number(out, *request.request_bytes);
+  if (request.request_bytes >= 0) append_number(out, request.request_bytes);
   out += ',';
-  if (request.response_bytes) append_number(out, *request.response_bytes);
+  if (request.response_bytes >= 0) append_number(out, request.response_bytes);
   out += ',';
   append_csv_string(out, request.adapter, "adapter");
 }
