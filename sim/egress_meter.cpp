@@ -1,5 +1,7 @@
 #include "sim/egress_meter.h"
 
+#include <utility>
+
 namespace tidal::sim {
 
 namespace {
@@ -8,9 +10,16 @@ constexpr double kBytesPerGb = 1e9;
 
 }  // namespace
 
-double EgressReport::dollars() const {
-  double sum = 0.0;
-  for (const EgressPoolTotals& pool : by_pool) sum += pool.dollars();
+EgressPoolTotals EgressReport::total() const {
+  EgressPoolTotals sum;
+  for (const EgressPoolTotals& pool : by_pool) {
+    for (auto [to, from] :
+         {std::pair{&sum.request, &pool.request}, std::pair{&sum.response, &pool.response},
+          std::pair{&sum.kv, &pool.kv}}) {
+      to->bytes += from->bytes;
+      to->dollars += from->dollars;
+    }
+  }
   return sum;
 }
 

@@ -34,7 +34,9 @@ struct EgressReport {
   std::vector<EgressPoolTotals> by_pool;  // [num_pools]
   std::vector<EgressFlow> by_link;        // [network links]: bytes that crossed it, its dollars
   std::vector<EgressFlow> by_kv_link;     // [kv_transfer links]
-  double dollars() const;
+  // Every pool's flows added up, pool by pool.
+  EgressPoolTotals total() const;
+  double dollars() const { return total().dollars(); }
 };
 
 class EgressMeter {

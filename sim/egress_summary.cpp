@@ -13,15 +13,9 @@ ojson flow_json(const EgressFlow& flow) {
 }  // namespace
 
 nlohmann::ordered_json egress_summary_json(const Scenario& scenario, const EgressReport& egress) {
-  EgressFlow request, response, kv;
   ojson pools = ojson::array();
   for (size_t p = 0; p < egress.by_pool.size(); ++p) {
     const EgressPoolTotals& pool = egress.by_pool[p];
-    for (auto [sum, flow] : {std::pair{&request, &pool.request},
-                             std::pair{&response, &pool.response}, std::pair{&kv, &pool.kv}}) {
-      sum->bytes += flow->bytes;
-      sum->dollars += flow->dollars;
-    }
     pools.push_back(ojson{{"pool", scenario.pools[p].name},
                           {"dollars", pool.dollars()},
                           {"request", flow_json(pool.request)},
@@ -48,10 +42,11 @@ nlohmann::ordered_json egress_summary_json(const Scenario& scenario, const Egres
                              {"bytes", egress.by_kv_link[l].bytes},
                              {"dollars", egress.by_kv_link[l].dollars}});
   }
-  return ojson{{"dollars", egress.dollars()},
-               {"request", flow_json(request)},
-               {"response", flow_json(response)},
-               {"kv", flow_json(kv)},
+  const EgressPoolTotals total = egress.total();
+  return ojson{{"dollars", total.dollars()},
+               {"request", flow_json(total.request)},
+               {"response", flow_json(total.response)},
+               {"kv", flow_json(total.kv)},
                {"links", links},
                {"kv_links", kv_links},
                {"pools", pools}};

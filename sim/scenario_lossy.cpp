@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "base/input_error.h"
 #include "sim/pool_kv_budget.h"
 
 namespace tidal::sim {

@@ -137,15 +137,10 @@ std::string format_summary_table(const Scenario& scenario, const RunMetrics& m) 
                      base::format_number(100.0 * f.peak_sized_savings.value_or(0.0), 1) + "%"));
   }
   if (m.egress) {
-    double request = 0.0, response = 0.0, kv = 0.0;
-    for (const EgressPoolTotals& pool : m.egress->by_pool) {
-      request += pool.request.dollars;
-      response += pool.response.dollars;
-      kv += pool.kv.dollars;
-    }
+    const EgressPoolTotals total = m.egress->total();
     line(fmt::format("            egress {} (requests {}, answers {}, KV {}), in the cost above",
-                     format_dollars(request + response + kv), format_dollars(request),
-                     format_dollars(response), format_dollars(kv)));
+                     format_dollars(total.dollars()), format_dollars(total.request.dollars),
+                     format_dollars(total.response.dollars), format_dollars(total.kv.dollars)));
   }
   if (f.spot_savings_dollars > 0.0) {
     line(fmt::format(
