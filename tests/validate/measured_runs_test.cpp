@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "base/input_error.h"
+#include "validate/measured_id_layout.h"
 
 namespace tidal::validate {
 namespace {
@@ -97,6 +98,55 @@ TEST(MeasuredRuns, DisaggregatedRowsGiveBothSidesWorkers) {
     EXPECT_EQ(std::string(e.what()),
               bare.string() + ":2: prefill_num_workers: missing column (mode disagg needs it)");
   }
+}
+
+TEST(MeasuredRuns, ColumnsMultipliedByTheIdsExpertParallelismAreReadAsTheIdSays) {
+  const fs::path path = scratch(
+      "ids.csv",
+      std::string(kHeader) +
+          // tp_size 64 = 8 x 8, moe 8 x 8: the id's 8 GPUs with experts over 8.
+          "x_c4_tp8_ep8_920,trtllm,1.1,deepseek-ai/DeepSeek-R1,b200_sxm,fp8,agg,1024,1024,,,"
+          "4,64,1,1,8,8,300,7,4\n"
+          // attention data parallelism 16 = 4 x 4: 4 ranks.
+          "y_c8_tp4_ep4_1,trtllm,1.1,deepseek-ai/DeepSeek-R1,b200_sxm,fp4,agg,1024,1024,,,"
+          "8,1,1,16,4,4,300,7,8\n"
+          // As the id says already: untouched.
+          "z_c4_tp8_ep8_2,trtllm,1.1,deepseek-ai/DeepSeek-R1,b200_sxm,fp8,agg,1024,1024,,,"
+          "4,1,1,8,1,8,300,7,4\n"
+          // tp and attention DP both above 1: which one was multiplied is unclear, untouched.
+          "w_c4_tp4_ep4_3,vllm,0.19,MiniMaxAI/MiniMax-M2.5,h100_sxm,fp8,agg,1024,1024,,,"
+          "4,4,1,4,1,16,300,7,4\n"
+          // No layout in the id: untouched.
+          "v,trtllm,1.1,deepseek-ai/"
+          "DeepSeek-R1,b200_sxm,fp8,agg,1024,1024,,,4,64,1,1,8,8,300,7,4\n");
+  const std::vector<MeasuredRun> runs = read_measured_csv(path.string());
+  ASSERT_EQ(runs.size(), 5u);
+  EXPECT_TRUE(runs[0].layout_from_id);
+  EXPECT_EQ(runs[0].tp, 8);
+  EXPECT_EQ(runs[0].attention_dp, 1);
+  EXPECT_EQ(runs[0].moe_tp, 1);
+  EXPECT_EQ(runs[0].moe_ep, 8);
+  EXPECT_TRUE(runs[1].layout_from_id);
+  EXPECT_EQ(runs[1].tp, 1);
+  EXPECT_EQ(runs[1].attention_dp, 4);
+  EXPECT_EQ(runs[1].moe_tp, 1);
+  EXPECT_EQ(runs[1].moe_ep, 4);
+  for (size_t i : {2u, 3u, 4u}) EXPECT_FALSE(runs[i].layout_from_id) << runs[i].id;
+  EXPECT_EQ(runs[3].tp, 4);
+  EXPECT_EQ(runs[3].attention_dp, 4);
+  EXPECT_EQ(runs[3].moe_ep, 16);
+  EXPECT_EQ(runs[4].tp, 64);
+  EXPECT_EQ(runs[4].moe_tp, 8);
+}
+
+TEST(MeasuredRuns, IdLayoutTags) {
+  const std::optional<IdLayout> a = id_layout("2026_03_25_gpt_oss_120b_c8_tp8_0_ep8_0_1239");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->num_gpus, 8);
+  EXPECT_EQ(a->ep, 8);
+  EXPECT_FALSE(id_layout("qwen_tp2"));
+  EXPECT_FALSE(id_layout("a_tpx_ep2"));
+  EXPECT_FALSE(id_layout("a_tp2x_ep2"));
 }
 
 TEST(MeasuredRuns, BadRowsNameFileLineAndColumn) {
