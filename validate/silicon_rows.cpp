@@ -8,6 +8,7 @@
 #include "base/input_error.h"
 #include "sim/metrics.h"
 #include "sim/simulator.h"
+#include "validate/served_kv_dtype.h"
 
 namespace tidal::validate {
 namespace {
@@ -45,6 +46,9 @@ nlohmann::json pool_json(const MeasuredRun& run, const SiliconOptions& options,
   if (layout.attention_dp > 1) pool["attention_dp"] = layout.attention_dp;
   if (const std::optional<std::string> dtype = weight_dtype_of(run.precision)) {
     pool["weight_dtype"] = *dtype;
+  }
+  if (const std::optional<std::string> kv = served_kv_dtype(run, options.configs_dir)) {
+    pool["kv_dtype"] = *kv;
   }
   if (options.engine_presets) pool["engine"] = run.engine;
   if (options.step_model == "kernel_db") {

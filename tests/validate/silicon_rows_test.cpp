@@ -8,6 +8,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "base/input_error.h"
+#include "validate/served_kv_dtype.h"
+
 namespace tidal::validate {
 namespace {
 
@@ -65,6 +68,63 @@ TEST(SiliconRows, OneClientIsTheSameStaggeredOrNot) {
   EXPECT_EQ(staggered.ttft_ms, lockstep.ttft_ms);
   EXPECT_EQ(staggered.tpot_ms, lockstep.tpot_ms);
   EXPECT_EQ(staggered.num_measured, 6);
+}
+
+// An fp4 row served the NVFP4 checkpoint; where its files declare an FP8 KV cache, vLLM and
+// TensorRT-LLM ran with it, and the row's pool does.
+TEST(SiliconRows, Fp4RowsTakeTheNvfp4CheckpointsKvDtypeOnEnginesThatFollowIt) {
+  const std::string dir = write_config();
+  std::ofstream(fs::path(dir) / "nvidia--small-llama-NVFP4_hf_quant_config.json")
+      << R"({"quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": "FP8"}})";
+  std::ofstream(fs::path(dir) / "nvidia--other-NVFP4_config.json")
+      << R"({"quantization_config": {"quant_method": "modelopt",
+            "kv_cache_scheme": {"num_bits": 8, "type": "float", "dynamic": false}}})";
+  std::ofstream(fs::path(dir) / "nvidia--plain-NVFP4_hf_quant_config.json")
+      << R"({"quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": null}})";
+  std::ofstream(fs::path(dir) / "nvidia--broken-NVFP4_hf_quant_config.json") << "{not json";
+  MeasuredRun run;
+  run.engine = "vllm";
+  run.model = "test/small-llama";
+  run.precision = "fp4";
+  EXPECT_EQ(served_kv_dtype(run, dir), "fp8");
+  run.engine = "trtllm";
+  EXPECT_EQ(served_kv_dtype(run, dir), "fp8");
+  run.engine = "sglang";  // no source says SGLang follows the checkpoint: bf16
+  EXPECT_FALSE(served_kv_dtype(run, dir));
+  run.engine = "vllm";
+  run.precision = "fp8";
+  EXPECT_FALSE(served_kv_dtype(run, dir));
+  run.precision = "fp4";
+  run.model = "org/other";
+  EXPECT_EQ(served_kv_dtype(run, dir), "fp8");
+  run.model = "nvidia/other-NVFP4";  // the row names the NVFP4 checkpoint itself
+  EXPECT_EQ(served_kv_dtype(run, dir), "fp8");
+  run.model = "org/plain";
+  EXPECT_FALSE(served_kv_dtype(run, dir));
+  run.model = "org/absent";
+  EXPECT_FALSE(served_kv_dtype(run, dir));
+  run.model = "org/broken";
+  EXPECT_THROW(served_kv_dtype(run, dir), InputError);
+
+  SiliconOptions options;
+  options.configs_dir = dir;
+  run.id = "row";
+  run.where = "rows.csv:2";
+  run.model = "test/small-llama";
+  run.system = "h100_sxm";
+  run.mode = "agg";
+  run.isl = 512;
+  run.osl = 16;
+  run.concurrency = 2;
+  run.ttft_ms = run.tpot_ms = 1.0;
+  std::string reason;
+  const std::optional<PreparedRow> fp4 = prepare_row(run, options, &reason);
+  ASSERT_TRUE(fp4) << reason;
+  EXPECT_EQ(fp4->scenario.pools.at(0).deployment.kv_dtype, perf::DType::fp8);
+  run.engine = "sglang";
+  const std::optional<PreparedRow> sglang = prepare_row(run, options, &reason);
+  ASSERT_TRUE(sglang) << reason;
+  EXPECT_EQ(sglang->scenario.pools.at(0).deployment.kv_dtype, perf::DType::bf16);
 }
 
 }  // namespace
