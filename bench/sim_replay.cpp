@@ -1,8 +1,8 @@
 // Replays the Azure 2023 conversation trace (19,366 requests over one hour) on 8 replicas of
 // Llama-3-8B on H100 (TP 1, continuous batching) and prints how fast the simulator runs: one
-// JSON line per repetition, then the best. Target: under 0.5 s per run on one core (>= 7,000x
-// real time). Wall and thread CPU time are both printed: on a shared machine wall time also
-// counts other processes. Usage: sim_replay [repetitions=3]
+// JSON line per repetition, then the best. Target (issue 22): under 0.1 s per run on one core
+// (>= 35,000x real time). Wall and thread CPU time are both printed: on a shared machine wall time
+// also counts other processes. Usage: sim_replay [repetitions=3]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -19,6 +19,8 @@
 #include "sim/workload_loader.h"
 
 namespace {
+
+constexpr double kTargetWallS = 0.1;  // issue 22: the Azure hour in 0.1 s (best run)
 
 using Clock = std::chrono::steady_clock;
 
@@ -94,9 +96,9 @@ int main(int argc, char** argv) {
                                      {"trace_load_s", load_s},
                                      {"wall_s", best_wall_s},
                                      {"cpu_s", best_cpu_s},
-                                     {"target_wall_s", 0.5},
-                                     {"meets_target", best_wall_s < 0.5},
-                                     {"meets_target_cpu", best_cpu_s < 0.5}}
+                                     {"target_wall_s", kTargetWallS},
+                                     {"meets_target", best_wall_s < kTargetWallS},
+                                     {"meets_target_cpu", best_cpu_s < kTargetWallS}}
                           .dump()
                           .c_str());
   return 0;
