@@ -28,11 +28,8 @@ std::string write_config() {
   return dir.string();
 }
 
-RowPrediction predict(int64_t concurrency, bool stagger) {
-  SiliconOptions options;
-  options.configs_dir = write_config();
-  options.requests_per_client = 6;
-  options.stagger_clients = stagger;
+// An aggregated vLLM row of the small Llama on H100.
+MeasuredRun small_llama_row(int64_t isl, int64_t osl, int64_t concurrency) {
   MeasuredRun run;
   run.id = "row";
   run.where = "rows.csv:2";
@@ -40,10 +37,19 @@ RowPrediction predict(int64_t concurrency, bool stagger) {
   run.model = "test/small-llama";
   run.system = "h100_sxm";
   run.mode = "agg";
-  run.isl = 2048;
-  run.osl = 64;
+  run.isl = isl;
+  run.osl = osl;
   run.concurrency = concurrency;
   run.ttft_ms = run.tpot_ms = 1.0;
+  return run;
+}
+
+RowPrediction predict(int64_t concurrency, bool stagger) {
+  SiliconOptions options;
+  options.configs_dir = write_config();
+  options.requests_per_client = 6;
+  options.stagger_clients = stagger;
+  const MeasuredRun run = small_llama_row(2048, 64, concurrency);
   std::string reason;
   const std::optional<PreparedRow> row = prepare_row(run, options, &reason);
   EXPECT_TRUE(row) << reason;
@@ -108,15 +114,8 @@ TEST(SiliconRows, Fp4RowsTakeTheNvfp4CheckpointsKvDtypeOnEnginesThatFollowIt) {
 
   SiliconOptions options;
   options.configs_dir = dir;
-  run.id = "row";
-  run.where = "rows.csv:2";
-  run.model = "test/small-llama";
-  run.system = "h100_sxm";
-  run.mode = "agg";
-  run.isl = 512;
-  run.osl = 16;
-  run.concurrency = 2;
-  run.ttft_ms = run.tpot_ms = 1.0;
+  run = small_llama_row(512, 16, 2);
+  run.precision = "fp4";
   std::string reason;
   const std::optional<PreparedRow> fp4 = prepare_row(run, options, &reason);
   ASSERT_TRUE(fp4) << reason;
