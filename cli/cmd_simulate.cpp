@@ -1,5 +1,5 @@
-// `tidal simulate [scenario.json] [--out DIR] [--seed N] [--quiet] [--verbose]`: wiring of sim/
-// to the command line.
+// `tidal simulate [scenario.json] [--out DIR] [--seed N] [--quiet] [--verbose] [--step-by-step]`:
+// wiring of sim/ to the command line.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -19,6 +19,7 @@ void add_simulate_command(CLI::App& app) {
     uint64_t seed = 0;
     bool quiet = false;
     bool verbose = false;
+    bool step_by_step = false;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand(
@@ -34,6 +35,9 @@ void add_simulate_command(CLI::App& app) {
       cmd->add_option("--seed", args->seed, "override the scenario's seed")->check(non_negative);
   cmd->add_flag("--quiet", args->quiet, "no progress bar");
   cmd->add_flag("--verbose", args->verbose, "also print events/s and simulated requests/s");
+  cmd->add_flag("--step-by-step", args->step_by_step,
+                "run every decode step through the scheduler's full update and schedule (slower; "
+                "the outputs must not change)");
   cmd->callback([args, out, seed] {
     sim::SimulateOptions options;
     if (!args->scenario.empty()) options.scenario_path = args->scenario;
@@ -41,6 +45,7 @@ void add_simulate_command(CLI::App& app) {
     if (seed->count() > 0) options.seed = args->seed;
     options.show_progress = !args->quiet;
     options.verbose = args->verbose;
+    options.step_by_step = args->step_by_step;
     // SIGINT / SIGTERM: stop after the event in flight and write nothing (an earlier run in
     // the folder stays); a second signal ends tidal at once (engine/stop_signals.h).
     const engine::StopOnSignals stop_on_signals;

@@ -41,7 +41,7 @@ int32_t Cluster::add_replica(int32_t pool, ReplicaState state) {
   }
   replicas_.push_back(std::make_unique<Replica>(
       index, pool, spec, scenario_.metrics.long_prefill_tokens, seed, remote_tier_,
-      scenario_.slo_classes, work_counters_[static_cast<size_t>(pool)]));
+      scenario_.slo_classes, work_counters_[static_cast<size_t>(pool)], scenario_.step_by_step));
   Replica& r = *replicas_.back();
   r.state = state;
   r.site = pool_sites_[static_cast<size_t>(pool)];

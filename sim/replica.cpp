@@ -39,7 +39,7 @@ std::unique_ptr<kv::TierStore> make_tier_store(const PoolSpec& spec,
 Replica::Replica(int32_t index, int32_t pool, const PoolSpec& spec, int64_t long_prefill_tokens,
                  uint64_t seed, std::shared_ptr<kv::KvTier> remote_tier,
                  std::span<const SloClass> slo_classes,
-                 std::shared_ptr<const perf::StepWorkCounter> work_counter)
+                 std::shared_ptr<const perf::StepWorkCounter> work_counter, bool step_by_step)
     : index_(index),
       pool_(pool),
       num_gpu_blocks_(spec.kv.num_gpu_blocks),
@@ -47,6 +47,7 @@ Replica::Replica(int32_t index, int32_t pool, const PoolSpec& spec, int64_t long
       block_manager_(std::make_unique<kv::BlockManager>(spec.kv)),
       scheduler_(std::make_unique<sched::Scheduler>(spec.scheduler, *block_manager_)),
       step_model_(*spec.step_model),
+      step_by_step_(step_by_step),
       long_prefill_tokens_(long_prefill_tokens),
       speculative_spec_(spec.speculative),
       speculative_(spec.speculative.enabled()),
@@ -214,8 +215,34 @@ void Replica::account_load(const sched::StepPlan& plan, int64_t duration_ns) {
   load_.peak_bytes_seconds += work_counter_->peak_bandwidth_Bps() * seconds;
 }
 
+namespace {
+
+// Requests the scheduler has seen come and go: a plan made before a change is stale.
+int64_t num_changes(const sched::SchedulerStats& stats) {
+  return stats.num_added + stats.num_rejected + stats.num_removed;
+}
+
+}  // namespace
+
+std::span<const sched::RequestEvent> Replica::apply_step(std::span<const sched::SeqOutput> outputs,
+                                                         int64_t now_ns) {
+  if (!step_by_step_ && outputs.empty()) {
+    if (const auto events = scheduler_->repeat_step(now_ns)) {
+      repeated_ = true;
+      repeated_at_num_changes_ = num_changes(scheduler_->stats());
+      return *events;
+    }
+  }
+  return scheduler_->update(outputs, now_ns);
+}
+
 int64_t Replica::plan_step(int64_t now_ns, std::span<const Request> requests) {
-  const sched::StepPlan& plan = scheduler_->schedule(now_ns);
+  if (repeated_ && num_changes(scheduler_->stats()) != repeated_at_num_changes_) {
+    throw std::logic_error(
+        "sim::Replica: a request came or went between a repeated step and its plan");
+  }
+  const sched::StepPlan& plan = repeated_ ? scheduler_->plan() : scheduler_->schedule(now_ns);
+  repeated_ = false;
   plan_ = &plan;
   if (plan.empty()) return -1;
   work_.resize(plan.seqs.size());

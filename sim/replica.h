@@ -54,11 +54,13 @@ class Replica {
   // `slo_classes` are the scenario's (Scenario::slo_classes), which the pool's
   // speculative.acceptance_by_class names; `work_counter` prices its steps' roofline work (its
   // pool's, shared by the pool's replicas of one run; null: the replica makes its own, or has
-  // none when make_work_counter gives none).
+  // none when make_work_counter gives none); `step_by_step` turns off repeated decode steps
+  // (apply_step), for validating them.
   Replica(int32_t index, int32_t pool, const PoolSpec& spec, int64_t long_prefill_tokens = 0,
           uint64_t seed = 0, std::shared_ptr<kv::KvTier> remote_tier = nullptr,
           std::span<const SloClass> slo_classes = {},
-          std::shared_ptr<const perf::StepWorkCounter> work_counter = nullptr);
+          std::shared_ptr<const perf::StepWorkCounter> work_counter = nullptr,
+          bool step_by_step = false);
   // The roofline work counter of a pool's steps; null when its model or GPU has no figures to
   // count by (e.g. a profile-only pool). Not thread-safe (it remembers work between calls).
   static std::shared_ptr<const perf::StepWorkCounter> make_work_counter(const PoolSpec& spec);
@@ -87,9 +89,15 @@ class Replica {
   // (compute plus KV swap copies). Returns the duration in ns (>= 1), or -1 when the plan is
   // empty. The plan stays readable through plan() until the step is applied.
   // `requests` are the run's requests by id (read for their LoRA adapters when the pool has
-  // `lora`).
+  // `lora`). After an apply_step() that repeated the step, the scheduler has planned it already;
+  // nothing may be added to or removed from the scheduler in between (std::logic_error).
   int64_t plan_step(int64_t now_ns, std::span<const Request> requests = {});
   const sched::StepPlan& plan() const { return *plan_; }
+  // Applies the planned step, which ended at `now_ns`: Scheduler::update(outputs, now_ns), or,
+  // when the next step repeats this one (Scheduler::repeat_step; not with step_by_step or
+  // speculative outputs), the update and the next step's plan at once. Returns the events.
+  std::span<const sched::RequestEvent> apply_step(std::span<const sched::SeqOutput> outputs,
+                                                  int64_t now_ns);
   // What the planned step produced per sequence, for Scheduler::update: empty without
   // speculative decoding (one token per sampling sequence), else accepted lengths drawn from
   // the acceptance model, aligned with plan().seqs. Call once per step. `request_class` maps a
@@ -150,6 +158,11 @@ class Replica {
 
   const perf::StepTimeModel& step_model_;
   const sched::StepPlan* plan_ = nullptr;
+  bool step_by_step_;
+  // apply_step repeated the step: the scheduler's plan is the next one, made when the
+  // scheduler had seen this many requests added and removed.
+  bool repeated_ = false;
+  int64_t repeated_at_num_changes_ = 0;
   std::vector<perf::SeqWork> work_;        // [num scheduled seqs] reused every step
   std::vector<perf::SeqWork> short_work_;  // [num scheduled seqs] work_ less long prefills
   std::vector<int64_t> new_tokens_;        // [num scheduled seqs]

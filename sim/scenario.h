@@ -368,6 +368,10 @@ struct Scenario {
   std::vector<SloClass> slo_classes;  // sorted by name, one per slo_class in use
   // `priorities`: slo_class -> Request::priority for requests whose trace gives none.
   std::map<std::string, int32_t> priorities;
+  // Not a scenario key: `tidal simulate --step-by-step` runs every decode step through the
+  // scheduler's update() and schedule() instead of repeating it (sched::Scheduler::repeat_step),
+  // to check that both give the same outputs.
+  bool step_by_step = false;
 
   int32_t num_replicas() const;
   // Some network link or kv_transfer link has a non-zero egress_per_gb: the run meters

@@ -41,6 +41,7 @@ std::string run_simulate_command(const SimulateOptions& options) {
   Scenario scenario =
       options.scenario_path ? load_scenario_file(*options.scenario_path) : load_default_scenario();
   if (options.seed) scenario.set_seed(*options.seed);
+  scenario.step_by_step = options.step_by_step;
   if (options.out_dir && options.out_dir->empty()) {
     throw InputError("--out: must name a folder (got an empty path)");
   }

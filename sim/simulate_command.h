@@ -15,6 +15,7 @@ struct SimulateOptions {
   std::optional<uint64_t> seed;              // overrides the scenario's seed
   bool show_progress = true;                 // a progress bar on a terminal for long runs
   bool verbose = false;                      // also a line with events/s and requests/s
+  bool step_by_step = false;                 // no repeated decode steps (Scenario::step_by_step)
   // Non-zero (a signal's number) stops the run after the event in flight; no folder is written
   // and an earlier run there stays as it was. Null: never stops.
   const std::atomic<int>* stop_signal = nullptr;

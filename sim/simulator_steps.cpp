@@ -83,7 +83,7 @@ void Simulator::on_step_end(int32_t index, int64_t now) {
     charge_[k] -= done;
     replica.num_outstanding_tokens -= done;
   }
-  const std::span<const sched::RequestEvent> events = replica.scheduler().update(outputs, now);
+  const std::span<const sched::RequestEvent> events = replica.apply_step(outputs, now);
   // The engine's front end detokenizes a step's tokens before streaming them.
   const int64_t detokenize_ns =
       fleet::seconds_to_ns(cluster_.pool_of(index).detokenize_per_token_s());

@@ -30,6 +30,9 @@ class BatchPolicy {
   virtual void plan_step(SchedulerCore& core, int64_t now_ns) = 0;
   // Earliest time a step could start without new arrivals, or Scheduler::kNoWakeup.
   virtual int64_t next_wakeup_ns(const SchedulerCore& core) const = 0;
+  // Whether a step may admit a waiting request while requests are running (false for a policy
+  // that admits only between batches).
+  virtual bool admits_beside_running() const { return true; }
 };
 
 // `config.policy` must be one of batch_policy_names() (validate() checks it); logic_error else.

@@ -78,6 +78,10 @@ void SchedulerCore::begin_step(int64_t now_ns) {
   num_budget_tokens_left_ = config_.max_num_batched_tokens;
   // The running requests' adapters (SGLang's rule, scheduler.py: a new request's adapter must
   // fit beside the running batch's), so that no step, prefill or decode, holds more.
+  note_running_adapters();
+}
+
+void SchedulerCore::note_running_adapters() {
   step_adapters_.clear();
   if (config_.max_loras_per_batch > 0) {
     for (const int32_t slot : running_) note_adapter(state(slot));

@@ -109,6 +109,14 @@ class SchedulerCore {
   // ---- update ------------------------------------------------------------------------------
   std::span<const RequestEvent> update(std::span<const SeqOutput> outputs);
 
+  // ---- repeated decode steps (sched_repeat.cpp) ----------------------------------------------
+  // update() with one token per sequence and the next begin_step .. finish_step in one pass,
+  // when that next step schedules the same running requests one token further: see
+  // Scheduler::repeat_step. `policy_admits` says whether the batching policy could admit a
+  // waiting request into the next step. nullopt, changing nothing, when the step is no repeat.
+  std::optional<std::span<const RequestEvent>> repeat_step(int64_t now_ns, bool policy_admits);
+  const StepPlan& plan() const { return plan_; }
+
   // ---- queries -----------------------------------------------------------------------------
   int64_t num_waiting() const { return waiting_->size(); }
   int64_t num_running() const { return static_cast<int64_t>(running_.size()); }
@@ -163,6 +171,9 @@ class SchedulerCore {
   // Whether a step holding step_adapters_ may also take `st` (always without a LoRA limit).
   bool adapter_fits(const SeqState& st) const;
   void note_adapter(const SeqState& st);  // `st` was scheduled: its adapter joins the step
+  void note_running_adapters();           // the running requests' adapters join the step
+  // Whether the pending plan's next step is a repeat of it (repeat_step).
+  bool repeats_pending_plan(bool policy_admits) const;
 
   SchedulerConfig config_;
   kv::BlockManager& kv_;

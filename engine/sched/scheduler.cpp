@@ -46,6 +46,21 @@ std::span<const RequestEvent> Scheduler::update(std::span<const SeqOutput> outpu
   return core_->update(outputs);
 }
 
+std::optional<std::span<const RequestEvent>> Scheduler::repeat_step(int64_t now_ns) {
+  if (now_ns < step_start_ns_) {
+    throw std::logic_error("sched::Scheduler: repeat_step() at " + std::to_string(now_ns) +
+                           " ns, before its step started at " + std::to_string(step_start_ns_));
+  }
+  std::optional<std::span<const RequestEvent>> events =
+      core_->repeat_step(now_ns, policy_->admits_beside_running());
+  if (events) step_start_ns_ = now_ns;
+  return events;
+}
+
+const StepPlan& Scheduler::plan() const {
+  return core_->plan();
+}
+
 void Scheduler::set_spec_tokens(int64_t request_id, int32_t num_spec_tokens) {
   core_->set_spec_tokens(request_id, num_spec_tokens);
 }

@@ -4,6 +4,9 @@
 //   ... execute the plan (simulate its duration, or run it) ...
 //   std::span<const RequestEvent> events = scheduler.update(outputs, end_ns);
 //
+// (repeat_step(end_ns) does update() and the next schedule() at once for the common decode step
+// that only moves every running request one token on.)
+//
 // There is no prefill or decode phase: each request has num_computed_tokens catching up with
 // the tokens it needs (prompt + generated + speculative), under a per-step token budget
 // (vLLM v1 style). The batching policy (static | continuous | chunked_prefill | prefill_first),
@@ -93,6 +96,18 @@ class Scheduler {
   // tokens — or aligned with plan.seqs. Returns one event per scheduled sequence, valid until
   // the next update(). Finished requests release their blocks and leave the scheduler.
   std::span<const RequestEvent> update(std::span<const SeqOutput> outputs, int64_t now_ns);
+
+  // update() with one token per sequence followed by schedule(now_ns), in one pass, for the
+  // common step that schedules the same running requests again one token further: no sequence
+  // finishes, needs a new KV block or fills a block for the prefix cache, none is swapped out,
+  // no offload tiers or speculative tokens, and the batching policy would admit no waiting
+  // request. Returns update()'s events (valid until the next update() or repeat_step()) and
+  // leaves plan() the next step's plan, the same state the two calls leave; nullopt, changing
+  // nothing, when the next step is not such a repeat (then call update() and schedule()).
+  // Same time rule as update().
+  std::optional<std::span<const RequestEvent>> repeat_step(int64_t now_ns);
+  // The last plan made (by schedule() or repeat_step()).
+  const StepPlan& plan() const;
 
   // Speculative tokens for this request's next decode step, overriding
   // config.num_speculative_tokens once (0 <= k <= config.num_speculative_tokens). The

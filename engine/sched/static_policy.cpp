@@ -27,6 +27,8 @@ class StaticPolicy final : public BatchPolicy {
     }
   }
 
+  bool admits_beside_running() const override { return false; }
+
   int64_t next_wakeup_ns(const SchedulerCore& core) const override {
     if (batch_active(core) || core.num_waiting() == 0 || core.num_waiting() >= batch_size_) {
       return Scheduler::kNoWakeup;
