@@ -4,6 +4,7 @@
 #include <bit>
 #include <cassert>
 #include <cmath>
+#include <cstddef>
 
 namespace tidal::sim {
 namespace {
@@ -50,6 +51,7 @@ void SampleSet::add(double seconds) {
   }
   if (!samples_.empty() && seconds < samples_.back()) sorted_ = false;
   samples_.push_back(seconds);
+  partition_ = 0;  // a selection's order no longer holds
   if (count_ > kExactLimit) spill_to_histogram();
 }
 
@@ -64,11 +66,22 @@ double SampleSet::percentile(double p) {
   assert(count_ > 0);
   const int64_t k = traces::nearest_rank_position(p, count_);
   if (bins_.empty()) {
+    const auto position = static_cast<size_t>(k - 1);
+    if (!sorted_ && num_selections_ < kMaxSelections) {
+      // Select instead of sorting: linear time, where a sort of every token's gap took a fifth
+      // of a plan search. Within the part above the last selection when the queries ascend.
+      const size_t from = position >= partition_ ? partition_ : 0;
+      std::nth_element(samples_.begin() + static_cast<std::ptrdiff_t>(from),
+                       samples_.begin() + static_cast<std::ptrdiff_t>(position), samples_.end());
+      partition_ = position;
+      ++num_selections_;
+      return samples_[position];
+    }
     if (!sorted_) {
       std::sort(samples_.begin(), samples_.end());
       sorted_ = true;
     }
-    return samples_[static_cast<size_t>(k - 1)];
+    return samples_[position];
   }
   int64_t seen = 0;
   for (size_t b = 0; b < kNumBins; ++b) {

@@ -31,16 +31,24 @@ class SampleSet {
   int64_t count() const { return count_; }
   bool exact() const { return bins_.empty(); }
 
-  // Nearest-rank percentile, p in (0, 100]. Requires count() > 0. Sorts the samples lazily.
+  // Nearest-rank percentile, p in (0, 100]. Requires count() > 0. The first kMaxSelections
+  // queries select the sample (std::nth_element, linear time; ascending queries look only above
+  // the previous one); later ones sort the samples once.
   double percentile(double p);
   LatencySummary summarize();
 
  private:
   void spill_to_histogram();
 
+  static constexpr int kMaxSelections = 4;  // p50, p90, p99 and one more before a sort pays
+
   std::vector<double> samples_;  // [count_] while exact(); empty afterwards
   std::vector<int64_t> bins_;    // [num bins] counts, empty while exact()
   bool sorted_ = true;
+  // After a selection: samples_[i] <= samples_[partition_] <= samples_[j] for i < partition_ < j
+  // (0 when no selection holds).
+  size_t partition_ = 0;
+  int num_selections_ = 0;
   int64_t count_ = 0;
   double sum_ = 0.0;
   double min_ = 0.0;

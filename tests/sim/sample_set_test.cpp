@@ -35,6 +35,33 @@ TEST(SampleSet, SummaryOfUnsortedSamples) {
   EXPECT_TRUE(s.exact());
 }
 
+// Percentiles by selection (the first queries) and by sort (later ones) are the sorted
+// samples' nearest ranks, whatever the order of the queries and with samples added between.
+TEST(SampleSet, SelectedPercentilesEqualTheSortedSamples) {
+  std::mt19937_64 rng(7);
+  std::vector<double> values;
+  SampleSet s;
+  const auto add = [&](int n) {
+    for (int i = 0; i < n; ++i) {
+      const double v = static_cast<double>(rng() % 1000) * 1e-3;  // many ties
+      values.push_back(v);
+      s.add(v);
+    }
+  };
+  const auto expect_percentile = [&](double p) {
+    std::vector<double> sorted = values;
+    std::sort(sorted.begin(), sorted.end());
+    const int64_t k = traces::nearest_rank_position(p, static_cast<int64_t>(sorted.size()));
+    EXPECT_EQ(s.percentile(p), sorted[static_cast<size_t>(k - 1)]) << "p" << p;
+  };
+  add(5000);
+  for (double p : {50.0, 90.0, 10.0}) expect_percentile(p);  // selections: ascending, then below
+  add(3000);
+  expect_percentile(99.0);  // the last selection, on samples added since the others
+  // Past the selections: sorted.
+  for (double p : {99.9, 1.0, 50.0, 75.0, 100.0, 0.01}) expect_percentile(p);
+}
+
 TEST(SampleSet, EmptySummaryIsZero) {
   SampleSet s;
   const LatencySummary sum = s.summarize();
