@@ -110,8 +110,8 @@ class SchedulerCore {
   std::span<const RequestEvent> update(std::span<const SeqOutput> outputs);
 
   // ---- repeated decode steps (sched_repeat.cpp) ----------------------------------------------
-  // update() with one token per sequence and the next begin_step .. finish_step in one pass,
-  // when that next step schedules the same running requests one token further: see
+  // update() with one token per sequence and the next begin_step .. finish_step at once, when
+  // that next step schedules the same running requests one token further: see
   // Scheduler::repeat_step. `policy_admits` says whether the batching policy could admit a
   // waiting request into the next step. nullopt, changing nothing, when the step is no repeat.
   std::optional<std::span<const RequestEvent>> repeat_step(int64_t now_ns, bool policy_admits);
@@ -174,6 +174,8 @@ class SchedulerCore {
   void note_running_adapters();           // the running requests' adapters join the step
   // Whether the pending plan's next step is a repeat of it (repeat_step).
   bool repeats_pending_plan(bool policy_admits) const;
+  // Offers the request's newly filled blocks to the prefix cache (with prefix caching).
+  void cache_full_blocks(SeqState& st);
 
   SchedulerConfig config_;
   kv::BlockManager& kv_;

@@ -89,13 +89,21 @@ void SchedulerCore::set_spec_tokens(int64_t request_id, int32_t num_spec_tokens)
   state(slot).spec_override = num_spec_tokens;
 }
 
+void SchedulerCore::cache_full_blocks(SeqState& st) {
+  const int64_t num_full_blocks = st.num_computed_tokens / kv_.block_size();
+  if (prefix_caching_ && num_full_blocks > st.num_cached_blocks) {
+    kv::extend_private_block_hashes(st.request_id, 0, num_full_blocks, st.block_hashes);
+    kv_.cache_blocks(st.request_id, st.block_hashes, num_full_blocks);
+    st.num_cached_blocks = num_full_blocks;
+  }
+}
+
 std::span<const RequestEvent> SchedulerCore::update(std::span<const SeqOutput> outputs) {
   events_.clear();
   if (!plan_pending_) return events_;
   plan_pending_ = false;
   require(outputs.empty() || outputs.size() == plan_.seqs.size(),
           "update() outputs not aligned with the plan");
-  const int64_t block_size = kv_.block_size();
   bool any_finished = false;
   for (size_t i = 0; i < plan_.seqs.size(); ++i) {
     const ScheduledSeq& seq = plan_.seqs[i];
@@ -125,12 +133,7 @@ std::span<const RequestEvent> SchedulerCore::update(std::span<const SeqOutput> o
       require(outputs.empty() || outputs[i].num_accepted_tokens == 0,
               "tokens reported for a sequence that does not sample");
     }
-    const int64_t num_full_blocks = st.num_computed_tokens / block_size;
-    if (prefix_caching_ && num_full_blocks > st.num_cached_blocks) {
-      kv::extend_private_block_hashes(st.request_id, 0, num_full_blocks, st.block_hashes);
-      kv_.cache_blocks(seq.request_id, st.block_hashes, num_full_blocks);
-      st.num_cached_blocks = num_full_blocks;
-    }
+    cache_full_blocks(st);
     event.finished = st.num_output_tokens >= st.num_target_output_tokens;
     event.num_preemptions = st.num_preemptions;
     event.num_prefix_hit_tokens = st.num_first_prefix_hit_tokens;

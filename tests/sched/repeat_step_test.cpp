@@ -234,13 +234,38 @@ TEST(RepeatStep, RepeatsUntilAFinishIsNext) {
   EXPECT_TRUE(one.s.update({}, 30)[0].finished);
 }
 
-TEST(RepeatStep, RefusesWhenTheNextTokenNeedsABlock) {
+TEST(RepeatStep, GrowsIntoANewBlockAsScheduleWould) {
   OneRequest one(15, 4);  // its first decode computes token 16; token 17 needs a second block
   const int64_t num_free_blocks = one.kv.num_free_blocks();
-  EXPECT_FALSE(one.s.repeat_step(20).has_value());
-  EXPECT_EQ(one.kv.num_free_blocks(), num_free_blocks);
-  EXPECT_EQ(one.s.stats().num_steps, 2);
-  EXPECT_EQ(one.s.update({}, 20)[0].num_new_output_tokens, 1);
+  ASSERT_TRUE(one.s.repeat_step(20).has_value());
+  EXPECT_EQ(one.kv.num_free_blocks(), num_free_blocks - 1);
+  EXPECT_EQ(one.s.block_table(1).size(), 2u);
+  EXPECT_EQ(one.s.plan().seqs[0].num_context_tokens, 16);
+}
+
+TEST(RepeatStep, RefusesWhenGrowingWouldPreempt) {
+  // Three blocks: A (15-token prompt) and B (16) take one each; B's first decode takes the
+  // third; A's second decode then needs a block only preempting B can free.
+  kv::BlockManager kv(kv_pool(3));
+  Scheduler s(SchedulerConfig{}, kv);
+  Request a;
+  a.id = 1;
+  a.prompt_tokens = 15;
+  a.output_tokens = 4;
+  Request b = a;
+  b.id = 2;
+  b.prompt_tokens = 16;
+  b.output_tokens = 3;
+  ASSERT_EQ(s.add_request(a, 0), RejectReason::none);
+  ASSERT_EQ(s.add_request(b, 0), RejectReason::none);
+  ASSERT_EQ(s.schedule(0).seqs.size(), 2u);
+  s.update({}, 10);
+  s.schedule(10);
+  EXPECT_EQ(kv.num_free_blocks(), 0);
+  EXPECT_FALSE(s.repeat_step(20).has_value());
+  EXPECT_EQ(s.stats().num_steps, 2);
+  s.update({}, 20);
+  EXPECT_EQ(s.schedule(20).preempted.size(), 1u);  // what the repeat would have had to do
 }
 
 }  // namespace
