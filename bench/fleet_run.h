@@ -41,7 +41,9 @@ struct FleetRun {
 
 // Targets of issue 22: under 60 s on one core and 2 GB of peak RSS.
 // A scenario the arguments made impossible (e.g. a duration of 0) prints its message and exits 2.
-inline FleetRun run_fleet_bench(const std::string& name, const nlohmann::json& scenario_json) {
+// `step_by_step`: no repeated decode steps (sim::Scenario::step_by_step), to time what they save.
+inline FleetRun run_fleet_bench(const std::string& name, const nlohmann::json& scenario_json,
+                                bool step_by_step = false) {
   std::optional<sim::Scenario> parsed;
   std::optional<sim::RequestTable> loaded;
   auto wall_start = std::chrono::steady_clock::now();
@@ -55,6 +57,7 @@ inline FleetRun run_fleet_bench(const std::string& name, const nlohmann::json& s
     std::fprintf(stderr, "%s\n", e.what());  // names the bench's scenario
     std::exit(2);
   }
+  parsed->step_by_step = step_by_step;
   const sim::Scenario& scenario = *parsed;
   sim::RequestTable table = std::move(*loaded);
   const double load_s = thread_cpu_seconds() - cpu_start;
@@ -67,6 +70,7 @@ inline FleetRun run_fleet_bench(const std::string& name, const nlohmann::json& s
   getrusage(RUSAGE_SELF, &usage);
   nlohmann::ordered_json line = {
       {"bench", name},
+      {"step_by_step", step_by_step},
       {"simulated_s", m.duration_s},
       {"num_requests", m.num_requests},
       {"num_finished", m.num_finished},

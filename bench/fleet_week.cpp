@@ -6,7 +6,7 @@
 // requests, each autoscaled on target concurrency with snapshot cold starts: "on_demand" (2 to
 // 48 replicas) and "spot" (1 to 32 replicas, interrupted every 6 h on average with 2 min of
 // notice). Targets (issue 22): under 60 s on one core, under 2 GB of peak RSS.
-// Usage: fleet_week [duration_s=604800]
+// Usage: fleet_week [duration_s=604800] [step_by_step=0] (1: no repeated decode steps)
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
@@ -83,10 +83,11 @@ nlohmann::json week_scenario(double duration_s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const double duration_s = tidal::bench::positional_number(
-      argc, argv, 1, 604800.0, "usage: fleet_week [duration_s=604800]");
+  constexpr const char* kUsage = "usage: fleet_week [duration_s=604800] [step_by_step=0]";
+  const double duration_s = tidal::bench::positional_number(argc, argv, 1, 604800.0, kUsage);
+  const int step_by_step = tidal::bench::positional_number(argc, argv, 2, 0, kUsage);
   tidal::bench::FleetRun run =
-      tidal::bench::run_fleet_bench("fleet_week", week_scenario(duration_s));
+      tidal::bench::run_fleet_bench("fleet_week", week_scenario(duration_s), step_by_step != 0);
   run.line["peak_replicas"] = run.metrics.fleet.peak_replicas;
   std::printf("%s\n", run.line.dump().c_str());
   return 0;
