@@ -97,14 +97,15 @@ class Scheduler {
   // the next update(). Finished requests release their blocks and leave the scheduler.
   std::span<const RequestEvent> update(std::span<const SeqOutput> outputs, int64_t now_ns);
 
-  // update() with one token per sequence followed by schedule(now_ns), in one pass, for the
-  // common step that schedules the same running requests again one token further: no sequence
-  // finishes, needs a new KV block or fills a block for the prefix cache, none is swapped out,
-  // no offload tiers or speculative tokens, and the batching policy would admit no waiting
-  // request. Returns update()'s events (valid until the next update() or repeat_step()) and
-  // leaves plan() the next step's plan, the same state the two calls leave; nullopt, changing
-  // nothing, when the next step is not such a repeat (then call update() and schedule()).
-  // Same time rule as update().
+  // update() with one token per sequence followed by schedule(now_ns), at once, for the common
+  // step that schedules the same running requests again one token further: no sequence
+  // finishes, the free blocks cover every sequence whose next token needs a new one (no
+  // preemption), nothing is swapped out, no offload tiers or speculative tokens, and the batching
+  // policy could admit no waiting request (docs/scheduler.md, "Repeated decode steps"). Returns
+  // update()'s events (valid until the next update() or repeat_step()) and leaves plan() the
+  // next step's plan, the same state the two calls leave; nullopt, changing nothing, when the
+  // next step is not such a repeat (then call update() and schedule()). Same time rule as
+  // update().
   std::optional<std::span<const RequestEvent>> repeat_step(int64_t now_ns);
   // The last plan made (by schedule() or repeat_step()).
   const StepPlan& plan() const;

@@ -23,6 +23,7 @@ namespace {
 
 using testing::kv_pool;
 using testing::make_workload;
+using testing::request;
 
 struct Case {
   std::string policy;
@@ -203,11 +204,7 @@ TEST(RepeatStep, AgreesWithUpdateAndScheduleUnderEveryPolicy) {
 // One request through its prompt step and decodes on a fresh scheduler.
 struct OneRequest {
   explicit OneRequest(int64_t prompt_tokens, int64_t output_tokens) : kv(kv_pool(100)), s({}, kv) {
-    Request r;
-    r.id = 1;
-    r.prompt_tokens = prompt_tokens;
-    r.output_tokens = output_tokens;
-    EXPECT_EQ(s.add_request(r, 0), RejectReason::none);
+    EXPECT_EQ(s.add_request(request(1, prompt_tokens, output_tokens), 0), RejectReason::none);
     s.schedule(0);
     EXPECT_FALSE(s.repeat_step(10).has_value()) << "a prompt step is no repeat";
     EXPECT_EQ(s.stats().num_steps, 1);
@@ -248,16 +245,8 @@ TEST(RepeatStep, RefusesWhenGrowingWouldPreempt) {
   // third; A's second decode then needs a block only preempting B can free.
   kv::BlockManager kv(kv_pool(3));
   Scheduler s(SchedulerConfig{}, kv);
-  Request a;
-  a.id = 1;
-  a.prompt_tokens = 15;
-  a.output_tokens = 4;
-  Request b = a;
-  b.id = 2;
-  b.prompt_tokens = 16;
-  b.output_tokens = 3;
-  ASSERT_EQ(s.add_request(a, 0), RejectReason::none);
-  ASSERT_EQ(s.add_request(b, 0), RejectReason::none);
+  ASSERT_EQ(s.add_request(request(1, 15, 4), 0), RejectReason::none);
+  ASSERT_EQ(s.add_request(request(2, 16, 3), 0), RejectReason::none);
   ASSERT_EQ(s.schedule(0).seqs.size(), 2u);
   s.update({}, 10);
   s.schedule(10);
