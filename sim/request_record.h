@@ -22,12 +22,13 @@ struct RequestRecord {
   int64_t num_output_tokens_done = 0;
   int64_t num_prefix_hit_tokens = 0;  // prompt tokens served from the prefix cache
   int64_t max_itl_ns = 0;             // largest gap between two consecutive output tokens
-  int32_t replica = -1;               // replica the router chose, -1 when never routed
+  int64_t network_ns = 0;             // one-way client -> serving region latency (last replica)
+  double hol_delay_s = 0.0;           // its steps' stretch by co-scheduled long prefills
+  double hol_caused_s = 0.0;          // stretch its own long prefill chunks caused others
+  // The 4-byte fields side by side: 184 bytes per request of a run instead of 192.
+  int32_t replica = -1;  // replica the router chose, -1 when never routed
   int32_t num_preemptions = 0;
-  int32_t num_requeues = 0;   // times a spot interruption sent it back to the router
-  int64_t network_ns = 0;     // one-way client -> serving region latency (last replica)
-  double hol_delay_s = 0.0;   // its steps' stretch by co-scheduled long prefills
-  double hol_caused_s = 0.0;  // stretch its own long prefill chunks caused others
+  int32_t num_requeues = 0;  // times a spot interruption sent it back to the router
   // Disaggregated serving (docs/fleet.md): its prefill replica is `replica`; once that produced
   // the first token, its KV moves to `decode_replica` (-1 until one is chosen).
   int32_t decode_replica = -1;
