@@ -1,6 +1,6 @@
 // Cost of the shared scheduler per step, as the simulator pays it: a closed loop of
-// schedule() / update() with a fixed step time, no step-time model. Prints one JSON line per
-// figure:
+// schedule() / update() with a fixed step time, no step-time model, and again with repeat_step()
+// where it applies (as the simulator runs). Prints one JSON line per figure:
 //   {"bench":"sched_step","load":"offline"|"online",...}   ns per step and per scheduled seq
 // Rates use the thread's CPU time (the benchmark machine is often shared); wall time is shown.
 //   {"bench":"kv_block_manager",...}                         allocate/free/prefix ops per second
@@ -12,7 +12,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
+#include <optional>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,7 @@ using tidal::Request;
 using tidal::kv::BlockManager;
 using tidal::kv::BlockManagerConfig;
 using tidal::sched::RejectReason;
+using tidal::sched::RequestEvent;
 using tidal::sched::Scheduler;
 using tidal::sched::SchedulerConfig;
 using tidal::sched::SeqOutput;
@@ -78,8 +81,11 @@ struct LoopResult {
 };
 
 // Replays `requests` through one scheduler; each step takes `step_ns` of simulated time.
+// Requests arriving during a step are added before it ends, as the simulator delivers them. With
+// `repeat`, a step that Scheduler::repeat_step can repeat is applied and planned by it, as the
+// simulator does; the plans are the same either way.
 LoopResult run_loop(const SchedulerConfig& config, const std::vector<Request>& requests,
-                    int64_t step_ns) {
+                    int64_t step_ns, bool repeat) {
   BlockManagerConfig kv_config;
   kv_config.num_gpu_blocks = 28000;
   kv_config.num_cpu_blocks = 4000;
@@ -91,12 +97,17 @@ LoopResult run_loop(const SchedulerConfig& config, const std::vector<Request>& r
   const double start_cpu = thread_cpu_seconds();
   size_t next = 0;
   int64_t now = 0;
-  while (next < requests.size() || scheduler.has_unfinished()) {
+  bool planned = false;  // repeat_step planned this step
+  const auto add_arrivals = [&] {
     while (next < requests.size() && std::llround(requests[next].arrival_s * 1e9) <= now) {
       if (scheduler.add_request(requests[next], now) != RejectReason::none) ++result.num_finished;
       ++next;
     }
-    const StepPlan& plan = scheduler.schedule(now);
+  };
+  while (next < requests.size() || scheduler.has_unfinished()) {
+    add_arrivals();
+    const StepPlan& plan = planned ? scheduler.plan() : scheduler.schedule(now);
+    planned = false;
     if (plan.empty()) {
       int64_t wake = scheduler.next_wakeup_ns();
       if (next < requests.size()) {
@@ -113,9 +124,12 @@ LoopResult run_loop(const SchedulerConfig& config, const std::vector<Request>& r
     ++result.num_steps;
     result.num_seqs += static_cast<int64_t>(plan.seqs.size());
     now += step_ns;
-    for (const auto& event : scheduler.update(outputs, now)) {
-      result.num_finished += event.finished ? 1 : 0;
-    }
+    add_arrivals();
+    std::optional<std::span<const RequestEvent>> events;
+    if (repeat && config.num_speculative_tokens == 0) events = scheduler.repeat_step(now);
+    planned = events.has_value();
+    if (!planned) events = scheduler.update(outputs, now);
+    for (const RequestEvent& event : *events) result.num_finished += event.finished ? 1 : 0;
   }
   result.seconds = thread_cpu_seconds() - start_cpu;
   result.wall_seconds =
@@ -124,15 +138,16 @@ LoopResult run_loop(const SchedulerConfig& config, const std::vector<Request>& r
 }
 
 void bench_steps(const char* load, const SchedulerConfig& config,
-                 const std::vector<Request>& requests, int64_t step_ns) {
-  const LoopResult r = run_loop(config, requests, step_ns);
+                 const std::vector<Request>& requests, int64_t step_ns, bool repeat) {
+  const LoopResult r = run_loop(config, requests, step_ns, repeat);
   std::printf(
       "{\"bench\":\"sched_step\",\"load\":\"%s\",\"policy\":\"%s\",\"num_speculative_tokens\":%d,"
-      "\"num_requests\":%zu,\"num_finished\":%lld,\"num_steps\":%lld,\"mean_batch\":%.2f,"
+      "\"repeat_step\":%s,\"num_requests\":%zu,\"num_finished\":%lld,\"num_steps\":%lld,\"mean_"
+      "batch\":%.2f,"
       "\"cpu_seconds\":%.4f,\"wall_seconds\":%.4f,\"ns_per_step\":%.1f,\"ns_per_seq\":%.1f,"
       "\"steps_per_s\":%.0f}\n",
-      load, config.policy.c_str(), config.num_speculative_tokens, requests.size(),
-      static_cast<long long>(r.num_finished), static_cast<long long>(r.num_steps),
+      load, config.policy.c_str(), config.num_speculative_tokens, repeat ? "true" : "false",
+      requests.size(), static_cast<long long>(r.num_finished), static_cast<long long>(r.num_steps),
       static_cast<double>(r.num_seqs) / static_cast<double>(r.num_steps), r.seconds, r.wall_seconds,
       1e9 * r.seconds / static_cast<double>(r.num_steps),
       1e9 * r.seconds / static_cast<double>(r.num_seqs),
@@ -188,12 +203,14 @@ int main() {
     SchedulerConfig config;
     config.policy = policy;
     if (config.policy == "chunked_prefill") config.max_num_batched_tokens = 2048;
-    bench_steps("offline", config, offline, 30000000);
-    bench_steps("online", config, online, 10000000);
+    for (const bool repeat : {false, true}) {
+      bench_steps("offline", config, offline, 30000000, repeat);
+      bench_steps("online", config, online, 10000000, repeat);
+    }
   }
   SchedulerConfig spec;
   spec.num_speculative_tokens = 4;
-  bench_steps("offline", spec, offline, 30000000);
+  bench_steps("offline", spec, offline, 30000000, false);
   bench_block_manager();
   return 0;
 }
