@@ -174,8 +174,10 @@ class SchedulerCore {
   void note_running_adapters();           // the running requests' adapters join the step
   // Whether the pending plan's next step is a repeat of it (repeat_step).
   bool repeats_pending_plan(bool policy_admits) const;
-  // Offers the request's newly filled blocks to the prefix cache (with prefix caching).
-  void cache_full_blocks(SeqState& st);
+  // The update() event of a scheduled sequence whose tokens the step computed and which
+  // produced `num_produced` output tokens (0: it does not sample): counts them and offers its
+  // newly filled blocks to the prefix cache; finishing is the caller's.
+  RequestEvent step_event(int32_t slot, const ScheduledSeq& seq, int32_t num_produced);
 
   SchedulerConfig config_;
   kv::BlockManager& kv_;

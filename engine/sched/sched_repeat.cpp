@@ -57,20 +57,8 @@ std::optional<std::span<const RequestEvent>> SchedulerCore::repeat_step(int64_t 
   // update(): one token for each sequence, none finishing.
   events_.clear();
   for (size_t i = 0; i < plan_.seqs.size(); ++i) {
-    const int32_t slot = plan_slots_[i];
-    SeqState& st = state(slot);
-    ++st.num_computed_tokens;
-    RequestEvent event;
-    event.request_id = st.request_id;
-    event.first_scheduled = plan_.seqs[i].first_scheduled;
-    event.first_token = st.num_output_tokens == 0;
-    ++st.num_output_tokens;
-    waiting_->on_output_tokens(slot, 1);
-    event.num_new_output_tokens = 1;
-    cache_full_blocks(st);
-    event.num_preemptions = st.num_preemptions;
-    event.num_prefix_hit_tokens = st.num_first_prefix_hit_tokens;
-    events_.push_back(event);
+    ++state(plan_slots_[i]).num_computed_tokens;
+    events_.push_back(step_event(plan_slots_[i], plan_.seqs[i], 1));
   }
   // begin_step() .. finish_step(): every running request again, in running order, one token,
   // its KV grown as schedule_running grows it.

@@ -89,13 +89,29 @@ void SchedulerCore::set_spec_tokens(int64_t request_id, int32_t num_spec_tokens)
   state(slot).spec_override = num_spec_tokens;
 }
 
-void SchedulerCore::cache_full_blocks(SeqState& st) {
+RequestEvent SchedulerCore::step_event(int32_t slot, const ScheduledSeq& seq,
+                                       int32_t num_produced) {
+  SeqState& st = state(slot);
+  RequestEvent event;
+  event.request_id = seq.request_id;
+  event.first_scheduled = seq.first_scheduled;
+  if (num_produced > 0) {
+    event.first_token = st.num_output_tokens == 0;
+    st.num_output_tokens += num_produced;
+    waiting_->on_output_tokens(slot, num_produced);
+    event.num_new_output_tokens = num_produced;
+  }
+  // Newly filled blocks go to the prefix cache.
   const int64_t num_full_blocks = st.num_computed_tokens / kv_.block_size();
   if (prefix_caching_ && num_full_blocks > st.num_cached_blocks) {
     kv::extend_private_block_hashes(st.request_id, 0, num_full_blocks, st.block_hashes);
     kv_.cache_blocks(st.request_id, st.block_hashes, num_full_blocks);
     st.num_cached_blocks = num_full_blocks;
   }
+  event.finished = st.num_output_tokens >= st.num_target_output_tokens;
+  event.num_preemptions = st.num_preemptions;
+  event.num_prefix_hit_tokens = st.num_first_prefix_hit_tokens;
+  return event;
 }
 
 std::span<const RequestEvent> SchedulerCore::update(std::span<const SeqOutput> outputs) {
@@ -109,13 +125,11 @@ std::span<const RequestEvent> SchedulerCore::update(std::span<const SeqOutput> o
     const ScheduledSeq& seq = plan_.seqs[i];
     SeqState& st = state(plan_slots_[i]);
     st.num_computed_tokens += seq.num_new_tokens;
-    RequestEvent event;
-    event.request_id = seq.request_id;
-    event.first_scheduled = seq.first_scheduled;
+    int32_t num_produced = 0;
     if (seq.samples) {
       require(!outputs.empty() || seq.num_spec_tokens == 0,
               "update() without outputs for a plan with speculative tokens");
-      const int32_t num_produced = outputs.empty() ? 1 : outputs[i].num_accepted_tokens;
+      num_produced = outputs.empty() ? 1 : outputs[i].num_accepted_tokens;
       require(num_produced >= 1 && num_produced <= seq.num_spec_tokens + 1,
               "num_accepted_tokens outside [1, num_spec_tokens + 1] for a sampling sequence");
       const int32_t num_rejected = seq.num_spec_tokens - (num_produced - 1);
@@ -125,18 +139,11 @@ std::span<const RequestEvent> SchedulerCore::update(std::span<const SeqOutput> o
         set_held_blocks(st, kv_.num_blocks_for(st.num_computed_tokens));
       }
       stats_.num_accepted_spec_tokens += num_produced - 1;
-      event.first_token = st.num_output_tokens == 0;
-      st.num_output_tokens += num_produced;
-      waiting_->on_output_tokens(plan_slots_[i], num_produced);
-      event.num_new_output_tokens = num_produced;
     } else {
       require(outputs.empty() || outputs[i].num_accepted_tokens == 0,
               "tokens reported for a sequence that does not sample");
     }
-    cache_full_blocks(st);
-    event.finished = st.num_output_tokens >= st.num_target_output_tokens;
-    event.num_preemptions = st.num_preemptions;
-    event.num_prefix_hit_tokens = st.num_first_prefix_hit_tokens;
+    const RequestEvent event = step_event(plan_slots_[i], seq, num_produced);
     events_.push_back(event);
     if (event.finished) {
       st.status = SeqStatus::finished;
