@@ -51,6 +51,9 @@ class Simulator {
   int32_t choose_replica_among_pools(int64_t request, Router& router);
   // Requests held at the router that the pool's replicas could take: the autoscaler's queue.
   int64_t queued_for_pool(int32_t pool) const;
+  // The request reaches the replica's front end: it is delivered when the front end is done
+  // with it and every request that reached it before.
+  void enter_frontend(int64_t request, int32_t replica, int64_t now);
   void deliver(int64_t request, int32_t replica, int64_t now);
   // Sends held requests while replicas take them.
   void dispatch_held(int64_t now);

@@ -14,7 +14,8 @@ enum class EventKind : uint8_t {
   arrival,         // request `request` reaches the router
   replica_wake,    // replica `replica` is idle and has work: plan its next step
   step_end,        // replica `replica` finishes the step it started
-  deliver,         // request `request` reaches replica `replica` over the network
+  deliver,         // request `request` reaches replica `replica`'s scheduler
+  frontend,        // request `request` reaches replica `replica`'s front end over the network
   autoscale,       // the autoscaler of pool `request` decides
   lifecycle,       // replica `replica` moves on to state `request` (a cold-start stage ends)
   spot_notice,     // the provider warns that spot replica `replica` will be interrupted

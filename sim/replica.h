@@ -128,6 +128,7 @@ class Replica {
   int64_t step_start_ns = 0;      // start of the step in flight
   int64_t next_wake_ns = kNever;  // earliest replica_wake event queued for it
   int64_t num_outstanding = 0;    // routed here and neither finished nor rejected
+  int64_t frontend_free_ns = 0;   // when its API server is done with every request routed here
   int64_t busy_ns = 0;            // total length of its steps
   int64_t num_steps = 0;
   int64_t num_batched_tokens = 0;  // tokens computed over all steps

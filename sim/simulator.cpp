@@ -132,6 +132,9 @@ RunResult Simulator::run() {
       case EventKind::deliver:
         deliver(event.request, event.replica, now);
         break;
+      case EventKind::frontend:
+        enter_frontend(event.request, event.replica, now);
+        break;
       case EventKind::autoscale: {
         // A decode pool's queue is the prefilled requests waiting for a decode replica.
         const auto pool = static_cast<int32_t>(event.request);
@@ -392,16 +395,30 @@ bool Simulator::dispatch(int64_t request, int64_t now) {
     charge = std::min(charge, req.prompt_tokens + rec.num_output_tokens_done + 1);
   }
   book(request, replica, charge);
-  // The request reaches the replica's scheduler after the network and the engine's front end
-  // (API server, tokenization): docs/scenario.md, "Engine presets".
-  const int64_t inbound_ns =
-      rec.network_ns + fleet::seconds_to_ns(cluster_.pool_of(target).frontend_per_request_s());
-  if (inbound_ns > 0) {
-    queue_.push(now + inbound_ns, EventKind::deliver, target, request);
+  // The request reaches the replica's front end after the network latency.
+  if (rec.network_ns > 0 && cluster_.pool_of(target).frontend_per_request_s() > 0) {
+    queue_.push(now + rec.network_ns, EventKind::frontend, target, request);
+  } else if (rec.network_ns > 0) {
+    queue_.push(now + rec.network_ns, EventKind::deliver, target, request);
   } else {
-    deliver(request, target, now);
+    enter_frontend(request, target, now);
   }
   return true;
+}
+
+void Simulator::enter_frontend(int64_t request, int32_t target, int64_t now) {
+  // The engine's front end (API server, tokenization) is one process that takes requests one at
+  // a time in the order they reach it, so requests sent together reach the scheduler one
+  // front-end time apart: docs/scenario.md, "Engine presets".
+  const int64_t frontend_ns =
+      fleet::seconds_to_ns(cluster_.pool_of(target).frontend_per_request_s());
+  if (frontend_ns == 0) {
+    deliver(request, target, now);
+    return;
+  }
+  Replica& replica = cluster_.replica(target);
+  replica.frontend_free_ns = std::max(now, replica.frontend_free_ns) + frontend_ns;
+  queue_.push(replica.frontend_free_ns, EventKind::deliver, target, request);
 }
 
 void Simulator::book(int64_t request, Replica& replica, int64_t charge) {

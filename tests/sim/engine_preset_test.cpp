@@ -1,10 +1,12 @@
 // Engine presets (pool key `engine`): each engine's defaults resolved on real catalog GPUs, the
 // pool's own keys winning, errors naming the JSON path, the echo and the resolved defaults in
-// summary.json, the front-end time entering TTFT exactly, and no change without the key.
+// summary.json, the front-end time entering TTFT exactly, one front end per replica taking
+// requests one at a time, and no change without the key.
 #include "perf/engine_preset.h"
 
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -329,6 +331,40 @@ TEST(EnginePreset, FrontEndTimeEntersTtftExactly) {
   EXPECT_EQ(both.finish_ns - fe.finish_ns, 5'000);
   EXPECT_EQ(both.finish_ns - both.first_token_ns, bare.finish_ns - bare.first_token_ns);
   EXPECT_EQ(both.max_itl_ns, bare.max_itl_ns);
+}
+
+// Requests sent together pass a replica's front end one at a time: on one replica the k-th of
+// three reaches the scheduler k front-end times after the burst (each step ends well before the
+// next request reaches it); two replicas each have their own front end.
+TEST(EnginePreset, OneFrontEndPerReplicaTakesRequestsOneAtATime) {
+  TempDir dir("engine_frontend_queue");
+  const std::string trace = dir.write_trace(
+      "burst.jsonl",
+      {make_request(0, 0.5, 300, 1), make_request(1, 0.5, 300, 1), make_request(2, 0.5, 300, 1)});
+  auto run = [&](int num_replicas) {
+    json j = scenario_json({{"num_replicas", num_replicas},
+                            {"engine", {{"name", "vllm"}, {"frontend_per_request_s", 0.05}}}});
+    j["workloads"] = json::array({{{"trace", {{"path", trace}}}}});
+    RunResult result = run_scenario(scenario_from(j, dir.path().string()));
+    std::vector<int64_t> scheduled;  // [3] first step of each request
+    std::vector<int32_t> replicas;   // [3]
+    for (const RequestRecord& rec : result.records) {
+      EXPECT_EQ(rec.status, RequestStatus::finished);
+      EXPECT_LT(rec.finish_ns, rec.first_scheduled_ns + 50'000'000);  // done before the next
+      scheduled.push_back(rec.first_scheduled_ns);
+      replicas.push_back(rec.replica);
+    }
+    return std::make_pair(scheduled, replicas);
+  };
+  const auto [one, one_replicas] = run(1);
+  EXPECT_EQ(one, (std::vector<int64_t>{550'000'000, 600'000'000, 650'000'000}));
+  const auto [two, two_replicas] = run(2);
+  for (int k = 0; k < 3; ++k) {
+    int num_before = 0;  // requests before it on its replica
+    for (int j = 0; j < k; ++j) num_before += two_replicas[j] == two_replicas[k];
+    EXPECT_EQ(two[k], 550'000'000 + 50'000'000 * num_before) << "request " << k;
+  }
+  EXPECT_NE(two_replicas[0], two_replicas[1]);
 }
 
 TEST(EnginePreset, SglangPoolsRunThePrefillFirstPolicyToTheEnd) {
