@@ -396,10 +396,8 @@ bool Simulator::dispatch(int64_t request, int64_t now) {
   }
   book(request, replica, charge);
   // The request reaches the replica's front end after the network latency.
-  if (rec.network_ns > 0 && cluster_.pool_of(target).frontend_per_request_s() > 0) {
+  if (rec.network_ns > 0) {
     queue_.push(now + rec.network_ns, EventKind::frontend, target, request);
-  } else if (rec.network_ns > 0) {
-    queue_.push(now + rec.network_ns, EventKind::deliver, target, request);
   } else {
     enter_frontend(request, target, now);
   }
