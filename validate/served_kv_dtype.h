@@ -1,5 +1,5 @@
-// The KV-cache dtype a measured row's engine ran with when the row does not say: the one the
-// served checkpoint declares, for the engines that follow it by default.
+// The KV-cache dtype a measured row's engine ran with: measured.csv does not record it, but the
+// tool that set its runs up does.
 #pragma once
 
 #include <optional>
@@ -9,15 +9,17 @@ namespace tidal::validate {
 
 struct MeasuredRun;
 
-// A measured.csv row of precision fp4 served an NVFP4 checkpoint (neither engine quantizes to
-// NVFP4 at load time); NVIDIA's ModelOpt ones, `nvidia/<name>-NVFP4`, mostly quantize the KV
-// cache to FP8 (`kv_cache_quant_algo: FP8` in hf_quant_config.json, or `kv_cache_scheme` of 8-bit
-// floats in config.json's quantization_config). vLLM and TensorRT-LLM take that dtype when none
-// is given (vLLM PR #29980, merged 2025-12: kv_cache_dtype "auto" reads hf_quant_config.json;
-// TensorRT-LLM KvCacheConfig.dtype "auto" keeps the checkpoint's kv_cache_quant_algo, PR #16240).
-// Returns "fp8" for such a row when `configs_dir` holds that checkpoint's files and they say so;
-// nullopt otherwise (other engines, precisions, or no such checkpoint: the KV stays bf16). A file
-// that is there but not JSON is an InputError naming it.
-std::optional<std::string> served_kv_dtype(const MeasuredRun& run, const std::string& configs_dir);
+// measured.csv comes from AIConfigurator's silicon runs, set up as its generator writes them.
+// Its SDK (aiconfigurator sdk `_infer_quant_modes_from_raw_config`, 2026) gives a checkpoint
+// quantized as fp8, fp8_block or nvfp4 an FP8 FMHA and an FP8 KV cache, and the generator passes
+// that KV dtype to each engine (generator/rule_plugin: SGLang `--kv-cache-dtype fp8_e4m3`,
+// TensorRT-LLM `kv_cache_config.dtype`, vLLM `--kv-cache-dtype`; bf16 becomes the engines'
+// "auto"). So a row of precision fp8 (an FP8 checkpoint) or fp4 (an NVFP4 one: no engine
+// quantizes to NVFP4 as it loads) ran an FP8 KV cache, except where fp4 is the checkpoint's own
+// MXFP4 (gpt-oss: `quantization_config.quant_method` "mxfp4" in `model_config`, which the SDK
+// gives no FP8 KV). Returns "fp8" for those rows, nullopt for the others (bf16, int4, MXFP4: the
+// KV stays bf16). `model_config` is the row's model's config.json; it is read only for fp4 rows,
+// and one that cannot be read or is not JSON is an InputError naming it.
+std::optional<std::string> served_kv_dtype(const MeasuredRun& run, const std::string& model_config);
 
 }  // namespace tidal::validate

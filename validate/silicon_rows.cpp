@@ -47,7 +47,8 @@ nlohmann::json pool_json(const MeasuredRun& run, const SiliconOptions& options,
   if (const std::optional<std::string> dtype = weight_dtype_of(run.precision)) {
     pool["weight_dtype"] = *dtype;
   }
-  if (const std::optional<std::string> kv = served_kv_dtype(run, options.configs_dir)) {
+  if (const std::optional<std::string> kv =
+          served_kv_dtype(run, config_path(options.configs_dir, run.model))) {
     pool["kv_dtype"] = *kv;
   }
   if (options.engine_presets) pool["engine"] = run.engine;

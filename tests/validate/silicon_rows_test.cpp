@@ -76,41 +76,41 @@ TEST(SiliconRows, OneClientIsTheSameStaggeredOrNot) {
   EXPECT_EQ(staggered.num_measured, 6);
 }
 
-// An fp4 row served the NVFP4 checkpoint; where its files declare an FP8 KV cache, vLLM and
-// TensorRT-LLM ran with it, and the row's pool does.
-TEST(SiliconRows, Fp4RowsTakeTheNvfp4CheckpointsKvDtypeOnEnginesThatFollowIt) {
+// AIConfigurator sets its runs up with an FP8 KV cache for FP8 and NVFP4 checkpoints on every
+// engine; fp4 rows of a model whose own checkpoint is MXFP4 (gpt-oss) keep bf16.
+TEST(SiliconRows, Fp8AndNvfp4RowsRanAnFp8KvCacheOnEveryEngine) {
   const std::string dir = write_config();
-  std::ofstream(fs::path(dir) / "nvidia--small-llama-NVFP4_hf_quant_config.json")
-      << R"({"quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": "FP8"}})";
-  std::ofstream(fs::path(dir) / "nvidia--other-NVFP4_config.json")
-      << R"({"quantization_config": {"quant_method": "modelopt",
-            "kv_cache_scheme": {"num_bits": 8, "type": "float", "dynamic": false}}})";
-  std::ofstream(fs::path(dir) / "nvidia--plain-NVFP4_hf_quant_config.json")
-      << R"({"quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": null}})";
-  std::ofstream(fs::path(dir) / "nvidia--broken-NVFP4_hf_quant_config.json") << "{not json";
+  const std::string llama = (fs::path(dir) / "test--small-llama_config.json").string();
+  const std::string mxfp4 = (fs::path(dir) / "org--mxfp4_config.json").string();
+  std::ofstream(mxfp4) << R"({"quantization_config": {"quant_method": "mxfp4"}})";
+  const std::string wrapped = (fs::path(dir) / "org--wrapped_config.json").string();
+  std::ofstream(wrapped)
+      << R"({"text_config": {"quantization_config": {"quant_method": "mxfp4"}}})";
+  const std::string broken = (fs::path(dir) / "org--broken_config.json").string();
+  std::ofstream(broken) << "{not json";
+  const std::string array = (fs::path(dir) / "org--array_config.json").string();
+  std::ofstream(array) << "[1, 2]";
   MeasuredRun run;
-  run.engine = "vllm";
   run.model = "test/small-llama";
+  for (const char* engine : {"vllm", "sglang", "trtllm"}) {
+    run.engine = engine;
+    run.precision = "fp8";
+    EXPECT_EQ(served_kv_dtype(run, llama), "fp8") << engine;
+    run.precision = "fp4";
+    EXPECT_EQ(served_kv_dtype(run, llama), "fp8") << engine;
+    EXPECT_FALSE(served_kv_dtype(run, mxfp4)) << engine;
+    EXPECT_FALSE(served_kv_dtype(run, wrapped)) << engine;
+    for (const char* precision : {"bf16", "int4", ""}) {
+      run.precision = precision;
+      EXPECT_FALSE(served_kv_dtype(run, llama)) << engine << " " << precision;
+    }
+  }
+  run.precision = "fp8";  // an fp8 row needs no config
+  EXPECT_EQ(served_kv_dtype(run, broken), "fp8");
   run.precision = "fp4";
-  EXPECT_EQ(served_kv_dtype(run, dir), "fp8");
-  run.engine = "trtllm";
-  EXPECT_EQ(served_kv_dtype(run, dir), "fp8");
-  run.engine = "sglang";  // no source says SGLang follows the checkpoint: bf16
-  EXPECT_FALSE(served_kv_dtype(run, dir));
-  run.engine = "vllm";
-  run.precision = "fp8";
-  EXPECT_FALSE(served_kv_dtype(run, dir));
-  run.precision = "fp4";
-  run.model = "org/other";
-  EXPECT_EQ(served_kv_dtype(run, dir), "fp8");
-  run.model = "nvidia/other-NVFP4";  // the row names the NVFP4 checkpoint itself
-  EXPECT_EQ(served_kv_dtype(run, dir), "fp8");
-  run.model = "org/plain";
-  EXPECT_FALSE(served_kv_dtype(run, dir));
-  run.model = "org/absent";
-  EXPECT_FALSE(served_kv_dtype(run, dir));
-  run.model = "org/broken";
-  EXPECT_THROW(served_kv_dtype(run, dir), InputError);
+  EXPECT_THROW(served_kv_dtype(run, broken), InputError);
+  EXPECT_THROW(served_kv_dtype(run, array), InputError);
+  EXPECT_THROW(served_kv_dtype(run, (fs::path(dir) / "absent_config.json").string()), InputError);
 
   SiliconOptions options;
   options.configs_dir = dir;
@@ -123,7 +123,11 @@ TEST(SiliconRows, Fp4RowsTakeTheNvfp4CheckpointsKvDtypeOnEnginesThatFollowIt) {
   run.engine = "sglang";
   const std::optional<PreparedRow> sglang = prepare_row(run, options, &reason);
   ASSERT_TRUE(sglang) << reason;
-  EXPECT_EQ(sglang->scenario.pools.at(0).deployment.kv_dtype, perf::DType::bf16);
+  EXPECT_EQ(sglang->scenario.pools.at(0).deployment.kv_dtype, perf::DType::fp8);
+  run.precision = "bf16";
+  const std::optional<PreparedRow> bf16 = prepare_row(run, options, &reason);
+  ASSERT_TRUE(bf16) << reason;
+  EXPECT_EQ(bf16->scenario.pools.at(0).deployment.kv_dtype, perf::DType::bf16);
 }
 
 }  // namespace
