@@ -16,10 +16,6 @@ int64_t ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
 
-bool is_decode(const SeqWork& seq) {
-  return seq.num_new_tokens == 1 && seq.num_context_tokens > 0;
-}
-
 CoverageKind worse(CoverageKind a, CoverageKind b) {
   return std::max(a, b);
 }
@@ -228,7 +224,7 @@ double KernelDbCosts::prefill_layer_seconds(const AttentionLayers& kind,
   const double n = static_cast<double>(num_prefill);
   double seconds = 0.0;
   for (const SeqWork& seq : batch) {
-    if (seq.num_new_tokens <= 0 || is_decode(seq)) continue;
+    if (seq.num_new_tokens <= 0 || decode_rows(seq) > 0) continue;
     const double c = static_cast<double>(seq.num_new_tokens);
     const double p = static_cast<double>(seq.num_context_tokens);
     seconds += kind.context->seconds(n, c) / n;
@@ -246,9 +242,10 @@ AttentionSeconds KernelDbCosts::attention_seconds(std::span<const SeqWork> batch
   double decode_context = 0.0;
   for (const SeqWork& seq : batch) {
     if (seq.num_new_tokens <= 0) continue;
-    if (is_decode(seq)) {
-      ++num_decode;
-      decode_context += static_cast<double>(seq.num_context_tokens);
+    // A verification of k drafts is 1 + k decode rows at its context (step_time_model.h).
+    if (const int64_t rows = decode_rows(seq); rows > 0) {
+      num_decode += rows;
+      decode_context += static_cast<double>(rows * seq.num_context_tokens);
     } else {
       ++num_prefill;
     }

@@ -139,7 +139,7 @@ class ProfiledCosts final : public StepCosts {
     int64_t num_decode = 0;
     for (const SeqWork& seq : batch) {
       if (seq.num_new_tokens <= 0) continue;
-      if (seq.num_new_tokens == 1 && seq.num_context_tokens > 0) {
+      if (is_decode(seq)) {
         decode_context += static_cast<double>(seq.num_context_tokens);
         ++num_decode;
       } else {

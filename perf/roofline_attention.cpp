@@ -7,10 +7,6 @@ namespace {
 
 constexpr double kActivationBytes = 2.0;  // bf16 q, k, v and outputs
 
-bool is_decode(const SeqWork& seq) {
-  return seq.num_new_tokens == 1 && seq.num_context_tokens > 0;
-}
-
 // Cached tokens a chunk reads: all of them, or the last `window`.
 double cached_read(double p, int64_t window) {
   return window > 0 ? std::min(p, static_cast<double>(window)) : p;
@@ -30,18 +26,21 @@ OpWork gqa_work(const AttentionShape& s, double c, double p) {
 // the output, so it attends over the latent cache directly ("data-movement friendly"); prefill
 // expands the cached latents into per-head keys and values and runs ordinary attention ("compute
 // friendly").
-OpWork mla_decode_work(const AttentionShape& s, double p) {
+// `rows` query tokens (1, or 1 + k verifying k drafts) on p cached ones: each row absorbs and
+// attends over every key; the latents are read once and the rows' own written.
+OpWork mla_decode_work(const AttentionShape& s, double rows, double p) {
   const MlaDims& m = s.mla_dims;
   const double h = s.num_heads;
   const double latent = static_cast<double>(m.kv_lora_rank + m.qk_rope_head_dim);
   const double lora = static_cast<double>(m.kv_lora_rank);
-  const double keys = cached_read(p, s.window) + 1.0;
+  const double keys = cached_read(p, s.window) + rows;
   const double absorb = 2.0 * h * static_cast<double>(m.qk_nope_head_dim) * lora +
                         2.0 * h * lora * static_cast<double>(m.v_head_dim);
   const double attend = 2.0 * h * latent * keys + 2.0 * h * lora * keys;
   const double q_and_out =
       h * static_cast<double>(m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim);
-  return {absorb + attend, q_and_out * kActivationBytes + (keys + 1.0) * latent * s.kv_bytes};
+  return {rows * (absorb + attend),
+          rows * q_and_out * kActivationBytes + (keys + rows) * latent * s.kv_bytes};
 }
 
 OpWork mla_prefill_work(const AttentionShape& s, double c, double p) {
@@ -85,12 +84,13 @@ AttentionWork attention_work(const AttentionShape& shape, std::span<const SeqWor
     if (seq.num_new_tokens <= 0) continue;
     const double c = static_cast<double>(seq.num_new_tokens);
     const double p = static_cast<double>(seq.num_context_tokens);
-    const bool decode = is_decode(seq);
+    // Decodes and speculative verifications run the decode kernels (step_time_model.h).
+    const bool decode = decode_rows(seq) > 0;
     (decode ? any_decode : any_prefill) = true;
     if (!shape.mla) {
       (decode ? work.decode : work.prefill) += gqa_work(shape, c, p);
     } else if (decode) {
-      work.decode += mla_decode_work(shape, p);
+      work.decode += mla_decode_work(shape, c, p);
     } else {
       work.prefill += mla_prefill_work(shape, c, p);
     }

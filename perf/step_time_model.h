@@ -11,7 +11,8 @@ namespace tidal::perf {
 
 // One sequence's share of a step: num_new_tokens computed this step on top of
 // num_context_tokens already in the KV cache. num_new_tokens == 1 with context > 0 is a decode;
-// anything else is a prefill chunk (or a speculative verification). num_logit_rows: rows of
+// 1 + k sampled tokens on a context is a speculative verification; anything else is a prefill
+// chunk. num_logit_rows: rows of
 // logits the step computes and samples for it: 1, 1 + k when it verifies k drafted tokens, 0 for
 // a prefill chunk that does not reach the end of its prompt (nothing is sampled).
 struct SeqWork {
@@ -19,6 +20,25 @@ struct SeqWork {
   int64_t num_context_tokens = 0;
   int64_t num_logit_rows = 1;
 };
+
+// One new token on a non-empty context.
+inline bool is_decode(const SeqWork& seq) {
+  return seq.num_new_tokens == 1 && seq.num_context_tokens > 0;
+}
+
+// The rows a sequence puts through the engines' decode (generation) attention kernels: 1 for a
+// decode; 1 + k for a speculative verification (1 + k new tokens on a non-empty context, every
+// one sampled), which the engines run through those kernels with 1 + k query tokens (TensorRT-LLM
+// MTP, vLLM and SGLang MLA and FlashInfer backends) and which AIConfigurator counts as 1 + k
+// decode requests at the sequence's context (its `predict_decode`: batch x (nextn + 1)); 0 for
+// a prefill chunk.
+inline int64_t decode_rows(const SeqWork& seq) {
+  if (seq.num_context_tokens <= 0 || seq.num_new_tokens <= 0) return 0;
+  if (seq.num_new_tokens == 1 || seq.num_new_tokens == seq.num_logit_rows) {
+    return seq.num_new_tokens;
+  }
+  return 0;
+}
 
 // Operator classes a step's time is split into.
 enum class OpClass : int {

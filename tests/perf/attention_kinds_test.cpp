@@ -127,6 +127,37 @@ TEST(Mla, DecodeReadsTheLatentCacheOnce) {
   EXPECT_GT(attention_work(shape, chunk).prefill.bytes, 10.0 * latent_bytes);
 }
 
+// Verifying k drafts runs the decode kernel with 1 + k query rows: each row's FLOPs, the latent
+// cache read once, no expansion of the cached latents as a prefill chunk would.
+TEST(Mla, VerificationIsDecodeWorkPerRowOverOneReadOfTheLatents) {
+  const ModelSpec m = deepseek_v3();
+  AttentionShape shape;
+  shape.num_heads = 16;
+  shape.num_kv_heads = 16;
+  shape.head_dim = 192;
+  shape.kv_bytes = 1.0;
+  shape.mla = true;
+  shape.mla_dims = m.mla;
+  shape.kv_b_weight_bytes = 1.0;
+  const std::vector<SeqWork> decode{{1, 10000, 1}};
+  const std::vector<SeqWork> verify{{3, 10000, 3}};  // k = 2 drafts
+  const AttentionWork d = attention_work(shape, decode);
+  const AttentionWork v = attention_work(shape, verify);
+  EXPECT_EQ(v.prefill.flops, 0.0);
+  EXPECT_EQ(v.prefill.bytes, 0.0);
+  EXPECT_GT(v.decode.flops, 2.99 * d.decode.flops);
+  EXPECT_LT(v.decode.flops, 3.01 * d.decode.flops);
+  EXPECT_GT(v.decode.bytes, d.decode.bytes);
+  EXPECT_LT(v.decode.bytes, 1.01 * d.decode.bytes);
+  // A 3-token chunk that samples only its last token stays a prefill chunk.
+  const std::vector<SeqWork> chunk{{3, 10000, 1}};
+  EXPECT_GT(attention_work(shape, chunk).prefill.bytes, 10.0 * d.decode.bytes);
+  EXPECT_EQ(decode_rows(verify[0]), 3);
+  EXPECT_EQ(decode_rows(chunk[0]), 0);
+  EXPECT_EQ(decode_rows(decode[0]), 1);
+  EXPECT_EQ(decode_rows(SeqWork{1, 0, 1}), 0);  // a one-token prompt
+}
+
 TEST(SlidingWindow, AttendedPairsCapEachQueryAtTheWindow) {
   for (const double c : {1.0, 7.0, 128.0, 500.0}) {
     for (const double p : {0.0, 50.0, 127.0, 128.0, 4000.0}) {

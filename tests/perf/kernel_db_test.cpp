@@ -291,6 +291,21 @@ TEST(KernelDbSynthetic, AttentionFromTablesWithTheStatedReduction) {
             costs.attention_seconds({&prompt, 1}).prefill);
 }
 
+// A verification of k drafts is 1 + k rows of the generation table at its context, as
+// AIConfigurator prices MTP steps; not a context-attention chunk.
+TEST(KernelDbSynthetic, VerificationIsGenerationRowsAtItsContext) {
+  TempDir dir("verification");
+  const auto tables =
+      std::make_shared<KernelDbTables>(load_synthetic(write_synthetic_db(dir.path())));
+  const KernelDbCosts costs(tables, KernelDbSpec{}, tiny(), h200(), Deployment{},
+                            RooflineOptions{});
+  const std::vector<SeqWork> verify(2, SeqWork{2, 255, 2});
+  const std::vector<SeqWork> decodes(4, SeqWork{1, 255, 1});
+  const AttentionSeconds v = costs.attention_seconds(verify);
+  EXPECT_EQ(v.prefill, 0.0);
+  EXPECT_DOUBLE_EQ(v.decode, costs.attention_seconds(decodes).decode);
+}
+
 TEST(KernelDbSynthetic, CoverageCountsTablesScaledAndRoofline) {
   TempDir dir("coverage");
   KernelDbCoverage coverage;
