@@ -105,16 +105,21 @@ TEST(Mla, FitsOnEightH200AtFp8) {
   EXPECT_GT(plan.num_kv_blocks, 1000);
 }
 
-TEST(Mla, DecodeReadsTheLatentCacheOnce) {
-  const ModelSpec m = deepseek_v3();
+// One GPU's MLA attention of DeepSeek-V3 at tp 8 (16 of its 128 heads), fp8 kv_b_proj.
+AttentionShape deepseek_v3_tp8_attention(double kv_bytes) {
   AttentionShape shape;
-  shape.num_heads = 16;  // 128 heads at tp 8
+  shape.num_heads = 16;
   shape.num_kv_heads = 16;
   shape.head_dim = 192;
-  shape.kv_bytes = 2.0;
+  shape.kv_bytes = kv_bytes;
   shape.mla = true;
-  shape.mla_dims = m.mla;
+  shape.mla_dims = deepseek_v3().mla;
   shape.kv_b_weight_bytes = 1.0;
+  return shape;
+}
+
+TEST(Mla, DecodeReadsTheLatentCacheOnce) {
+  const AttentionShape shape = deepseek_v3_tp8_attention(2.0);
   const std::vector<SeqWork> one{{1, 10000, 1}};
   const AttentionWork work = attention_work(shape, one);
   const double latent_bytes = 10001.0 * 576 * 2;  // cached latents + the new one
@@ -130,15 +135,7 @@ TEST(Mla, DecodeReadsTheLatentCacheOnce) {
 // Verifying k drafts runs the decode kernel with 1 + k query rows: each row's FLOPs, the latent
 // cache read once, no expansion of the cached latents as a prefill chunk would.
 TEST(Mla, VerificationIsDecodeWorkPerRowOverOneReadOfTheLatents) {
-  const ModelSpec m = deepseek_v3();
-  AttentionShape shape;
-  shape.num_heads = 16;
-  shape.num_kv_heads = 16;
-  shape.head_dim = 192;
-  shape.kv_bytes = 1.0;
-  shape.mla = true;
-  shape.mla_dims = m.mla;
-  shape.kv_b_weight_bytes = 1.0;
+  const AttentionShape shape = deepseek_v3_tp8_attention(1.0);
   const std::vector<SeqWork> decode{{1, 10000, 1}};
   const std::vector<SeqWork> verify{{3, 10000, 3}};  // k = 2 drafts
   const AttentionWork d = attention_work(shape, decode);
