@@ -12,9 +12,9 @@ namespace tidal::perf {
 // One sequence's share of a step: num_new_tokens computed this step on top of
 // num_context_tokens already in the KV cache. num_new_tokens == 1 with context > 0 is a decode;
 // 1 + k sampled tokens on a context is a speculative verification; anything else is a prefill
-// chunk. num_logit_rows: rows of
-// logits the step computes and samples for it: 1, 1 + k when it verifies k drafted tokens, 0 for
-// a prefill chunk that does not reach the end of its prompt (nothing is sampled).
+// chunk. num_logit_rows: rows of logits the step computes and samples for it: 1, 1 + k when it
+// verifies k drafted tokens, 0 for a prefill chunk that does not reach the end of its prompt
+// (nothing is sampled).
 struct SeqWork {
   int64_t num_new_tokens = 0;
   int64_t num_context_tokens = 0;
