@@ -178,6 +178,10 @@ EngineDefaults resolve_engine_defaults(const EnginePreset& preset, const EngineT
   set_source("frontend_per_request_s", given.frontend_per_request_s.has_value());
   d.detokenize_per_token_s = given.detokenize_per_token_s.value_or(preset.detokenize_per_token_s);
   set_source("detokenize_per_token_s", given.detokenize_per_token_s.has_value());
+  if (target.has_linear_layers) {
+    d.state_memory_ratio = given.state_memory_ratio.value_or(preset.state_memory_ratio);
+    set_source("state_memory_ratio", given.state_memory_ratio.has_value());
+  }
   return d;
 }
 

@@ -90,6 +90,9 @@ struct EnginePreset {
   StepOverhead step_overhead_sync;      // without
   double frontend_per_request_s = 0.0;  // API server + tokenization, before the scheduler
   double detokenize_per_token_s = 0.0;  // streaming detokenization of each output token
+  // Linear-attention models: Deployment::state_memory_ratio (0: states of max_num_seqs
+  // sequences reserved).
+  double state_memory_ratio = 0.0;
   // Where each figure comes from, by the key EngineDefaults::sources uses.
   std::map<std::string, std::string> sources;
 };
@@ -114,6 +117,7 @@ struct EngineTarget {
   int32_t tp = 1;
   int64_t model_max_len = 0;           // the model's context (max_position)
   int32_t num_speculative_tokens = 0;  // k
+  bool has_linear_layers = false;      // the model keeps recurrent states (state_memory_ratio)
 };
 
 // Keys the pool gives itself: rules that read them use the pool's values.
@@ -125,6 +129,7 @@ struct EngineGiven {
   std::optional<double> step_overhead_per_seq_s;
   std::optional<double> frontend_per_request_s;
   std::optional<double> detokenize_per_token_s;
+  std::optional<double> state_memory_ratio;
 };
 
 // One pool's engine defaults. `sources` names where each came from, keyed "policy",
@@ -132,7 +137,7 @@ struct EngineGiven {
 // "max_model_len", "prefix_caching", "block_size" (when the preset sets it),
 // "gpu_memory_utilization", "memory_fraction", "cuda_graph_max_batch", "async_scheduling",
 // "step_overhead_base_s", "step_overhead_per_seq_s", "frontend_per_request_s",
-// "detokenize_per_token_s"; "given" where the pool gave the key.
+// "detokenize_per_token_s", "state_memory_ratio"; "given" where the pool gave the key.
 struct EngineDefaults {
   std::string policy, admission, preemption;
   double watermark = 0.0;
@@ -149,6 +154,8 @@ struct EngineDefaults {
   StepOverhead step_overhead;
   double frontend_per_request_s = 0.0;
   double detokenize_per_token_s = 0.0;
+  // Set for a model with linear-attention layers only (the pool's Deployment takes it).
+  std::optional<double> state_memory_ratio;
   std::map<std::string, std::string> sources;
 };
 

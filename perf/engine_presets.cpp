@@ -106,6 +106,11 @@ const std::array<EnginePreset, 3>& presets() {
                   {"detokenize_per_token_s",
                    "estimate (no vLLM figure found): incremental detokenization in the API "
                    "server process (vllm/v1/engine/output_processor.py) per output token"},
+                  {"state_memory_ratio",
+                   "vLLM 0.19 vllm/v1/core/kv_cache_coordinator.py: a hybrid model's "
+                   "recurrent-state pages and attention pages share one pool, a running "
+                   "request holding one state page per linear layer; tidal reserves the "
+                   "states of max_num_seqs requests (0)"},
               },
       },
       {
@@ -167,6 +172,7 @@ const std::array<EnginePreset, 3>& presets() {
           .step_overhead_sync = {.base_s = 0.3e-3, .per_seq_s = 9.4e-6},
           .frontend_per_request_s = 2e-3,
           .detokenize_per_token_s = 5e-6,
+          .state_memory_ratio = 0.9,
           .sources =
               {
                   {"policy",
@@ -228,6 +234,11 @@ const std::array<EnginePreset, 3>& presets() {
                   {"detokenize_per_token_s",
                    "estimate (no SGLang figure found): DetokenizerManager process per output "
                    "token"},
+                  {"state_memory_ratio",
+                   "SGLang 0.5 python/sglang/srt/server_args.py mamba_full_memory_ratio = 0.9; "
+                   "model_runner.py: the cache memory splits state : KV = 0.9 : 1, "
+                   "max_mamba_cache_size = the state share / one request's state, and the "
+                   "running requests are capped by it"},
               },
       },
       {
@@ -315,6 +326,10 @@ const std::array<EnginePreset, 3>& presets() {
                   {"detokenize_per_token_s",
                    "estimate (no TensorRT-LLM figure found): detokenization of each streamed "
                    "output token"},
+                  {"state_memory_ratio",
+                   "TensorRT-LLM 1.3 tensorrt_llm/_torch/pyexecutor/mamba_cache_manager.py: "
+                   "the recurrent states of max_batch_size requests are allocated beside the "
+                   "KV cache (0)"},
               },
       },
   }};

@@ -50,6 +50,11 @@ const std::vector<Architecture>& architectures() {
       {"kimi_k2", read_deepseek, {}},
       {"glm_moe_dsa", read_deepseek, {}},
       {"kimi_k25", read_deepseek, {"kimi_k2", "deepseek_v3"}},
+      {"qwen3_next", read_qwen3_5_moe, {}},
+      {"qwen3_5_text", read_qwen3_5, {}},
+      {"qwen3_5", read_qwen3_5, {"qwen3_5_text"}},
+      {"qwen3_5_moe_text", read_qwen3_5_moe, {}},
+      {"qwen3_5_moe", read_qwen3_5_moe, {"qwen3_5_moe_text"}},
   };
   return table;
 }
@@ -68,15 +73,12 @@ const std::vector<Refusal>& refusals() {
        "may share KV caches (num_kv_shared_layers) or take per-layer inputs "
        "(hidden_size_per_layer_input): ModelSpec has one head_dim and one KV-head count, and a "
        "KV cache in every layer"},
-      {{"qwen3_5", "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_next"},
-       "its Gated DeltaNet linear-attention layers (layer_types \"linear_attention\") keep a "
-       "fixed-size recurrent state instead of a KV cache; tidal models KV-cache attention only"},
       {{"kimi_k3", "kimi_linear"},
-       "its Kimi Delta Attention layers (linear_attn_config) keep a recurrent state instead of a "
-       "KV cache; tidal models KV-cache attention only"},
+       "its Kimi Delta Attention layers (linear_attn_config) and MLA full-attention layers: tidal "
+       "models Gated DeltaNet linear attention beside GQA attention only (Qwen3-Next, Qwen3.5)"},
       {{"nemotron_h"},
-       "its Mamba-2 layers (hybrid_override_pattern) keep a state-space state instead of a KV "
-       "cache; tidal models KV-cache attention only"},
+       "its Mamba-2 layers (hybrid_override_pattern) keep a state-space state of their own "
+       "shape: tidal models Gated DeltaNet linear attention only (Qwen3-Next, Qwen3.5)"},
       {{"nemotron-nas", "deci"},
        "each layer has its own block_configs (FFN width, KV-head grouping, no-op attention); "
        "ModelSpec has one width and one KV-head count for all layers"},

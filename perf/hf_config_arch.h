@@ -62,6 +62,13 @@ void read_qwen3_moe(HfRead& r);
 void read_gpt_oss(HfRead& r);
 void read_llama4(HfRead& r);
 void read_minimax_m2(HfRead& r);
+// Qwen3-MoE's experts: num_experts, num_experts_per_tok, moe_intermediate_size, which layers
+// carry them (decoder_sparse_step, mlp_only_layers) and the dense layers' intermediate_size.
+void read_qwen3_moe_mlp(HfRead& r);
+
+// --- hybrids of Gated DeltaNet linear attention and gated full attention (hf_config_linear.cpp)
+void read_qwen3_5(HfRead& r);      // qwen3_5 (dense MLP)
+void read_qwen3_5_moe(HfRead& r);  // qwen3_5_moe, qwen3_next (experts plus one shared expert)
 
 // --- multi-head latent attention (hf_config_mla.cpp) ---
 void read_deepseek(HfRead& r);

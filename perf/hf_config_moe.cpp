@@ -71,6 +71,15 @@ void read_qwen3_moe(HfRead& r) {
   ModelSpec& m = r.model;
   m.qk_norm = true;
   m.attention_bias = r.keys.flag_or("attention_bias", false);
+  read_qwen3_moe_mlp(r);
+  read_vocab_and_context(r);
+  read_tied_embeddings(r, false);
+  read_qwen_sliding(r);
+  if (r.nested) r.notes.push_back("the vision encoder is not counted");
+}
+
+void read_qwen3_moe_mlp(HfRead& r) {
+  ModelSpec& m = r.model;
   read_experts(r, "num_experts", r.keys.count("num_experts_per_tok"));
   m.moe_intermediate = r.keys.count("moe_intermediate_size");
   // Qwen3MoeSparseMoeBlock sits on layer i unless i is in mlp_only_layers or (i + 1) is not a
@@ -85,10 +94,6 @@ void read_qwen3_moe(HfRead& r) {
   }
   set_moe_layers(r, std::move(moe));
   read_dense_width(r, "intermediate_size");
-  read_vocab_and_context(r);
-  read_tied_embeddings(r, false);
-  read_qwen_sliding(r);
-  if (r.nested) r.notes.push_back("the vision encoder is not counted");
 }
 
 void read_gpt_oss(HfRead& r) {

@@ -53,8 +53,10 @@ void KernelDbCosts::resolve_gemms(const KernelScaling& scaling) {
   const int64_t h = model_.hidden;
   const int64_t heads = model_.num_heads / tp;
   const int64_t up_projections = model_.gated_mlp ? 2 : 1;
-  auto add = [&](GemmClass& c, const WeightFormat& format, int64_t n, int64_t k) {
+  auto add = [&](GemmClass& c, const WeightFormat& format, int64_t n, int64_t k,
+                 double share = 1.0) {
     c.gemms.emplace_back(*tables_, gemm_dtypes(format), n, k, scaling);
+    c.shares.push_back(share);
   };
   const WeightFormat& attention = formats.attention;
   if (model_.is_mla()) {
@@ -69,9 +71,21 @@ void KernelDbCosts::resolve_gemms(const KernelScaling& scaling) {
     add(qkv_, attention, m.kv_lora_rank + m.qk_rope_head_dim, h);  // kv_a, replicated
     add(o_, attention, h, heads * m.v_head_dim);
   } else {
+    // In a hybrid, the full-attention layers' projections run in their share of the layers and
+    // the linear layers' in theirs (LayerGemms).
+    const double layers = static_cast<double>(model_.num_layers);
+    const double attention_share = static_cast<double>(model_.num_attention_layers()) / layers;
     const int64_t kv_heads = kv_heads_per_gpu(model_, deployment_.tp);
-    add(qkv_, attention, (heads + 2 * kv_heads) * model_.head_dim, h);
-    add(o_, attention, h, heads * model_.head_dim);
+    const int64_t q_outputs = (model_.attention_output_gate ? 2 : 1) * heads;
+    add(qkv_, attention, (q_outputs + 2 * kv_heads) * model_.head_dim, h, attention_share);
+    add(o_, attention, h, heads * model_.head_dim, attention_share);
+    if (model_.num_linear_layers() > 0) {  // in_proj_qkvz, in_proj_ba and out_proj by heads
+      const double linear_share = static_cast<double>(model_.num_linear_layers()) / layers;
+      const LinearAttentionDims& l = model_.linear;
+      add(qkv_, attention, (2 * l.key_width() + 2 * l.value_width()) / tp, h, linear_share);
+      add(qkv_, attention, 2 * l.num_value_heads / tp, h, linear_share);
+      add(o_, attention, h, l.value_width() / tp, linear_share);
+    }
   }
   const int64_t width = ceil_div(model_.intermediate, tp);
   add(up_gate_, formats.dense_mlp, up_projections * width, h);
@@ -157,7 +171,7 @@ double KernelDbCosts::token_seconds(OpClass op, int64_t num_tokens) const {
   if (const GemmClass* c = gemm_class(op); c != nullptr && op != OpClass::lm_head) {
     if (!c->from_tables) return roofline_.token_seconds(op, num_tokens);
     double seconds = 0.0;
-    for (const GemmLookup& g : c->gemms) seconds += g.seconds(t);
+    for (size_t i = 0; i < c->gemms.size(); ++i) seconds += c->shares[i] * c->gemms[i].seconds(t);
     return layers * seconds;
   }
   switch (op) {
@@ -256,6 +270,10 @@ AttentionSeconds KernelDbCosts::attention_seconds(std::span<const SeqWork> batch
     if (!prefill_from_tables_) out.prefill = roofline.prefill;
     if (!decode_from_tables_) out.decode = roofline.decode;
   }
+  // Linear-attention layers: the roofline's (the tables hold no Gated DeltaNet kernels).
+  const AttentionSeconds linear = roofline_.linear_attention_seconds(batch);
+  if (prefill_from_tables_) out.prefill += linear.prefill;
+  if (decode_from_tables_) out.decode += linear.decode;
   for (const AttentionLayers* kind : {&full_, &sliding_}) {
     if (kind->layers <= 0) continue;
     if (prefill_from_tables_ && num_prefill > 0) {
@@ -328,6 +346,13 @@ void KernelDbCosts::build_coverage() {
       if (!detail.empty()) detail += "; ";
       detail += fmt::format("{} layers: {}", layers->layers, lookup.describe());
       if (lookup.found()) kind = worse(kind, lookup.kind());
+    }
+    if (const int64_t linear = model_.num_linear_layers(); linear > 0) {
+      detail += fmt::format(
+          "; {} linear-attention layers: roofline (the tables hold no Gated "
+          "DeltaNet kernels)",
+          linear);
+      kind = worse(kind, CoverageKind::roofline);
     }
     set(op, kind, std::move(detail));
   };

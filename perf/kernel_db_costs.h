@@ -59,7 +59,9 @@ class KernelDbCosts final : public StepCosts {
 
   struct GemmClass {
     std::vector<GemmLookup> gemms;
-    bool from_tables = false;  // every GEMM found; else the class is the roofline's
+    std::vector<double> shares;  // [gemms.size()]: of the class's layers, those running each
+                                 // GEMM (LayerGemms::Gemm::share)
+    bool from_tables = false;    // every GEMM found; else the class is the roofline's
   };
   // One kind of attention layer (full or sliding) and how many layers run it.
   struct AttentionLayers {

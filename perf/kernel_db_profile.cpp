@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "base/input_error.h"
 #include "perf/kernel_db_costs.h"
 #include "perf/kernel_db_tables.h"
 #include "perf/step_costs.h"
@@ -59,6 +60,12 @@ void fill_attention(const KernelDbCosts& costs, double layers, AttentionTables& 
 Profile kernel_db_profile(const KernelDbSpec& spec, const ModelSpec& model, const GpuSpec& gpu,
                           const Deployment& deployment, const RooflineOptions& options,
                           KernelDbCoverage* coverage_out) {
+  if (model.num_linear_layers() > 0) {  // a profile times every layer alike
+    throw InputError(fmt::format(
+        "{} mixes {} linear-attention layers with {} attention layers, which a profile cannot "
+        "hold: use perf kind kernel_db directly",
+        model.name, model.num_linear_layers(), model.num_attention_layers()));
+  }
   const std::shared_ptr<const KernelDbTables> tables = kernel_db_tables(spec, gpu);
   const KernelDbCosts costs(tables, spec, model, gpu, deployment, options);
   const KernelDbCoverage& coverage = costs.coverage();

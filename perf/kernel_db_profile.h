@@ -20,7 +20,7 @@ namespace tidal::perf {
 // 1): one all-reduce over message bytes. CPU overhead: roofline. At the grid points the profiled
 // model reproduces the kernel_db model; between them it interpolates linearly, and a step with
 // several prefill chunks is summed chunk by chunk (kernel_db pays the kernel's fixed cost once).
-// InputErrors as make_kernel_db_model's.
+// InputErrors as make_kernel_db_model's, and for a model with linear-attention layers.
 Profile kernel_db_profile(const KernelDbSpec& spec, const ModelSpec& model, const GpuSpec& gpu,
                           const Deployment& deployment, const RooflineOptions& options = {},
                           KernelDbCoverage* coverage_out = nullptr);

@@ -21,14 +21,21 @@ constexpr double kRuntimeReserveBytes = 0.5 * kGiB;
 constexpr double kActivationBytes = 2.0;
 
 // Peak activation bytes of one forward pass over max_num_batched_tokens tokens: the residual
-// stream in and out, the q/k/v output and the widest MLP's gate/up output plus its activation.
+// stream in and out, the q/k/v output (a linear-attention layer's input projections when wider)
+// and the widest MLP's gate/up output plus its activation.
 double activation_bytes(const ModelSpec& m, const Deployment& d) {
   const double tp = d.tp;
-  const double qkv_width =
-      m.is_mla() ? static_cast<double>(m.num_heads * m.head_dim) / tp +
-                       static_cast<double>(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim)
-                 : static_cast<double>(m.num_heads * m.head_dim) / tp +
-                       2.0 * static_cast<double>(kv_heads_per_gpu(m, d.tp) * m.head_dim);
+  double qkv_width = m.is_mla()
+                         ? static_cast<double>(m.num_heads * m.head_dim) / tp +
+                               static_cast<double>(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim)
+                         : static_cast<double>(m.num_heads * m.head_dim) / tp +
+                               2.0 * static_cast<double>(kv_heads_per_gpu(m, d.tp) * m.head_dim);
+  if (m.num_linear_layers() > 0) {
+    const LinearAttentionDims& l = m.linear;
+    qkv_width = std::max(
+        qkv_width,
+        static_cast<double>(l.conv_width() + l.value_width() + 2 * l.num_value_heads) / tp);
+  }
   double mlp_width = static_cast<double>(m.intermediate);
   if (m.is_moe()) {
     const double moe_width = static_cast<double>(m.num_active_experts * m.moe_intermediate +
@@ -130,6 +137,11 @@ void check_deployment(const ModelSpec& model, const Deployment& deployment,
         fmt::format("{}.tp: {} neither divides nor is a multiple of num_kv_heads {} of {}",
                     json_path, tp, model.num_kv_heads, model.name));
   }
+  // The engines split a linear-attention layer by its key heads (each with its value heads).
+  if (model.num_linear_layers() > 0 && model.linear.num_key_heads % tp != 0) {
+    throw InputError(fmt::format("{}.tp: {} does not divide linear_num_key_heads {} of {}",
+                                 json_path, tp, model.linear.num_key_heads, model.name));
+  }
   check_parallel_layout(model, deployment, json_path);
   check_pipeline_layout(model, deployment, json_path);
   if (!(deployment.gpu_memory_utilization > 0.0 && deployment.gpu_memory_utilization <= 1.0)) {
@@ -153,7 +165,6 @@ void check_deployment(const ModelSpec& model, const Deployment& deployment,
 double weight_bytes_per_gpu(const ModelSpec& m, const Deployment& d) {
   const double tp = d.tp;
   const double hidden = static_cast<double>(m.hidden);
-  const double layers = static_cast<double>(m.num_layers);
   const WeightFormats formats = weight_formats(m, d.weight_dtype);
   double attention = 0.0;
   if (m.is_mla()) {
@@ -164,13 +175,19 @@ double weight_bytes_per_gpu(const ModelSpec& m, const Deployment& d) {
         hidden * static_cast<double>(mla.q_lora_rank + mla.kv_lora_rank + mla.qk_rope_head_dim);
     attention = replicated + (m.attention_params_per_layer() - replicated) / tp;
   } else {
-    // q and o are split by heads; k and v by KV heads (replicated when tp > num_kv_heads).
-    const double q_and_o = 2.0 * hidden * static_cast<double>(m.num_heads * m.head_dim) / tp;
+    // q and o are split by heads; k and v by KV heads (replicated when tp > num_kv_heads). An
+    // output gate doubles q.
+    const double q_and_o = (m.attention_output_gate ? 3.0 : 2.0) * hidden *
+                           static_cast<double>(m.num_heads * m.head_dim) / tp;
     const double k_and_v =
         2.0 * hidden * static_cast<double>(kv_heads_per_gpu(m, d.tp) * m.head_dim);
     attention = q_and_o + k_and_v;
   }
-  double bytes = layers * attention * formats.attention.bytes_per_weight;
+  // A linear-attention layer is split by heads whole.
+  double bytes =
+      (static_cast<double>(m.num_attention_layers()) * attention +
+       static_cast<double>(m.num_linear_layers()) * m.linear_attention_params_per_layer() / tp) *
+      formats.attention.bytes_per_weight;
   const double dense_layers = static_cast<double>(m.is_moe() ? m.num_dense_layers : m.num_layers);
   bytes += dense_layers * m.dense_mlp_params() / tp * formats.dense_mlp.bytes_per_weight;
   if (m.is_moe()) {
@@ -208,6 +225,18 @@ double sliding_kv_reserve_bytes(const ModelSpec& m, const Deployment& d) {
          static_cast<double>(m.num_sliding_layers()) * kv_bytes_per_token_per_layer_per_gpu(m, d);
 }
 
+double recurrent_state_bytes_per_seq_per_gpu(const ModelSpec& m, const Deployment& d) {
+  if (m.num_linear_layers() == 0) return 0.0;
+  const LinearAttentionDims& l = m.linear;
+  const double tp = d.tp;
+  const double state = static_cast<double>(l.num_value_heads) / tp *
+                       static_cast<double>(l.key_head_dim * l.value_head_dim) *
+                       dtype_bytes(l.state_dtype);
+  const double conv = static_cast<double>(l.conv_width()) / tp *
+                      static_cast<double>(l.conv_kernel - 1) * kActivationBytes;
+  return static_cast<double>(m.num_linear_layers()) * (state + conv);
+}
+
 std::string_view memory_fraction_name(MemoryFraction fraction) {
   switch (fraction) {
     case MemoryFraction::device:
@@ -225,6 +254,31 @@ int64_t kv_heads_per_gpu(const ModelSpec& model, int32_t tp) {
 }
 
 namespace {
+
+// The recurrent states of a linear-attention model's sequences (MemoryPlan): max_num_seqs of
+// them, or with a state_memory_ratio those that fit in its share of the cache memory (each rank
+// its own sequences' states).
+void reserve_states(const ModelSpec& layers, const Deployment& d, const std::string& json_path,
+                    MemoryPlan& plan) {
+  const double per_seq = recurrent_state_bytes_per_seq_per_gpu(layers, d);
+  if (per_seq <= 0.0) return;
+  int64_t slots_per_rank = (d.max_num_seqs + d.attention_dp - 1) / d.attention_dp;
+  if (d.state_memory_ratio > 0.0) {
+    const double share =
+        plan.kv_cache_bytes_per_gpu * d.state_memory_ratio / (1.0 + d.state_memory_ratio);
+    slots_per_rank = std::min<int64_t>(
+        slots_per_rank, static_cast<int64_t>(std::max(0.0, std::floor(share / per_seq))));
+  }
+  if (slots_per_rank < 1) {
+    throw InputError(
+        fmt::format("{}: {} has no room for one sequence's recurrent state ({:.1f} MiB per GPU) in "
+                    "state_memory_ratio {} of its {:.2f} GiB cache memory per GPU",
+                    json_path, layers.name, per_seq / (1024.0 * 1024.0), d.state_memory_ratio,
+                    plan.kv_cache_bytes_per_gpu / kGiB));
+  }
+  plan.state_reserve_bytes = static_cast<double>(slots_per_rank) * per_seq;
+  plan.num_state_slots = slots_per_rank * d.attention_dp;
+}
 
 // One stage's (or, without pipeline parallelism, the replica's) plan: `layers` is the model the
 // stage's GPUs hold the layers of, `embedding_bytes_per_gpu` its share of the embedding and LM
@@ -252,23 +306,28 @@ MemoryPlan plan_stage_memory(const ModelSpec& model, const ModelSpec& layers,
           (gpu.memory_bytes - plan.weight_bytes_per_gpu - plan.activation_reserve_bytes);
       break;
   }
+  reserve_states(layers, deployment, json_path, plan);
   const double block_bytes = plan.kv_bytes_per_token_per_gpu * deployment.block_size;
-  const double num_blocks =
-      std::floor((plan.kv_cache_bytes_per_gpu - plan.sliding_kv_reserve_bytes) / block_bytes);
+  const double num_blocks = std::floor(
+      (plan.kv_cache_bytes_per_gpu - plan.sliding_kv_reserve_bytes - plan.state_reserve_bytes) /
+      block_bytes);
   if (num_blocks < 1.0) {
     throw InputError(fmt::format(
         "{}: {} does not fit on {} at {} ({} weights): weights {:.1f} GiB + activation reserve "
-        "{:.1f} GiB + sliding-window KV reserve {:.1f} GiB per GPU leave no room for one KV block "
-        "in {:.1f} GiB usable ({:.0f} GiB x gpu_memory_utilization {:.2f})",
+        "{:.1f} GiB + sliding-window KV reserve {:.1f} GiB + recurrent-state reserve {:.1f} GiB "
+        "per GPU leave no room for one KV block in {:.1f} GiB usable ({:.0f} GiB x "
+        "gpu_memory_utilization {:.2f})",
         json_path, model.name, gpu.name, layout_text(deployment),
         dtype_name(deployment.weight_dtype), plan.weight_bytes_per_gpu / kGiB,
-        plan.activation_reserve_bytes / kGiB, plan.sliding_kv_reserve_bytes / kGiB, usable / kGiB,
-        gpu.memory_bytes / kGiB, deployment.gpu_memory_utilization));
+        plan.activation_reserve_bytes / kGiB, plan.sliding_kv_reserve_bytes / kGiB,
+        plan.state_reserve_bytes / kGiB, usable / kGiB, gpu.memory_bytes / kGiB,
+        deployment.gpu_memory_utilization));
   }
   plan.num_kv_blocks_per_rank = static_cast<int64_t>(num_blocks);
   plan.num_kv_blocks = plan.num_kv_blocks_per_rank * deployment.attention_dp;
   plan.kv_bytes_per_token_all_stages = plan.kv_bytes_per_token_per_gpu;
   plan.sliding_kv_reserve_bytes_all_stages = plan.sliding_kv_reserve_bytes;
+  plan.state_bytes_per_seq_all_stages = recurrent_state_bytes_per_seq_per_gpu(layers, deployment);
   return plan;
 }
 
@@ -286,6 +345,8 @@ MemoryPlan plan_memory(const ModelSpec& model, const GpuSpec& gpu, const Deploym
   MemoryPlan binding;
   double kv_bytes_all_stages = 0.0;
   double sliding_reserve_all_stages = 0.0;
+  double state_bytes_all_stages = 0.0;
+  int64_t fewest_state_slots = 0;
   const std::vector<PipelineStage> stages = split_layers(model.num_layers, deployment.pp);
   for (size_t s = 0; s < stages.size(); ++s) {
     const PipelineStage& stage = stages[s];
@@ -296,10 +357,18 @@ MemoryPlan plan_memory(const ModelSpec& model, const GpuSpec& gpu, const Deploym
                           fmt::format("{} (pipeline stage {})", json_path, s));
     kv_bytes_all_stages += plan.kv_bytes_per_token_per_gpu;
     sliding_reserve_all_stages += plan.sliding_kv_reserve_bytes;
+    state_bytes_all_stages += plan.state_bytes_per_seq_all_stages;
+    if (plan.num_state_slots > 0) {
+      fewest_state_slots = fewest_state_slots == 0
+                               ? plan.num_state_slots
+                               : std::min(fewest_state_slots, plan.num_state_slots);
+    }
     if (s == 0 || plan.num_kv_blocks < binding.num_kv_blocks) binding = plan;
   }
   binding.kv_bytes_per_token_all_stages = kv_bytes_all_stages;
   binding.sliding_kv_reserve_bytes_all_stages = sliding_reserve_all_stages;
+  binding.state_bytes_per_seq_all_stages = state_bytes_all_stages;
+  binding.num_state_slots = fewest_state_slots;
   return binding;
 }
 

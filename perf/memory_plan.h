@@ -46,7 +46,11 @@ struct Deployment {
   MemoryFraction memory_fraction = MemoryFraction::device;  // what that share is of
   int32_t block_size = 16;                                  // KV block size in tokens
   int64_t max_num_batched_tokens = 8192;  // peak tokens in one forward pass (activation reserve)
-  int64_t max_num_seqs = 256;             // sequences at once (sliding-window KV reserve)
+  int64_t max_num_seqs = 256;  // sequences at once (sliding-window KV and recurrent-state reserve)
+  // Linear-attention models: 0 reserves the recurrent state of max_num_seqs sequences; > 0 splits
+  // the cache memory as SGLang's mamba_full_memory_ratio does (state : KV = ratio : 1) and
+  // holds the states that fit, at most max_num_seqs (MemoryPlan::num_state_slots).
+  double state_memory_ratio = 0.0;
 
   // GPUs of one replica: its pipeline stages' GPUs.
   int32_t num_gpus() const { return stage_gpus() * pp; }
@@ -76,10 +80,15 @@ struct Deployment {
 // allocates per token carry only the layers that attend to every token. A model whose every layer
 // slides has no such layers; its blocks then carry every layer (an over-estimate for sequences
 // longer than the window, stated in docs/perf.md).
+// A linear-attention layer keeps no KV, only a fixed recurrent state per sequence: the states of
+// num_state_slots sequences are reserved the same way (state_reserve_bytes, subtracted beside the
+// sliding reserve), and the replica runs at most that many sequences at once.
 struct MemoryPlan {
   double weight_bytes_per_gpu = 0;
   double kv_bytes_per_token_per_gpu = 0;  // per block token: the growing layers, this GPU's share
   double sliding_kv_reserve_bytes = 0;    // sliding layers' windows for max_num_seqs sequences
+  double state_reserve_bytes = 0;         // linear layers' states for num_state_slots sequences
+  int64_t num_state_slots = 0;            // the replica's recurrent states; 0: no linear layers
   double activation_reserve_bytes = 0;    // runtime context + peak activations
   double kv_cache_bytes_per_gpu = 0;      // the budget the KV blocks and the reserve are cut from
   int64_t num_kv_blocks_per_rank = 0;     // blocks one attention rank holds (its GPUs' shards)
@@ -89,6 +98,7 @@ struct MemoryPlan {
   // likewise; without pipeline parallelism equal to the fields above.
   double kv_bytes_per_token_all_stages = 0;
   double sliding_kv_reserve_bytes_all_stages = 0;
+  double state_bytes_per_seq_all_stages = 0;  // one sequence's recurrent state, one GPU a stage
 };
 
 // KV heads one GPU holds: num_kv_heads / tp, or 1 when tp is a multiple of num_kv_heads (heads
@@ -109,6 +119,11 @@ double kv_bytes_per_token_per_layer_per_gpu(const ModelSpec& model, const Deploy
 // Bytes per block token (MemoryPlan::kv_bytes_per_token_per_gpu) and the sliding layers' reserve.
 double kv_bytes_per_token_per_gpu(const ModelSpec& model, const Deployment& deployment);
 double sliding_kv_reserve_bytes(const ModelSpec& model, const Deployment& deployment);
+
+// One sequence's recurrent state on one GPU, every linear layer: each of the GPU's value heads
+// keeps a key_head_dim x value_head_dim matrix in the state dtype, and the convolution the last
+// conv_kernel - 1 tokens of its q, k and v channels (bf16). 0 without linear layers.
+double recurrent_state_bytes_per_seq_per_gpu(const ModelSpec& model, const Deployment& deployment);
 
 // Checks tp against the model's heads, ep and attention_dp against the model's experts and the
 // other deployment fields; InputErrors as below.

@@ -12,7 +12,15 @@ namespace {
 using ojson = nlohmann::ordered_json;
 
 const char* kind_name(LayerAttention kind) {
-  return kind == LayerAttention::sliding ? "sliding" : "full";
+  switch (kind) {
+    case LayerAttention::sliding:
+      return "sliding";
+    case LayerAttention::linear:
+      return "linear";
+    case LayerAttention::full:
+      break;
+  }
+  return "full";
 }
 
 // Runs of equal attention kinds: [{"layers": "0-3", "kind": "sliding"}, ...].
@@ -47,9 +55,22 @@ ojson attention_json(const ModelSpec& m) {
                 {"qk_rope_head_dim", m.mla.qk_rope_head_dim},
                 {"v_head_dim", m.mla.v_head_dim}};
   }
+  if (m.attention_output_gate) j["output_gate"] = true;
   j["num_full_layers"] = m.num_full_layers();
   j["num_sliding_layers"] = m.num_sliding_layers();
   j["sliding_window"] = m.sliding_window > 0 ? ojson(m.sliding_window) : ojson(nullptr);
+  if (m.num_linear_layers() > 0) {
+    const LinearAttentionDims& l = m.linear;
+    j["num_linear_layers"] = m.num_linear_layers();
+    j["linear"] = {{"kind", "gated_deltanet"},
+                   {"num_key_heads", l.num_key_heads},
+                   {"num_value_heads", l.num_value_heads},
+                   {"key_head_dim", l.key_head_dim},
+                   {"value_head_dim", l.value_head_dim},
+                   {"conv_kernel", l.conv_kernel},
+                   {"state_dtype", std::string(dtype_name(l.state_dtype))},
+                   {"state_bytes_per_seq", recurrent_state_bytes_per_seq_per_gpu(m, Deployment{})}};
+  }
   j["per_layer"] = layer_runs(m);
   return j;
 }

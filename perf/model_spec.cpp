@@ -27,7 +27,7 @@ double mlp_params(const ModelSpec& m, int64_t experts_per_moe_layer) {
 }
 
 double layer_independent_params(const ModelSpec& m) {
-  return d(m.num_layers) * m.attention_params_per_layer() + m.norm_params() + m.embedding_params();
+  return m.mixer_params() + m.norm_params() + m.embedding_params();
 }
 
 [[noreturn]] void fail(const std::string& where, const std::string& what) {
@@ -42,6 +42,10 @@ void check_positive(const std::string& where, const char* key, int64_t value) {
 
 int64_t ModelSpec::num_sliding_layers() const {
   return std::count(layer_attention.begin(), layer_attention.end(), LayerAttention::sliding);
+}
+
+int64_t ModelSpec::num_linear_layers() const {
+  return std::count(layer_attention.begin(), layer_attention.end(), LayerAttention::linear);
 }
 
 int64_t ModelSpec::shared_expert_width() const {
@@ -67,9 +71,27 @@ double ModelSpec::attention_params_per_layer() const {
   }
   const double q_width = d(num_heads * head_dim);
   const double kv_width = d(num_kv_heads * head_dim);
-  double params = 2.0 * h * q_width + 2.0 * h * kv_width;
-  if (attention_bias) params += q_width + 2.0 * kv_width + h;
+  const double q_outputs = (attention_output_gate ? 2.0 : 1.0) * q_width;  // queries (and gates)
+  double params = h * q_outputs + h * q_width + 2.0 * h * kv_width;
+  if (attention_bias) params += q_outputs + 2.0 * kv_width + h;
   return params;
+}
+
+double ModelSpec::linear_attention_params_per_layer() const {
+  const double h = d(hidden);
+  const LinearAttentionDims& l = linear;
+  const double in =
+      h * d(l.conv_width() + l.value_width() + 2 * l.num_value_heads);  // qkv, z, b, a
+  const double conv = d(l.conv_width() * l.conv_kernel);
+  const double per_head = 2.0 * d(l.num_value_heads);  // decay rate and time-step bias
+  const double norm = d(l.value_head_dim);             // gated RMSNorm of each head's output
+  const double out = d(l.value_width()) * h;
+  return in + conv + per_head + norm + out;
+}
+
+double ModelSpec::mixer_params() const {
+  return d(num_attention_layers()) * attention_params_per_layer() +
+         d(num_linear_layers()) * linear_attention_params_per_layer();
 }
 
 double ModelSpec::dense_mlp_params() const {
@@ -94,9 +116,9 @@ double ModelSpec::embedding_params() const {
 
 double ModelSpec::norm_params() const {
   double per_layer = 2.0 * d(hidden);
-  if (qk_norm) per_layer += 2.0 * d(head_dim);
   if (is_mla()) per_layer += d(mla.q_lora_rank + mla.kv_lora_rank);
-  return d(num_layers) * per_layer + d(hidden);
+  const double qk_norms = qk_norm ? 2.0 * d(head_dim) * d(num_attention_layers()) : 0.0;
+  return d(num_layers) * per_layer + qk_norms + d(hidden);
 }
 
 double ModelSpec::total_params() const {
@@ -140,6 +162,22 @@ void check_model_spec(const ModelSpec& m, const std::string& where) {
     fail(where, "sliding layers need a sliding_window >= 1");
   }
   if (m.sliding_window < 0) fail(where, "sliding_window must be >= 0");
+  if (m.num_linear_layers() > 0) {
+    if (m.is_mla()) fail(where, "linear-attention layers beside MLA attention are not modelled");
+    if (m.num_attention_layers() == 0) {
+      fail(where, "every layer is linear: tidal needs at least one attention layer");
+    }
+    const LinearAttentionDims& l = m.linear;
+    check_positive(where, "linear_num_key_heads", l.num_key_heads);
+    check_positive(where, "linear_num_value_heads", l.num_value_heads);
+    check_positive(where, "linear_key_head_dim", l.key_head_dim);
+    check_positive(where, "linear_value_head_dim", l.value_head_dim);
+    check_positive(where, "linear_conv_kernel_dim", l.conv_kernel);
+    if (l.num_value_heads % l.num_key_heads != 0) {
+      fail(where, fmt::format("linear_num_key_heads {} must divide linear_num_value_heads {}",
+                              l.num_key_heads, l.num_value_heads));
+    }
+  }
   if (m.num_experts < 0 || m.num_shared_experts < 0 || m.num_dense_layers < 0) {
     fail(where, "expert and dense-layer counts must be >= 0");
   }

@@ -23,6 +23,27 @@ enum class LayerAttention {
   full,     // every earlier token of the sequence
   sliding,  // at most `sliding_window` of the latest tokens (sliding windows, and chunked local
             // attention such as Llama 4's, whose span never exceeds the chunk)
+  linear,   // no softmax attention and no KV cache: a Gated DeltaNet linear-attention layer
+            // (Qwen3-Next, Qwen3.5) carrying a fixed-size recurrent state per sequence
+};
+
+// A Gated DeltaNet layer's widths (HF qwen3_next / qwen3_5 keys linear_num_key_heads,
+// linear_num_value_heads, linear_key_head_dim, linear_value_head_dim, linear_conv_kernel_dim).
+// Queries and keys have num_key_heads heads, values num_value_heads; each value head keeps a
+// key_head_dim x value_head_dim state, and a causal depthwise convolution over the last
+// conv_kernel tokens runs on the concatenated q, k and v.
+struct LinearAttentionDims {
+  int64_t num_key_heads = 0;
+  int64_t num_value_heads = 0;
+  int64_t key_head_dim = 0;
+  int64_t value_head_dim = 0;
+  int64_t conv_kernel = 0;
+  DType state_dtype = DType::fp32;  // the recurrent state's (HF mamba_ssm_dtype)
+
+  int64_t key_width() const { return num_key_heads * key_head_dim; }
+  int64_t value_width() const { return num_value_heads * value_head_dim; }
+  // Channels the convolution runs over: q, k and v.
+  int64_t conv_width() const { return 2 * key_width() + value_width(); }
 };
 
 // Multi-head latent attention's widths (HF deepseek_v3 keys of the same names).
@@ -73,7 +94,11 @@ struct ModelSpec {
   MlaDims mla;                                  // when attention == mla
   std::vector<LayerAttention> layer_attention;  // [num_layers]; empty = every layer full
   int64_t sliding_window = 0;                   // tokens a sliding layer keeps; 0 = none
-  int64_t num_experts = 0;                      // routed experts per MoE layer; 0 = dense model
+  LinearAttentionDims linear;                   // when some layer is linear
+  // The query projection also yields a per-head sigmoid gate on the attention output (HF
+  // attn_output_gate: Qwen3-Next and Qwen3.5 full-attention layers), doubling its width.
+  bool attention_output_gate = false;
+  int64_t num_experts = 0;  // routed experts per MoE layer; 0 = dense model
   int64_t num_active_experts = 0;
   int64_t num_shared_experts = 0;
   int64_t moe_intermediate = 0;            // width of one routed expert
@@ -89,7 +114,10 @@ struct ModelSpec {
   bool is_mla() const { return attention == AttentionKind::mla; }
   int64_t num_moe_layers() const { return is_moe() ? num_layers - num_dense_layers : 0; }
   int64_t num_sliding_layers() const;
-  int64_t num_full_layers() const { return num_layers - num_sliding_layers(); }
+  int64_t num_linear_layers() const;
+  // Layers with softmax attention over a KV cache (full or sliding).
+  int64_t num_attention_layers() const { return num_layers - num_linear_layers(); }
+  int64_t num_full_layers() const { return num_attention_layers() - num_sliding_layers(); }
   int64_t shared_expert_width() const;  // shared_expert_intermediate, or moe_intermediate
 
   // KV-cache values one token keeps in one layer, whole model (before any TP split): GQA
@@ -98,12 +126,16 @@ struct ModelSpec {
 
   // Per-layer weight counts (parameters, not bytes).
   double attention_params_per_layer() const;  // q, k, v, o projections (MLA: its five)
-  double dense_mlp_params() const;            // one dense MLP
-  double expert_params() const;               // one routed expert
-  double shared_expert_params() const;        // one shared expert
-  double router_params() const;               // one MoE layer's router
-  double embedding_params() const;            // input embedding + LM head (once if tied)
-  double norm_params() const;                 // every RMSNorm of the model
+  // A Gated DeltaNet layer's projections (qkv, z, b, a in, out), convolution and per-head decay.
+  double linear_attention_params_per_layer() const;
+  // Every layer's attention or linear-attention parameters.
+  double mixer_params() const;
+  double dense_mlp_params() const;      // one dense MLP
+  double expert_params() const;         // one routed expert
+  double shared_expert_params() const;  // one shared expert
+  double router_params() const;         // one MoE layer's router
+  double embedding_params() const;      // input embedding + LM head (once if tied)
+  double norm_params() const;           // every RMSNorm of the model
   // Every parameter (drives memory) vs those one token touches. Publishers differ on whether the
   // input embedding counts as active (Mistral and Qwen count it; OpenAI's gpt-oss card does
   // not): active_params() counts it, active_params_without_embedding() does not.

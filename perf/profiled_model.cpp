@@ -30,6 +30,12 @@ void check_compatible(const Profile& profile, const ModelSpec& model, const Depl
         "roofline or kernel_db model",
         json_path, deployment.ep, deployment.attention_dp));
   }
+  if (model.num_linear_layers() > 0) {
+    throw InputError(fmt::format(
+        "{}: a profile times every layer alike; {} mixes {} linear-attention layers with {} "
+        "attention layers: use the roofline or kernel_db model",
+        json_path, model.name, model.num_linear_layers(), model.num_attention_layers()));
+  }
   if (profile.tp != deployment.tp) {
     throw InputError(fmt::format("{}: profile was measured at tp={}, the deployment has tp={}",
                                  json_path, profile.tp, deployment.tp));

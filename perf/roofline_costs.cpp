@@ -93,6 +93,10 @@ RooflineCosts::RooflineCosts(const ModelSpec& model, const GpuSpec& gpu,
   full_attention_.kv_b_weight_bytes = formats_.attention.bytes_per_weight;
   sliding_attention_ = full_attention_;
   sliding_attention_.window = model.sliding_window;
+  linear_attention_ = linear_attention_shape(model, deployment.tp);
+  const double layers = static_cast<double>(model.num_layers);
+  attention_share_ = static_cast<double>(model.num_attention_layers()) / layers;
+  linear_share_ = static_cast<double>(model.num_linear_layers()) / layers;
 }
 
 double RooflineCosts::gemm_seconds(const OpWork& work, double peak_flops) const {
@@ -104,7 +108,8 @@ double RooflineCosts::gemm_seconds(const OpWork& work, double peak_flops) const 
 double RooflineCosts::gemms_seconds(const LayerGemms& gemms) const {
   double seconds = 0.0;
   for (int i = 0; i < gemms.num_gemms; ++i) {
-    seconds += gemm_seconds(gemms.gemms[i].work, gemms.gemms[i].peak_flops);
+    const LayerGemms::Gemm& g = gemms.gemms[i];
+    seconds += g.share * gemm_seconds(g.work, g.peak_flops);
   }
   return seconds;
 }
@@ -149,13 +154,28 @@ LayerGemms RooflineCosts::layer_gemms(OpClass op, int64_t num_tokens) const {
                        attention_bytes),
                   attention_peak);
       } else {
-        gemms.add(gemm(t, h, (heads_per_gpu_ + 2.0 * kv_heads_per_gpu_) * hd, attention_bytes),
-                  attention_peak);
+        const double q_outputs = (model_.attention_output_gate ? 2.0 : 1.0) * heads_per_gpu_;
+        gemms.add(gemm(t, h, (q_outputs + 2.0 * kv_heads_per_gpu_) * hd, attention_bytes),
+                  attention_peak, attention_share_);
+      }
+      if (linear_share_ > 0) {  // in_proj_qkvz and in_proj_ba, split by heads
+        const LinearAttentionShape& l = linear_attention_;
+        const double qkvz =
+            2.0 * l.num_key_heads * l.key_head_dim + 2.0 * l.num_value_heads * l.value_head_dim;
+        gemms.add(gemm(t, h, qkvz, attention_bytes), attention_peak, linear_share_);
+        gemms.add(gemm(t, h, 2.0 * l.num_value_heads, attention_bytes), attention_peak,
+                  linear_share_);
       }
       break;
     case OpClass::o_proj: {
       const double v_dim = model_.is_mla() ? static_cast<double>(mla.v_head_dim) : hd;
-      gemms.add(gemm(t, heads_per_gpu_ * v_dim, h, attention_bytes), attention_peak);
+      gemms.add(gemm(t, heads_per_gpu_ * v_dim, h, attention_bytes), attention_peak,
+                attention_share_);
+      if (linear_share_ > 0) {
+        const LinearAttentionShape& l = linear_attention_;
+        gemms.add(gemm(t, l.num_value_heads * l.value_head_dim, h, attention_bytes), attention_peak,
+                  linear_share_);
+      }
       break;
     }
     case OpClass::mlp_up_gate:
@@ -297,7 +317,10 @@ OpWork RooflineCosts::layer_work(OpClass op, int64_t num_tokens) const {
     default: {
       OpWork work;
       const LayerGemms gemms = layer_gemms(op, num_tokens);
-      for (int i = 0; i < gemms.num_gemms; ++i) work += gemms.gemms[i].work;
+      for (int i = 0; i < gemms.num_gemms; ++i) {
+        const LayerGemms::Gemm& g = gemms.gemms[i];
+        work += OpWork{g.share * g.work.flops, g.share * g.work.bytes};
+      }
       return work;
     }
   }
@@ -424,6 +447,11 @@ OpWork RooflineCosts::rank_work(std::span<const SeqWork> batch, TokenWorkMemo* m
     total += OpWork{layers * (work.prefill.flops + work.decode.flops),
                     layers * (work.prefill.bytes + work.decode.bytes)};
   }
+  if (const double layers = static_cast<double>(model_.num_linear_layers()); layers > 0) {
+    const AttentionWork work = linear_attention_work(linear_attention_, batch);
+    total += OpWork{layers * (work.prefill.flops + work.decode.flops),
+                    layers * (work.prefill.bytes + work.decode.bytes)};
+  }
   return total;
 }
 
@@ -447,6 +475,19 @@ AttentionSeconds RooflineCosts::attention_seconds(std::span<const SeqWork> batch
     seconds.prefill += sliding_layers * attention_layer_seconds(work.prefill);
     seconds.decode += sliding_layers * attention_layer_seconds(work.decode);
   }
+  const AttentionSeconds linear = linear_attention_seconds(batch);
+  seconds.prefill += linear.prefill;
+  seconds.decode += linear.decode;
+  return seconds;
+}
+
+AttentionSeconds RooflineCosts::linear_attention_seconds(std::span<const SeqWork> batch) const {
+  AttentionSeconds seconds;
+  const double layers = static_cast<double>(model_.num_linear_layers());
+  if (layers <= 0) return seconds;
+  const AttentionWork work = linear_attention_work(linear_attention_, batch);
+  seconds.prefill = layers * attention_layer_seconds(work.prefill);
+  seconds.decode = layers * attention_layer_seconds(work.decode);
   return seconds;
 }
 

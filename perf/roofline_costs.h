@@ -11,6 +11,7 @@
 #include "perf/model_catalog.h"
 #include "perf/op_work.h"
 #include "perf/roofline_attention.h"
+#include "perf/roofline_linear_attention.h"
 #include "perf/roofline_model.h"
 #include "perf/step_costs.h"
 #include "perf/weight_formats.h"
@@ -18,16 +19,22 @@
 namespace tidal::perf {
 
 // The GEMMs one layer runs for an op class (MLA's query and latent projections are three, an MoE
-// layer's routed and shared experts two), each at the tensor rate of its weights' format.
+// layer's routed and shared experts two), each at the tensor rate of its weights' format. In a
+// hybrid of linear and full attention the attention projections differ by layer: each GEMM runs
+// in its `share` of the class's layers (the full-attention layers' q/k/v, the linear layers'
+// input projections), so that a class's whole-step cost stays layers x the layer's.
 struct LayerGemms {
   struct Gemm {
     OpWork work;
     double peak_flops = 0.0;
+    double share = 1.0;
   };
   std::array<Gemm, 3> gemms{};
   int num_gemms = 0;
 
-  void add(const OpWork& work, double peak_flops) { gemms[num_gemms++] = {work, peak_flops}; }
+  void add(const OpWork& work, double peak_flops, double share = 1.0) {
+    gemms[num_gemms++] = {work, peak_flops, share};
+  }
 };
 
 // RooflineCosts::token_work by token count, kept as it is computed (a step-work counter asks for
@@ -65,6 +72,8 @@ class RooflineCosts final : public StepCosts {
   double token_seconds(OpClass op, int64_t num_tokens) const override;
   double seq_seconds(OpClass op, int64_t count) const override;
   AttentionSeconds attention_seconds(std::span<const SeqWork> batch) const override;
+  // The linear-attention layers' part of attention_seconds (0 without such layers).
+  AttentionSeconds linear_attention_seconds(std::span<const SeqWork> batch) const;
   double swap_seconds(int64_t num_blocks) const override;
   // With attention_dp > 1: the routed experts (moe_experts) and the dispatch and combine
   // (allreduce) of every MoE layer, over the replica's num_tokens.
@@ -130,13 +139,16 @@ class RooflineCosts final : public StepCosts {
   Deployment deployment_;
   RooflineOptions options_;
   WeightFormats formats_;
-  double gemm_peak_flops_ = 0.0;      // the served weight dtype's tensor rate
-  double kv_bytes_ = 0.0;             // per KV element
-  double heads_per_gpu_ = 0.0;        // query heads
-  double kv_heads_per_gpu_ = 0.0;     // key/value heads
-  double kv_bytes_per_token_ = 0.0;   // per block token, this GPU (memory_plan.h)
-  AttentionShape full_attention_;     // layers attending to every token
-  AttentionShape sliding_attention_;  // layers attending to the last sliding_window tokens
+  double gemm_peak_flops_ = 0.0;           // the served weight dtype's tensor rate
+  double kv_bytes_ = 0.0;                  // per KV element
+  double heads_per_gpu_ = 0.0;             // query heads
+  double kv_heads_per_gpu_ = 0.0;          // key/value heads
+  double kv_bytes_per_token_ = 0.0;        // per block token, this GPU (memory_plan.h)
+  AttentionShape full_attention_;          // layers attending to every token
+  AttentionShape sliding_attention_;       // layers attending to the last sliding_window tokens
+  LinearAttentionShape linear_attention_;  // Gated DeltaNet layers
+  double attention_share_ = 1.0;           // of the layers: softmax attention (full or sliding)
+  double linear_share_ = 0.0;              // of the layers: linear attention
 };
 
 }  // namespace tidal::perf

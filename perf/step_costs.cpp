@@ -14,6 +14,8 @@ int64_t layers_running(const ModelSpec& model, OpClass op) {
     case OpClass::moe_router:
     case OpClass::moe_experts:
       return model.num_moe_layers();
+    case OpClass::rope:  // linear-attention layers have no rotary embedding
+      return model.num_attention_layers();
     default:
       return model.num_layers;
   }

@@ -34,7 +34,7 @@ inline constexpr std::array<OpClass, 2> kRowOpClasses{OpClass::lm_head, OpClass:
 inline constexpr std::array<OpClass, 1> kSeqOpClasses{OpClass::cpu_overhead};
 
 // How many layers an op class runs in: MLP classes in the dense layers, MoE classes in the MoE
-// layers, every other per-layer class in all layers.
+// layers, rope in the softmax-attention layers, every other per-layer class in all layers.
 int64_t layers_running(const ModelSpec& model, OpClass op);
 
 struct AttentionSeconds {

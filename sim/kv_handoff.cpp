@@ -40,8 +40,9 @@ double KvHandoff::kv_bytes(int32_t decode_pool, int64_t num_tokens) const {
   // Every pipeline stage sends its own layers' share (perf::MemoryPlan, "all stages").
   const double per_seq_reserve = pool.memory.sliding_kv_reserve_bytes_all_stages /
                                  static_cast<double>(pool.deployment.max_num_seqs);
+  // A linear-attention model's recurrent state goes along with the KV of its attention layers.
   return tp * (static_cast<double>(num_tokens) * pool.memory.kv_bytes_per_token_all_stages +
-               per_seq_reserve);
+               per_seq_reserve + pool.memory.state_bytes_per_seq_all_stages);
 }
 
 }  // namespace tidal::sim

@@ -34,7 +34,8 @@ class KvHandoff {
   int32_t link_of(int32_t prefill_pool, int32_t decode_pool) const;
   // Bytes of `num_tokens` tokens' KV the decode pool's GPUs receive: its per-GPU KV per token
   // (every growing layer, its TP share: MLA's latent whole on every rank) times its TP, plus one
-  // sequence's share of its sliding-window reserve.
+  // sequence's share of its sliding-window reserve and, for a linear-attention model, its
+  // recurrent state.
   double kv_bytes(int32_t decode_pool, int64_t num_tokens) const;
   int64_t latency_ns(int32_t link) const { return latency_ns_[static_cast<size_t>(link)]; }
 

@@ -14,7 +14,8 @@ void recut_kv_blocks(PoolSpec& pool, const std::string& where, const std::string
   perf::MemoryPlan& m = pool.memory;
   const double block_bytes = m.kv_bytes_per_token_per_gpu * pool.deployment.block_size;
   const double num_blocks =
-      std::floor((m.kv_cache_bytes_per_gpu - m.sliding_kv_reserve_bytes) / block_bytes);
+      std::floor((m.kv_cache_bytes_per_gpu - m.sliding_kv_reserve_bytes - m.state_reserve_bytes) /
+                 block_bytes);
   constexpr int32_t kMaxBlocks = std::numeric_limits<int32_t>::max();
   if (!(num_blocks >= 1.0)) {
     throw InputError(fmt::format(

@@ -217,6 +217,10 @@ ojson resolved_json(const Scenario& s, const RunResult& result) {
                {"num_gpu_blocks", p.kv.num_gpu_blocks},
                {"num_cpu_blocks", p.kv.num_cpu_blocks},
                {"price_per_gpu_hour", p.resolved_price_per_gpu_hour}};
+    if (p.memory.num_state_slots > 0) {  // linear-attention models only
+      pool["recurrent_state_reserve_bytes"] = p.memory.state_reserve_bytes;
+      pool["num_recurrent_state_slots"] = p.memory.num_state_slots;
+    }
     if (p.engine) pool["engine"] = engine_defaults_to_json(*p.engine);
     pool["step_time_model"] = step_model_json(p);
     pools.push_back(std::move(pool));

@@ -51,8 +51,10 @@ EngineChoice read_engine_choice(JsonObject& pool_obj, const nlohmann::json& valu
   choice.given.step_overhead_per_seq_s = optional_non_negative(obj, "step_overhead_per_seq_s");
   choice.given.frontend_per_request_s = optional_non_negative(obj, "frontend_per_request_s");
   choice.given.detokenize_per_token_s = optional_non_negative(obj, "detokenize_per_token_s");
+  choice.given.state_memory_ratio = optional_non_negative(obj, "state_memory_ratio");
   obj.finish({"name", "version", "async_scheduling", "step_overhead_base_s",
-              "step_overhead_per_seq_s", "frontend_per_request_s", "detokenize_per_token_s"});
+              "step_overhead_per_seq_s", "frontend_per_request_s", "detokenize_per_token_s",
+              "state_memory_ratio"});
   return choice;
 }
 
@@ -80,6 +82,7 @@ void apply_engine_preset(JsonObject& pool_obj, const nlohmann::json* sched_json,
   target.gpu_memory_bytes = pool.gpu_spec.memory_bytes;
   target.tp = pool.deployment.stage_gpus();  // the engines' tp_size: every GPU of a stage
   target.model_max_len = pool.model_spec.max_position;
+  target.has_linear_layers = pool.model_spec.num_linear_layers() > 0;
   target.num_speculative_tokens = pool.speculative.enabled()
                                       ? pool.speculative.num_speculative_tokens
                                       : s.num_speculative_tokens;
@@ -117,6 +120,7 @@ void apply_engine_preset(JsonObject& pool_obj, const nlohmann::json* sched_json,
   pool_key("prefix_caching", pool.prefix_caching, d.prefix_caching);
   if (d.block_size) pool_key("block_size", pool.deployment.block_size, *d.block_size);
   pool.deployment.memory_fraction = d.memory_fraction;
+  pool.deployment.state_memory_ratio = d.state_memory_ratio.value_or(0.0);
   pool.engine = EngineSpec{preset.name, preset.version, std::move(d)};
 }
 
@@ -136,11 +140,21 @@ void finish_engine_preset(PoolSpec& pool, const std::string& where) {
   pool.scheduler.max_num_seqs = seqs;
   if (pool.deployment.max_num_seqs == seqs) return;
   pool.deployment.max_num_seqs = seqs;
-  if (pool.model_spec.num_sliding_layers() > 0) {
+  if (pool.model_spec.num_sliding_layers() > 0 || pool.model_spec.num_linear_layers() > 0) {
     pool.memory = perf::plan_memory(pool.model_spec, pool.gpu_spec, pool.deployment, where);
     apply_lossy_memory(pool, where);
     apply_lora_memory(pool, where);
   }
+}
+
+void cap_seqs_to_state_slots(PoolSpec& pool) {
+  const int64_t slots = pool.memory.num_state_slots;
+  if (slots <= 0 || slots >= pool.scheduler.max_num_seqs) return;
+  pool.scheduler.max_num_seqs = static_cast<int32_t>(slots);
+  if (!pool.engine) return;
+  perf::EngineDefaults& d = pool.engine->defaults;
+  d.max_num_seqs = static_cast<int32_t>(slots);
+  d.sources["max_num_seqs"] += "; capped at the recurrent states the memory holds";
 }
 
 perf::RooflineOptions step_model_options(const PoolSpec& pool) {

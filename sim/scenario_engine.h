@@ -1,6 +1,7 @@
 // The pool key `engine` (docs/scenario.md, "Engine presets"): an engine name ("vllm",
 // "sglang", "trtllm") or {"name", "version", "async_scheduling", "step_overhead_base_s",
-// "step_overhead_per_seq_s", "frontend_per_request_s", "detokenize_per_token_s"}. The preset
+// "step_overhead_per_seq_s", "frontend_per_request_s", "detokenize_per_token_s",
+// "state_memory_ratio"}. The preset
 // (perf/engine_preset.h) fills every key the pool leaves out; keys the pool gives win. Internal
 // to sim/scenario_fleet.cpp.
 #pragma once
@@ -24,8 +25,13 @@ void apply_engine_preset(JsonObject& pool_obj, const nlohmann::json* sched_json,
 
 // After the memory plan: defaults that depend on the KV pool (SGLang's max_running_requests).
 // Plans memory again when the new sequence limit changes what the plan reserves (sliding-window
-// layers); `where` labels plan errors.
+// layers, recurrent states); `where` labels plan errors.
 void finish_engine_preset(PoolSpec& pool, const std::string& where);
+
+// A linear-attention model runs at most the sequences whose recurrent states the memory plan
+// holds (perf::MemoryPlan::num_state_slots): lowers the scheduler's max_num_seqs (and the
+// engine default it came from) to that. Nothing for other models.
+void cap_seqs_to_state_slots(PoolSpec& pool);
 
 // Options of the pool's step-time model: the engine's per-step CPU overhead in the explicit
 // CPU-overhead term, else the defaults.

@@ -263,6 +263,7 @@ PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string
   apply_lossy_memory(pool, where);
   apply_lora_memory(pool, where);
   finish_engine_preset(pool, where);  // defaults that depend on the KV pool
+  cap_seqs_to_state_slots(pool);
   pool.kv.block_size = pool.deployment.block_size;
   pool.kv.num_gpu_blocks = pool.memory.num_kv_blocks;
   pool.kv.num_cpu_blocks =

@@ -139,13 +139,15 @@ void site_energy_keys_json(const fleet::SiteEnergyKeys& keys, ojson& into) {
 
 ojson engine_to_json(const EngineSpec& e) {
   const perf::EngineDefaults& d = e.defaults;
-  return ojson{{"name", e.name},
-               {"version", e.version},
-               {"async_scheduling", d.async_scheduling},
-               {"step_overhead_base_s", d.step_overhead.base_s},
-               {"step_overhead_per_seq_s", d.step_overhead.per_seq_s},
-               {"frontend_per_request_s", d.frontend_per_request_s},
-               {"detokenize_per_token_s", d.detokenize_per_token_s}};
+  ojson j{{"name", e.name},
+          {"version", e.version},
+          {"async_scheduling", d.async_scheduling},
+          {"step_overhead_base_s", d.step_overhead.base_s},
+          {"step_overhead_per_seq_s", d.step_overhead.per_seq_s},
+          {"frontend_per_request_s", d.frontend_per_request_s},
+          {"detokenize_per_token_s", d.detokenize_per_token_s}};
+  if (d.state_memory_ratio) j["state_memory_ratio"] = *d.state_memory_ratio;
+  return j;
 }
 
 ojson engine_defaults_to_json(const EngineSpec& e) {
@@ -167,6 +169,7 @@ ojson engine_defaults_to_json(const EngineSpec& e) {
   values["step_overhead_per_seq_s"] = d.step_overhead.per_seq_s;
   values["frontend_per_request_s"] = d.frontend_per_request_s;
   values["detokenize_per_token_s"] = d.detokenize_per_token_s;
+  if (d.state_memory_ratio) values["state_memory_ratio"] = *d.state_memory_ratio;
   ojson defaults = ojson::object();
   for (auto& [key, value] : values.items()) {
     const auto source = d.sources.find(key);

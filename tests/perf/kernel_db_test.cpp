@@ -515,6 +515,40 @@ TEST(KernelDbRealData, CoverageOfFourModelsOnH200Vllm) {
   }
 }
 
+// Qwen3.5's Gated DeltaNet layers: their projections are GEMMs from the tables, their recurrent
+// core the roofline's (the tables hold no such kernel), said in the attention classes' coverage.
+TEST(KernelDbRealData, Qwen35LinearLayersPriceTheirCoreByTheRoofline) {
+  SKIP_WITHOUT_REAL_DATA();
+  const ModelSpec model = real_model("Qwen--Qwen3.5-397B-A17B_config.json");
+  Deployment d;
+  d.tp = 8;
+  d.ep = 8;
+  d.weight_dtype = DType::fp8;
+  d.kv_dtype = DType::fp8;
+  KernelDbCoverage coverage;
+  auto kernel_db = make_kernel_db_model(spec_of(real_dir(), "sglang"), model, h200(), d,
+                                        RooflineOptions{}, &coverage);
+  for (OpClass op : {OpClass::qkv_proj, OpClass::o_proj}) {
+    EXPECT_NE(coverage.of(op).kind, CoverageKind::roofline) << op_class_name(op);
+  }
+  for (OpClass op : {OpClass::attention_prefill, OpClass::attention_decode}) {
+    EXPECT_EQ(coverage.of(op).kind, CoverageKind::roofline) << op_class_name(op);
+    EXPECT_NE(coverage.of(op).detail.find("15 layers: "), std::string::npos)
+        << coverage.of(op).detail;
+    EXPECT_NE(coverage.of(op).detail.find("45 linear-attention layers: roofline"),
+              std::string::npos)
+        << coverage.of(op).detail;
+  }
+  // A decode's linear layers read and write a fixed state: the step barely grows with context.
+  const double short_context = kernel_db->step_seconds(std::vector<SeqWork>{{1, 1000, 1}});
+  const double long_context = kernel_db->step_seconds(std::vector<SeqWork>{{1, 100000, 1}});
+  EXPECT_GT(long_context, short_context);
+  EXPECT_LT(long_context, 1.5 * short_context);
+  expect_input_error(
+      [&] { kernel_db_profile(spec_of(real_dir(), "sglang"), model, h200(), d); },
+      {"Qwen/Qwen3.5-397B-A17B mixes 45 linear-attention layers with 15 attention layers"});
+}
+
 TEST(KernelDbRealData, Llama8bOnH200VllmWithinAFactorTwoOfTheRoofline) {
   SKIP_WITHOUT_REAL_DATA();
   const ModelSpec& model = find_model("llama-3.1-8b", "t");

@@ -165,7 +165,8 @@ TEST(EnginePreset, EveryPresetNamesASourceForEveryFigure) {
          {"policy", "admission", "preemption", "watermark", "max_num_batched_tokens",
           "max_num_seqs", "max_model_len", "prefix_caching", "gpu_memory_utilization",
           "memory_fraction", "cuda_graph_max_batch", "async_scheduling", "step_overhead_async",
-          "step_overhead_sync", "frontend_per_request_s", "detokenize_per_token_s"}) {
+          "step_overhead_sync", "frontend_per_request_s", "detokenize_per_token_s",
+          "state_memory_ratio"}) {
       ASSERT_TRUE(preset.sources.contains(key)) << key;
       EXPECT_FALSE(preset.sources.at(key).empty()) << key;
     }
@@ -301,6 +302,67 @@ TEST(EnginePreset, EchoLoadsAgainAndSummaryListsEachDefaultWithItsSource) {
   // Reloaded from the echo every key is the pool's own: same values, sources "given".
   EXPECT_EQ(again.pools[0].engine->defaults.sources.at("max_num_seqs"), "given");
   EXPECT_EQ(again.pools[0].scheduler.max_num_seqs, s.pools[0].scheduler.max_num_seqs);
+}
+
+// A tiny Qwen3.5-style hybrid written inline: 8 layers, 6 of them Gated DeltaNet (107,520 bytes
+// of recurrent state per sequence at tp 1).
+json tiny_hybrid_model() {
+  return {{"_name_or_path", "tiny-hybrid"},
+          {"model_type", "qwen3_5_text"},
+          {"hidden_size", 256},
+          {"num_hidden_layers", 8},
+          {"num_attention_heads", 4},
+          {"num_key_value_heads", 2},
+          {"head_dim", 64},
+          {"intermediate_size", 512},
+          {"vocab_size", 1000},
+          {"max_position_embeddings", 4096},
+          {"linear_num_key_heads", 2},
+          {"linear_num_value_heads", 4},
+          {"linear_key_head_dim", 32},
+          {"linear_value_head_dim", 32},
+          {"linear_conv_kernel_dim", 4}};
+}
+
+// SGLang splits the cache memory between states and KV and runs at most the states that fit;
+// the other engines reserve the states of max_num_seqs sequences.
+TEST(EnginePreset, LinearAttentionModelsRunAtMostTheStatesTheMemoryHolds) {
+  const json sglang = {{"model", tiny_hybrid_model()},
+                       {"engine", {{"name", "sglang"}, {"state_memory_ratio", 1e-4}}}};
+  const Scenario s = scenario_from(scenario_json(sglang));
+  const PoolSpec& p = s.pools[0];
+  const double per_seq = 107520.0;
+  const auto slots =
+      static_cast<int64_t>(p.memory.kv_cache_bytes_per_gpu * 1e-4 / (1 + 1e-4) / per_seq);
+  ASSERT_GT(slots, 0);
+  EXPECT_EQ(p.memory.num_state_slots, slots);
+  EXPECT_EQ(p.scheduler.max_num_seqs, slots);
+  EXPECT_EQ(p.engine->defaults.max_num_seqs, slots);
+  EXPECT_NE(p.engine->defaults.sources.at("max_num_seqs").find("capped at the recurrent states"),
+            std::string::npos);
+  EXPECT_EQ(p.engine->defaults.sources.at("state_memory_ratio"), "given");
+  EXPECT_DOUBLE_EQ(p.memory.state_reserve_bytes, static_cast<double>(slots) * per_seq);
+  // The echo loads again to the same pool.
+  const std::string echo = scenario_to_json(s).dump();
+  const Scenario again = load_scenario_text(echo, "scenario.json", "");
+  EXPECT_EQ(scenario_to_json(again).dump(), echo);
+  EXPECT_EQ(again.pools[0].kv.num_gpu_blocks, p.kv.num_gpu_blocks);
+  EXPECT_EQ(again.pools[0].memory.num_state_slots, slots);
+  RunResult result = run_scenario(s);
+  const RunMetrics metrics = compute_metrics(s, result);
+  const json summary = json::parse(summary_json(s, result, metrics).dump());
+  const json pool = summary["resolved"]["pools"][0];
+  EXPECT_EQ(pool["num_recurrent_state_slots"], slots);
+  EXPECT_EQ(pool["engine"]["defaults"]["state_memory_ratio"]["value"], 1e-4);
+
+  const PoolSpec preset = pool_of({{"model", tiny_hybrid_model()}, {"engine", "sglang"}});
+  EXPECT_EQ(preset.engine->defaults.state_memory_ratio, 0.9);
+  const PoolSpec vllm = pool_of({{"model", tiny_hybrid_model()}, {"engine", "vllm"}});
+  EXPECT_EQ(vllm.memory.num_state_slots, vllm.scheduler.max_num_seqs);
+  EXPECT_DOUBLE_EQ(vllm.memory.state_reserve_bytes, vllm.scheduler.max_num_seqs * per_seq);
+  EXPECT_EQ(vllm.engine->defaults.state_memory_ratio, 0.0);
+  // Other models neither state nor echo a ratio.
+  EXPECT_FALSE(pool_of({{"engine", "sglang"}}).engine->defaults.state_memory_ratio);
 }
 
 // One request alone on one replica: TTFT grows by the front end (and the first token's
