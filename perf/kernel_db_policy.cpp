@@ -11,8 +11,10 @@ bool has_fp8_block_scales(const WeightFormat& format, const ModelSpec& model) {
 
 }  // namespace
 
-bool keep_attention_row(std::string_view attn_dtype) {
-  return attn_dtype.empty() || attn_dtype == "bfloat16";
+bool keep_attention_row(std::string_view attn_dtype, std::string_view kv_cache_dtype,
+                        bool kernel_has_bf16_math) {
+  if (attn_dtype.empty() || attn_dtype == "bfloat16") return true;
+  return !kernel_has_bf16_math && attn_dtype == kv_cache_dtype;
 }
 
 bool is_graph_allreduce(std::string_view kernel_source, std::string_view backend) {

@@ -14,9 +14,15 @@
 namespace tidal::perf {
 
 // --- Rows kept when loading (several rows can measure one shape) ---
-// Prefill/decode attention computed in bf16 (attn_dtype bfloat16, or no such column): tidal's
-// activations are bf16; TRT-LLM's fp8 attention math is an option tidal does not model.
-bool keep_attention_row(std::string_view attn_dtype);
+// Prefill/decode attention math: bf16 (attn_dtype bfloat16, or no such column), tidal's
+// activations, wherever the kernel was measured so over that cache dtype (TRT-LLM's fp8 context
+// FMHA is an option tidal does not model). A kernel measured over a cache only with the cache's
+// own dtype as its math (SGLang's fa3 and trtllm_mha over an fp8 cache: the backend casts the
+// query to the cache's dtype, sglang 0.5 python/sglang/srt/layers/attention/
+// flashattention_backend.py, forward_extend/forward_decode) runs that way, and keeps those rows.
+// `kernel_has_bf16_math`: the table holds rows of this kernel and cache dtype with bf16 math.
+bool keep_attention_row(std::string_view attn_dtype, std::string_view kv_cache_dtype,
+                        bool kernel_has_bf16_math);
 // The all-reduce variant replayed in a CUDA graph (vLLM's and SGLang's "*_graph" rows): both
 // engines capture their decode steps in graphs; the eager rows add the host launch time that
 // tidal's cpu_overhead term already holds. Tables with one variant (TRT-LLM's) keep every row.

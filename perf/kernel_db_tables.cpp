@@ -4,7 +4,10 @@
 #include <filesystem>
 #include <limits>
 #include <mutex>
+#include <set>
+#include <string>
 #include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -128,6 +131,18 @@ std::map<AttentionKey, CurveGrid> load_attention(const std::string& dir, const c
                                                  const char* length_column,
                                                  const KernelDbManifest& manifest,
                                                  const std::string& engine_folder) {
+  // (kernel, kv_cache_dtype) pairs measured with bf16 math (keep_attention_row)
+  std::set<std::pair<std::string, std::string>> bf16_math;
+  {
+    KernelDbCsv scan(dir, file, manifest);
+    const int attn_dtype = scan.find("attn_dtype");
+    const int kernel = scan.find("kernel_source");
+    const int kv_dtype = scan.require("kv_cache_dtype");
+    while (attn_dtype >= 0 && scan.next()) {
+      if (scan.text(attn_dtype) != "bfloat16") continue;
+      bf16_math.emplace(kernel >= 0 ? scan.text(kernel) : "", scan.text(kv_dtype));
+    }
+  }
   KernelDbCsv csv(dir, file, manifest);
   const int batch = csv.require("batch_size");
   const int length = csv.require(length_column);
@@ -141,7 +156,14 @@ std::map<AttentionKey, CurveGrid> load_attention(const std::string& dir, const c
   const VariantColumns variant(csv, engine_folder);
   RepeatMerger<AttentionPoint> rows;
   while (csv.next()) {
-    if (attn_dtype >= 0 && !keep_attention_row(csv.text(attn_dtype))) continue;
+    if (attn_dtype >= 0) {
+      const std::pair<std::string, std::string> kernel_kv(variant.kernel_of(csv),
+                                                          csv.text(kv_dtype));
+      if (!keep_attention_row(csv.text(attn_dtype), kernel_kv.second,
+                              bf16_math.contains(kernel_kv))) {
+        continue;
+      }
+    }
     const int64_t window_size = window >= 0 ? csv.integer(window) : 0;
     if (window_size < 0) {
       throw InputError(fmt::format("{}:{}: window_size: must be >= 0", csv.path(), csv.line()));

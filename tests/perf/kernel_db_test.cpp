@@ -264,6 +264,32 @@ TEST(KernelDbSynthetic, RowsMergedByKernelRepeatsAndVariant) {
   EXPECT_FALSE(AllReduceLookup(tables, 8, scaling).found());
 }
 
+// An fp8 cache: a kernel measured with bf16 math over it keeps only those rows (its fp8-math rows
+// are an option, TRT-LLM's fp8 context FMHA); a kernel measured over it only with fp8 math
+// (SGLang's fa3) runs so, and the fastest kernel prices the shape.
+TEST(KernelDbSynthetic, AttentionMathIsBf16UnlessTheKernelComputesInTheCachesDtype) {
+  TempDir dir("attn-math");
+  const fs::path engine = dir.path() / "h200_sxm" / "sglang-0.1.0";
+  write_file(engine / "context_attention_perf.csv",
+             "kernel_source,batch_size,isl,num_heads,num_key_value_heads,head_dim,attn_dtype,"
+             "kv_cache_dtype,window_size,latency\n"
+             "fa,1,1024,8,8,128,bfloat16,bfloat16,0,0.2\n"
+             "fa,1,1024,8,8,128,fp8,fp8,0,0.1\n"  // fa's only rows over fp8: kept
+             "tr,1,1024,8,8,128,bfloat16,fp8,0,0.5\n"
+             "tr,1,1024,8,8,128,fp8,fp8,0,0.05\n"  // tr has bf16 math over fp8: dropped
+             "tr,1,1024,8,8,64,bfloat16,fp8,0,0.7\n"
+             "tr,1,1024,8,8,64,fp8,fp8,0,0.06\n");
+  const KernelDbTables tables =
+      load_kernel_db_tables(resolve_kernel_db_folders(spec_of(dir.path(), "sglang"), h200()));
+  auto seconds = [&](const std::string& kv, int64_t head_dim) {
+    const CurveGrid& grid = tables.context_attention.at({kv, 8, 8, head_dim, 0});
+    return grid.seconds(1, 1024, [](double, double) { return 1.0; });
+  };
+  EXPECT_DOUBLE_EQ(seconds("fp8", 128), 0.1e-3);
+  EXPECT_DOUBLE_EQ(seconds("fp8", 64), 0.7e-3);
+  EXPECT_DOUBLE_EQ(seconds("bfloat16", 128), 0.2e-3);
+}
+
 TEST(KernelDbSynthetic, AttentionFromTablesWithTheStatedReduction) {
   TempDir dir("attention");
   const auto tables =
