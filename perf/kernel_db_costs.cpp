@@ -1,6 +1,8 @@
 #include "perf/kernel_db_costs.h"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -18,6 +20,14 @@ int64_t ceil_div(int64_t a, int64_t b) {
 
 CoverageKind worse(CoverageKind a, CoverageKind b) {
   return std::max(a, b);
+}
+
+// The table dtypes to look up, in order: a named one (KernelDbSpec) first, then the weights' own.
+std::vector<std::string> named_first(const std::string& named, std::vector<std::string> own) {
+  if (named.empty()) return own;
+  std::erase(own, named);
+  own.insert(own.begin(), named);
+  return own;
 }
 
 }  // namespace
@@ -41,10 +51,10 @@ KernelDbCosts::KernelDbCosts(std::shared_ptr<const KernelDbTables> tables, const
   build_coverage();
 }
 
-// A quantized GEMM's table dtype: the spec's, else the weights' (unquantized parts stay bf16).
+// A quantized GEMM's table dtypes: the spec's, then the weights' (unquantized parts stay bf16).
 std::vector<std::string> KernelDbCosts::gemm_dtypes(const WeightFormat& format) const {
-  if (!gemm_dtype_.empty() && format.dtype != DType::bf16) return {gemm_dtype_};
-  return gemm_dtypes_for(format, model_);
+  if (format.dtype == DType::bf16) return gemm_dtypes_for(format, model_);
+  return named_first(gemm_dtype_, gemm_dtypes_for(format, model_));
 }
 
 void KernelDbCosts::resolve_gemms(const KernelScaling& scaling) {
@@ -106,9 +116,7 @@ void KernelDbCosts::resolve_gemms(const KernelScaling& scaling) {
     wanted.tp = deployment_.moe_tp();
     wanted.ep = deployment_.ep;
     wanted.gated = model_.gated_mlp;
-    experts_.emplace(*tables_,
-                     moe_dtype_.empty() ? moe_dtypes_for(formats.experts, model_)
-                                        : std::vector<std::string>{moe_dtype_},
+    experts_.emplace(*tables_, named_first(moe_dtype_, moe_dtypes_for(formats.experts, model_)),
                      wanted, scaling);
   }
   for (GemmClass* c : {&qkv_, &o_, &up_gate_, &down_, &router_, &lm_head_, &shared_experts_}) {

@@ -27,8 +27,10 @@ namespace tidal::perf {
 class KernelDbCosts final : public StepCosts {
  public:
   // Checks the deployment as the roofline does (InputError); resolves every kernel's shape once.
-  // `spec`'s gemm_dtype and moe_dtype, when set, choose the quantized GEMMs' and the MoE layers'
-  // table dtype instead of the weights' format.
+  // `spec`'s gemm_dtype and moe_dtype, when set, are the quantized GEMMs' and the MoE layers'
+  // table dtype tried first; where the GPU's tables hold no rows of it (NVFP4 on Hopper, which
+  // has no FP4 tensor cores), the dtypes of the weights' own format follow, the kernels the
+  // engine runs that checkpoint with on that GPU.
   KernelDbCosts(std::shared_ptr<const KernelDbTables> tables, const KernelDbSpec& spec,
                 const ModelSpec& model, const GpuSpec& gpu, const Deployment& deployment,
                 const RooflineOptions& fallback_options);

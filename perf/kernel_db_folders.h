@@ -20,7 +20,8 @@ struct KernelDbSpec {
   std::string engine_version;  // "" = the single version the GPU's folder holds
   // The kernels' dtypes as the tables name them (gemm_perf's gemm_dtype, moe_perf's moe_dtype),
   // when the deployment ran other kernels than its weights' format suggests (measured.csv's
-  // gemm_quant_mode / moe_quant_mode say which); "" = chosen from the weights (kernel_db_policy).
+  // gemm_quant_mode / moe_quant_mode say which), tried before the weights' own; "" = chosen from
+  // the weights (kernel_db_policy).
   std::string gemm_dtype;
   std::string moe_dtype;
 };

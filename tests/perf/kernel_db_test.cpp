@@ -383,6 +383,31 @@ TEST(KernelDbSynthetic, MlaAttentionAndMissingDtypesFallBackToTheRoofline) {
   EXPECT_EQ(coverage.of(OpClass::lm_head).kind, CoverageKind::scaled);  // bf16 whatever the weights
 }
 
+// A named GEMM dtype the GPU's tables lack (NVFP4 on Hopper) gives way to the weights' own; one
+// they hold is used whatever the weights suggest.
+TEST(KernelDbSynthetic, NamedDtypeFirstThenTheWeightsOwn) {
+  TempDir dir("named");
+  const fs::path db = write_synthetic_db(dir.path());
+  std::string rows;
+  for (const char* dtype : {"fp8", "sq"}) {
+    for (const int64_t m : kGemmM) rows += fmt::format("{},{},864,288,{}\n", dtype, m, 0.001);
+  }
+  std::ofstream(db / "h200_sxm" / "vllm-0.1.0" / "gemm_perf.csv", std::ios::app) << rows;
+  Deployment fp8;
+  fp8.weight_dtype = DType::fp8;
+  KernelDbSpec spec = spec_of(db);
+  KernelDbCoverage coverage;
+  auto detail = [&](const std::string& named) {
+    spec.gemm_dtype = named;
+    make_kernel_db_model(spec, tiny(), h200(), fp8, RooflineOptions{}, &coverage);
+    EXPECT_EQ(coverage.of(OpClass::qkv_proj).kind, CoverageKind::table) << named;
+    return coverage.of(OpClass::qkv_proj).detail;
+  };
+  EXPECT_NE(detail("nvfp4").find("gemm fp8 n=864 k=288"), std::string::npos);
+  EXPECT_NE(detail("sq").find("gemm sq n=864 k=288"), std::string::npos);
+  EXPECT_NE(detail("").find("gemm fp8 n=864 k=288"), std::string::npos);
+}
+
 TEST(KernelDbSynthetic, Deterministic) {
   TempDir dir("determinism");
   const fs::path db = write_synthetic_db(dir.path());
