@@ -107,6 +107,65 @@ std::vector<char> cut_at_duration(const Scenario& s, const std::vector<Request>&
   return kept;
 }
 
+// Where each kept request of a workload lands when the kept requests of every workload are
+// laid end to end in workload order: [num_workloads][num_source_requests], -1 when cut.
+std::vector<std::vector<int64_t>> concatenated_index(const std::vector<std::vector<char>>& kept) {
+  std::vector<std::vector<int64_t>> index(kept.size());
+  int64_t next = 0;
+  for (size_t w = 0; w < kept.size(); ++w) {
+    index[w].assign(kept[w].size(), -1);
+    for (size_t i = 0; i < kept[w].size(); ++i) {
+      if (kept[w][i]) index[w][i] = next++;
+    }
+  }
+  return index;
+}
+
+// The kept requests of every workload end to end, in workload order. The only workload's own
+// buffer is reused, and every other workload's vector is freed once moved, so that a trace is
+// never held twice.
+std::vector<Request> concatenate_kept(std::vector<std::vector<Request>>& per_workload,
+                                      const std::vector<std::vector<char>>& kept, size_t num_kept) {
+  std::vector<Request> all;  // [num_kept]
+  if (per_workload.size() == 1) {
+    all = std::move(per_workload[0]);
+    size_t next = 0;
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (!kept[0][i]) continue;
+      if (next != i) all[next] = std::move(all[i]);
+      ++next;
+    }
+    all.erase(all.begin() + static_cast<std::ptrdiff_t>(next), all.end());
+    return all;
+  }
+  all.reserve(num_kept);
+  for (size_t w = 0; w < per_workload.size(); ++w) {
+    for (size_t i = 0; i < per_workload[w].size(); ++i) {
+      if (kept[w][i]) all.push_back(std::move(per_workload[w][i]));
+    }
+    std::vector<Request>().swap(per_workload[w]);
+  }
+  return all;
+}
+
+// Reorders `values` in place so that values[k] becomes the old values[source[k]]; `source` is a
+// permutation of [0, values.size()) and is consumed (left as the identity).
+void permute_in_place(std::vector<Request>& values, std::vector<int64_t>& source) {
+  for (size_t start = 0; start < values.size(); ++start) {
+    if (source[start] == static_cast<int64_t>(start)) continue;
+    Request held = std::move(values[start]);
+    size_t at = start;
+    while (source[at] != static_cast<int64_t>(start)) {
+      const auto from = static_cast<size_t>(source[at]);
+      values[at] = std::move(values[from]);
+      source[at] = static_cast<int64_t>(at);
+      at = from;
+    }
+    values[at] = std::move(held);
+    source[at] = static_cast<int64_t>(at);
+  }
+}
+
 }  // namespace
 
 RequestTable load_workloads(const Scenario& s) {
@@ -117,6 +176,7 @@ RequestTable load_workloads(const Scenario& s) {
   };
   std::vector<std::vector<Request>> per_workload(s.workloads.size());
   std::vector<std::unordered_map<int64_t, size_t>> position_of_id(s.workloads.size());
+  std::vector<std::vector<char>> kept(s.workloads.size());  // [num_workloads][num_source_requests]
   std::vector<Entry> entries;
   RequestTable table;
   for (size_t w = 0; w < s.workloads.size(); ++w) {
@@ -135,9 +195,9 @@ RequestTable load_workloads(const Scenario& s) {
     }
     shape_workload(s.workloads[w], s.priorities, fmt::format("{}: workloads[{}]", s.file, w),
                    requests);
-    const std::vector<char> kept = cut_at_duration(s, requests, position_of_id[w]);
+    kept[w] = cut_at_duration(s, requests, position_of_id[w]);
     for (size_t i = 0; i < requests.size(); ++i) {
-      if (kept[i]) {
+      if (kept[w][i]) {
         entries.push_back(
             Entry{requests[i].arrival_s, static_cast<int32_t>(w), static_cast<int64_t>(i)});
       }
@@ -158,13 +218,22 @@ RequestTable load_workloads(const Scenario& s) {
   }
 
   const size_t n = entries.size();
-  table.requests.reserve(n);
+  {
+    const std::vector<std::vector<int64_t>> index = concatenated_index(kept);
+    std::vector<int64_t> source(n);  // [num_requests] concatenated index of the k-th request
+    for (size_t k = 0; k < n; ++k) {
+      source[k] =
+          index[static_cast<size_t>(entries[k].workload)][static_cast<size_t>(entries[k].position)];
+    }
+    table.requests = concatenate_kept(per_workload, kept, n);
+    permute_in_place(table.requests, source);
+  }
   table.arrival_ns.reserve(n);
   table.workload.reserve(n);
   table.slo_class.reserve(n);
   for (size_t k = 0; k < n; ++k) {
     const auto w = static_cast<size_t>(entries[k].workload);
-    Request r = std::move(per_workload[w][static_cast<size_t>(entries[k].position)]);
+    Request& r = table.requests[k];
     r.id = static_cast<int64_t>(k);
     for (int64_t& dep : r.deps) dep = new_id[w][position_of_id[w].at(dep)];
     table.arrival_ns.push_back(std::llround(r.arrival_s * 1e9));
@@ -172,7 +241,6 @@ RequestTable load_workloads(const Scenario& s) {
     const auto cls = std::find_if(s.slo_classes.begin(), s.slo_classes.end(),
                                   [&](const SloClass& c) { return c.name == r.slo_class; });
     table.slo_class.push_back(static_cast<int32_t>(cls - s.slo_classes.begin()));
-    table.requests.push_back(std::move(r));
   }
   return table;
 }

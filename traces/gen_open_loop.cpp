@@ -83,7 +83,15 @@ std::vector<Request> generate_open_loop(SpecObject& spec, const std::string& kin
   Rng arrival_rng(stream_seed(settings.seed, Stream::arrivals));
   Rng prompt_rng(stream_seed(settings.seed, Stream::prompts));
   Rng output_rng(stream_seed(settings.seed, Stream::outputs));
-  std::vector<Request> requests;  // [num_requests]
+  // [num_requests]. Room for the expected count and some (a Poisson count rarely passes its
+  // mean by 5 standard deviations), so that the requests are not moved as the vector grows;
+  // pages never written are never touched. The budget above bounds the expected count.
+  const double expected = settings.duration_s ? process.mean_rate * horizon_s
+                                              : static_cast<double>(*settings.num_requests);
+  double room = expected + 5.0 * std::sqrt(expected) + 16.0;
+  if (settings.num_requests) room = std::min(room, static_cast<double>(*settings.num_requests));
+  std::vector<Request> requests;
+  requests.reserve(static_cast<size_t>(room));
   while (true) {
     if (settings.num_requests && static_cast<int64_t>(requests.size()) == *settings.num_requests) {
       break;

@@ -1,5 +1,7 @@
 #include "sim/workload_loader.h"
 
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "base/input_error.h"
@@ -72,6 +74,33 @@ TEST(WorkloadLoader, DurationCutsArrivalsAndTheirDependents) {
   ASSERT_EQ(t.requests.size(), 2u);
   EXPECT_EQ(t.requests[1].deps, (std::vector<int64_t>{0}));  // renumbered from 10
   EXPECT_EQ(t.num_source_requests[0], 4);
+}
+
+TEST(WorkloadLoader, OneWorkloadOutOfOrderWithCutsKeepsEveryRequestOnce) {
+  TempDir dir("loader_one");
+  // Arrivals out of order, the cut ones (>= 4 s) between kept ones; prompt lengths name them.
+  const std::vector<double> arrivals = {3.0, 7.0, 1.0, 5.0, 2.0, 0.5, 9.0, 2.5};
+  std::vector<Request> a;
+  for (size_t i = 0; i < arrivals.size(); ++i) {
+    a.push_back(
+        make_request(static_cast<int64_t>(i), arrivals[i], 100 + static_cast<int64_t>(i), 10));
+  }
+  a[0].deps = {2};  // arrives at 3 s after request 2 (1 s): renumbered with it
+  dir.write_trace("a.jsonl", a);
+  const nlohmann::json j = {{"duration_s", 4.0},
+                            {"workloads", {{{"trace", {{"path", "a.jsonl"}}}}}},
+                            {"fleet", {{"pools", {h100_pool(1)}}}}};
+  const RequestTable t = load_workloads(scenario_from(j, dir.path().string()));
+  // Kept in arrival order: 0.5 (5), 1 (2), 2 (4), 2.5 (7), 3 (0).
+  const std::vector<int64_t> prompts = {105, 102, 104, 107, 100};
+  ASSERT_EQ(t.requests.size(), prompts.size());
+  for (size_t k = 0; k < prompts.size(); ++k) {
+    EXPECT_EQ(t.requests[k].id, static_cast<int64_t>(k));
+    EXPECT_EQ(t.requests[k].prompt_tokens, prompts[k]);
+    EXPECT_EQ(t.arrival_ns[k], std::llround(t.requests[k].arrival_s * 1e9));
+  }
+  EXPECT_EQ(t.requests[4].deps, (std::vector<int64_t>{1}));
+  EXPECT_EQ(t.num_source_requests, (std::vector<int64_t>{8}));
 }
 
 TEST(WorkloadLoader, GeneratorsAreSeededFromTheScenario) {
