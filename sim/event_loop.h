@@ -36,6 +36,9 @@ class Simulator {
   void on_arrivals(int64_t now);
   void on_wake(int32_t replica, int64_t now);
   void on_step_end(int32_t replica, int64_t now);
+  // Whether the tokens of `ev`, produced on `replica`, wait for the decode side to show them
+  // (Scenario::first_token_from).
+  bool holds_tokens(const Replica& replica, const sched::RequestEvent& ev) const;
   void arrive(int64_t request, int64_t now);
   // Every dep of `request` has finished: it arrives its think time after the last of them
   // (as the client saw it), now or by a release event.
@@ -116,6 +119,9 @@ class Simulator {
   std::optional<KvHandoff> handoff_;          // with disaggregated pools only
   std::vector<char> decoding_;                // [num_requests] on a decode replica (or on the way)
   std::vector<int32_t> prefill_preemptions_;  // [num_requests] preemptions before its hand-off
+  // [num_requests] with handoff_ only: output tokens produced on a prefill replica that its
+  // client has not seen yet (Scenario::first_token_from decode: shown from the decode side).
+  std::vector<int32_t> num_held_tokens_;
   int64_t kv_transfer_event_ns_ = fleet::KvTransfers::kNever;  // earliest one queued
   std::unique_ptr<RouterAdmission> admission_;  // router.admission (sim/router_admission.h)
   std::optional<EgressMeter> egress_;           // when the scenario prices egress

@@ -365,6 +365,11 @@ struct Scenario {
   // `kv_transfer.links`: how KV reaches decode pools from prefill pools (empty unless some pool
   // has role prefill or decode).
   std::vector<fleet::KvLinkSpec> kv_links;
+  // `kv_transfer.first_token_from`: which side streams a disaggregated request's first token to
+  // the client. decode (the default): every token goes through the decode replica, as SGLang's
+  // and vLLM's disaggregated serving and Dynamo stream them, so the first token is shown when
+  // the decode replica's first step for the request ends; prefill: when the prefill step ends.
+  fleet::FirstTokenFrom first_token_from = fleet::FirstTokenFrom::decode;
   std::vector<SloClass> slo_classes;  // sorted by name, one per slo_class in use
   // `priorities`: slo_class -> Request::priority for requests whose trace gives none.
   std::map<std::string, int32_t> priorities;

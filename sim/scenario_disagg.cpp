@@ -87,8 +87,8 @@ fleet::KvLinkSpec read_link(const nlohmann::json& value, const std::string& path
 
 }  // namespace
 
-std::vector<fleet::KvLinkSpec> parse_kv_transfer(JsonObject& root,
-                                                 const std::vector<PoolSpec>& pools) {
+void parse_kv_transfer(JsonObject& root, Scenario& scenario) {
+  const std::vector<PoolSpec>& pools = scenario.pools;
   const std::string& file = root.file();
   bool disaggregated = false;
   for (const PoolSpec& pool : pools) disaggregated |= pool.role != fleet::PoolRole::both;
@@ -104,7 +104,13 @@ std::vector<fleet::KvLinkSpec> parse_kv_transfer(JsonObject& root,
     if (!list->is_array() || list->empty()) {
       obj.fail("links", "must be a non-empty array of {from, to, kind, ...}");
     }
-    obj.finish({"links"});
+    const std::string from = obj.string("first_token_from", "decode");
+    if (from == "prefill") {
+      scenario.first_token_from = fleet::FirstTokenFrom::prefill;
+    } else if (from != "decode") {
+      obj.fail("first_token_from", "must be \"decode\" or \"prefill\", not \"" + from + "\"");
+    }
+    obj.finish({"links", "first_token_from"});
     for (size_t i = 0; i < list->size(); ++i) {
       const std::string path = fmt::format("kv_transfer.links[{}]", i);
       links.push_back(read_link((*list)[i], path, file, pools));
@@ -134,11 +140,11 @@ std::vector<fleet::KvLinkSpec> parse_kv_transfer(JsonObject& root,
                                  pool.name));
     }
   }
-  return links;
+  scenario.kv_links = std::move(links);
 }
 
-nlohmann::ordered_json kv_transfer_to_json(const std::vector<fleet::KvLinkSpec>& links,
-                                           bool with_egress) {
+nlohmann::ordered_json kv_transfer_to_json(const Scenario& scenario, bool with_egress) {
+  const std::vector<fleet::KvLinkSpec>& links = scenario.kv_links;
   if (links.empty()) return nullptr;
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const fleet::KvLinkSpec& link : links) {
@@ -151,7 +157,10 @@ nlohmann::ordered_json kv_transfer_to_json(const std::vector<fleet::KvLinkSpec>&
     if (with_egress) j["egress_per_gb"] = link.egress_per_gb;
     list.push_back(j);
   }
-  return nlohmann::ordered_json{{"links", list}};
+  return nlohmann::ordered_json{
+      {"links", list},
+      {"first_token_from",
+       scenario.first_token_from == fleet::FirstTokenFrom::prefill ? "prefill" : "decode"}};
 }
 
 }  // namespace tidal::sim

@@ -15,12 +15,12 @@ namespace tidal::sim {
 // Reads `kv_transfer` from the scenario root. Every prefill pool needs a link to a decode pool
 // and every decode pool one from a prefill pool; a link joins a prefill pool to a decode pool
 // of the same model; `kv_transfer` without such pools is an error too.
-std::vector<fleet::KvLinkSpec> parse_kv_transfer(JsonObject& root,
-                                                 const std::vector<PoolSpec>& pools);
+// Reads the links into `scenario.kv_links` and `first_token_from` into
+// `scenario.first_token_from`; the pools must be parsed already.
+void parse_kv_transfer(JsonObject& root, Scenario& scenario);
 
 // `kv_transfer` as summary.json echoes it (null without links); the links' egress_per_gb only
 // `with_egress` (a scenario that prices egress somewhere, Scenario::prices_egress).
-nlohmann::ordered_json kv_transfer_to_json(const std::vector<fleet::KvLinkSpec>& links,
-                                           bool with_egress);
+nlohmann::ordered_json kv_transfer_to_json(const Scenario& scenario, bool with_egress);
 
 }  // namespace tidal::sim

@@ -275,7 +275,7 @@ nlohmann::ordered_json scenario_to_json(const Scenario& s) {
   } else {
     j["network"] = nullptr;
   }
-  j["kv_transfer"] = kv_transfer_to_json(s.kv_links, s.prices_egress());
+  j["kv_transfer"] = kv_transfer_to_json(s, s.prices_egress());
   j["priorities"] = ojson(s.priorities);
   if (s.model_router) j["model_router"] = model_router_to_json(*s.model_router);
   if (s.report_energy) {

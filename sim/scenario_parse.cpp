@@ -300,7 +300,7 @@ Scenario parse_scenario(const nlohmann::json& root, const std::string& file,
   s.output = parse_output(obj);
   s.metrics = parse_metrics_spec(obj);
   s.network = parse_network(obj, s.pools, s.workloads);
-  s.kv_links = parse_kv_transfer(obj, s.pools);
+  parse_kv_transfer(obj, s);
   parse_energy(obj, s);
   obj.finish({"name", "seed", "duration_s", "timeline_interval_s", "workloads", "fleet", "router",
               "output", "metrics", "network", "kv_transfer", "priorities", "energy",

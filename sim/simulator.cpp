@@ -85,6 +85,7 @@ Simulator::Simulator(const Scenario& scenario, RequestTable table, ProgressSink*
   in_metrics_.assign(n, 1);
   decoding_.assign(n, 0);
   prefill_preemptions_.assign(n, 0);
+  if (handoff_) num_held_tokens_.assign(n, 0);
   if (const auto& network = cluster_.network()) {
     client_region_ = assign_client_regions(scenario, result_.table, *network);
     for (int32_t r = 0; r < network->num_regions(); ++r) {
@@ -560,6 +561,7 @@ void Simulator::escalate(int64_t request, int64_t now) {
   rec.num_output_tokens_done = 0;
   decoding_[k] = 0;
   prefill_preemptions_[k] = 0;
+  if (handoff_) num_held_tokens_[k] = 0;
   schedule_event(answered, EventKind::escalate, -1, request);
 }
 

@@ -58,6 +58,15 @@ void Simulator::start_step(Replica& replica, int64_t now) {
   cluster_.refresh_load(replica.index());
 }
 
+bool Simulator::holds_tokens(const Replica& replica, const sched::RequestEvent& ev) const {
+  if (!handoff_ || scenario_.first_token_from != fleet::FirstTokenFrom::decode) return false;
+  const auto k = static_cast<size_t>(ev.request_id);
+  // Produced on a prefill replica by a request that goes on to a decode replica.
+  return !decoding_[k] && handoff_->hands_off(replica.pool()) &&
+         result_.records[k].num_output_tokens_done + ev.num_new_output_tokens <
+             result_.table.requests[k].output_tokens;
+}
+
 void Simulator::on_step_end(int32_t index, int64_t now) {
   Replica& replica = cluster_.replica(index);
   replica.stepping = false;
@@ -97,32 +106,43 @@ void Simulator::on_step_end(int32_t index, int64_t now) {
     rec.num_preemptions = ev.num_preemptions +
                           (decoding ? prefill_preemptions_[static_cast<size_t>(ev.request_id)] : 0);
     if (rec.num_requeues == 0 && !decoding) rec.num_prefix_hit_tokens = ev.num_prefix_hit_tokens;
-    if (ev.num_new_output_tokens > 0) {
+    if (ev.num_new_output_tokens > 0 && holds_tokens(replica, ev)) {
+      num_held_tokens_[static_cast<size_t>(ev.request_id)] += ev.num_new_output_tokens;
+      rec.num_output_tokens_done += ev.num_new_output_tokens;
+    } else if (ev.num_new_output_tokens > 0) {
       // Tokens of one step come out together, reaching the client network_ns (and their
       // detokenization) later: the first closes the gap since the previous token, the others
-      // (accepted speculative tokens) follow with no gap. A re-queued request's first token
-      // came from its first replica.
-      const int64_t shown = now + rec.network_ns + detokenize_ns * ev.num_new_output_tokens;
+      // (accepted speculative tokens, tokens a prefill replica produced) follow with no gap. A
+      // re-queued request's first token came from its first replica. Its TTFT counts for the
+      // pool that prefilled it.
+      int32_t num_shown = ev.num_new_output_tokens;
+      if (handoff_) {
+        num_shown += num_held_tokens_[static_cast<size_t>(ev.request_id)];
+        num_held_tokens_[static_cast<size_t>(ev.request_id)] = 0;
+      }
+      const int64_t shown = now + rec.network_ns + detokenize_ns * num_shown;
       if (rec.first_token_ns < 0) {
         rec.first_token_ns = shown;
-        fleet_.add_ttft(replica.pool(), static_cast<double>(shown - rec.arrival_ns) / 1e9);
+        fleet_.add_ttft(cluster_.replica(rec.replica).pool(),
+                        static_cast<double>(shown - rec.arrival_ns) / 1e9);
       } else {
         const int64_t gap = shown - rec.last_token_ns;
         if (keep_itl) result_.itl.add(static_cast<double>(gap) / 1e9);
         rec.max_itl_ns = std::max(rec.max_itl_ns, gap);
       }
       if (keep_itl) {
-        for (int32_t t = 1; t < ev.num_new_output_tokens; ++t) result_.itl.add(0.0);
+        for (int32_t t = 1; t < num_shown; ++t) result_.itl.add(0.0);
       }
       rec.last_token_ns = shown;
+      const int64_t num_done_before =
+          rec.num_output_tokens_done + ev.num_new_output_tokens - num_shown;
       if (egress_) {
         timeline_.add_egress_dollars(egress_->add_response(
-            result_.table.requests[static_cast<size_t>(ev.request_id)], rec.num_output_tokens_done,
-            ev.num_new_output_tokens, replica.pool(), replica.site,
-            client_region_[static_cast<size_t>(ev.request_id)]));
+            result_.table.requests[static_cast<size_t>(ev.request_id)], num_done_before, num_shown,
+            replica.pool(), replica.site, client_region_[static_cast<size_t>(ev.request_id)]));
       }
       rec.num_output_tokens_done += ev.num_new_output_tokens;
-      timeline_.add_output_tokens(ev.num_new_output_tokens);
+      timeline_.add_output_tokens(num_shown);
     }
     if (ev.finished) {
       detach(ev.request_id, replica);

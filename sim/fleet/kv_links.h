@@ -34,6 +34,9 @@ struct LinkKindDefaults {
 };
 LinkKindDefaults link_kind_defaults(LinkKind kind);
 
+// Which side of disaggregated serving streams a request's first token to the client.
+enum class FirstTokenFrom : uint8_t { decode, prefill };
+
 struct KvLinkSpec {
   std::string from;        // a prefill pool's name
   std::string to;          // a decode pool's name

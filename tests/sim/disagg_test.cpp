@@ -111,8 +111,46 @@ TEST(Disagg, ALoneTransferTakesLatencyPlusBytesOverTheNarrowerSide) {
   const int64_t bytes_ns = static_cast<int64_t>(std::ceil(1000 * bytes_per_token / 10.0));
   EXPECT_EQ(r.transfer_end_ns - r.transfer_start_ns, bytes_ns + 500'000);
   EXPECT_EQ(r.transfer_start_ns, r.prefill_done_ns);  // a decode replica was free
-  // The second token comes after the transfer: the gap shows in the request's largest ITL.
-  EXPECT_GE(r.max_itl_ns, r.transfer_end_ns - r.prefill_done_ns);
+  // The first token streams from the decode side: the transfer is part of the TTFT.
+  EXPECT_GT(r.first_token_ns, r.decode_first_scheduled_ns);
+  EXPECT_LT(r.max_itl_ns, r.transfer_end_ns - r.prefill_done_ns);
+}
+
+TEST(Disagg, TheFirstTokenStreamsFromTheDecodeSideUnlessPrefillIsNamed) {
+  auto run = [](const char* first_token_from) {
+    nlohmann::json j = pd_scenario(kInfiniband);
+    j["kv_transfer"]["first_token_from"] = first_token_from;
+    return run_fleet_scenario(scenario_from(j));
+  };
+  const FleetRun decode = run("decode");
+  const FleetRun prefill = run("prefill");
+  EXPECT_EQ(scenario_to_json(decode.scenario)["kv_transfer"]["first_token_from"], "decode");
+  EXPECT_EQ(scenario_to_json(prefill.scenario)["kv_transfer"]["first_token_from"], "prefill");
+  ASSERT_EQ(decode.result.records.size(), prefill.result.records.size());
+  int64_t num_decoded = 0;
+  for (size_t i = 0; i < decode.result.records.size(); ++i) {
+    const RequestRecord& d = decode.result.records[i];
+    const RequestRecord& p = prefill.result.records[i];
+    // Where tokens are shown changes nothing the replicas do.
+    EXPECT_EQ(d.finish_ns, p.finish_ns);
+    EXPECT_EQ(d.num_output_tokens_done, p.num_output_tokens_done);
+    EXPECT_EQ(d.last_token_ns, p.last_token_ns);
+    if (d.decode_replica < 0) {  // done at the prefill replica: shown from there either way
+      EXPECT_EQ(d.first_token_ns, p.first_token_ns);
+      continue;
+    }
+    ++num_decoded;
+    EXPECT_LE(p.first_token_ns, d.prefill_done_ns + d.network_ns + 1'000'000);
+    // Shown with the decode replica's first token, after the KV landed.
+    EXPECT_GT(d.first_token_ns, d.transfer_end_ns);
+    EXPECT_GT(d.first_token_ns, d.decode_first_scheduled_ns);
+    EXPECT_LE(d.max_itl_ns, p.max_itl_ns);
+  }
+  EXPECT_GT(num_decoded, 300);
+  // Every token after the first is still one inter-token sample (the held one shows with no gap).
+  EXPECT_EQ(decode.result.itl.count(), prefill.result.itl.count());
+  EXPECT_GT(decode.metrics.ttft.p50, prefill.metrics.ttft.p50);
+  EXPECT_EQ(decode.metrics.num_finished, prefill.metrics.num_finished);
 }
 
 TEST(Disagg, ConcurrentTransfersShareTheLinkCap) {
@@ -275,6 +313,11 @@ TEST(Disagg, BadConfigurationsAreOneClearErrorEach) {
   j["fleet"]["pools"][0]["role"] = "both";
   j["fleet"]["pools"][1]["role"] = "both";
   expect_error(j, "kv_transfer: needs pools with role prefill and decode");
+
+  j = pd_scenario(kInfiniband);
+  j["kv_transfer"]["first_token_from"] = "router";
+  expect_error(j,
+               "kv_transfer.first_token_from: must be \"decode\" or \"prefill\", not \"router\"");
 
   j = pd_scenario(kInfiniband);
   j["fleet"]["pools"][0]["role"] = "encode";
