@@ -107,20 +107,6 @@ std::vector<char> cut_at_duration(const Scenario& s, const std::vector<Request>&
   return kept;
 }
 
-// Where each kept request of a workload lands when the kept requests of every workload are
-// laid end to end in workload order: [num_workloads][num_source_requests], -1 when cut.
-std::vector<std::vector<int64_t>> concatenated_index(const std::vector<std::vector<char>>& kept) {
-  std::vector<std::vector<int64_t>> index(kept.size());
-  int64_t next = 0;
-  for (size_t w = 0; w < kept.size(); ++w) {
-    index[w].assign(kept[w].size(), -1);
-    for (size_t i = 0; i < kept[w].size(); ++i) {
-      if (kept[w][i]) index[w][i] = next++;
-    }
-  }
-  return index;
-}
-
 // The kept requests of every workload end to end, in workload order. The only workload's own
 // buffer is reused, and every other workload's vector is freed once moved, so that a trace is
 // never held twice.
@@ -219,11 +205,14 @@ RequestTable load_workloads(const Scenario& s) {
 
   const size_t n = entries.size();
   {
-    const std::vector<std::vector<int64_t>> index = concatenated_index(kept);
-    std::vector<int64_t> source(n);  // [num_requests] concatenated index of the k-th request
-    for (size_t k = 0; k < n; ++k) {
-      source[k] =
-          index[static_cast<size_t>(entries[k].workload)][static_cast<size_t>(entries[k].position)];
+    // The kept requests end to end in workload order are the c-th; the k-th of the table is the
+    // source[k]-th of them.
+    std::vector<int64_t> source(n);  // [num_requests]
+    int64_t c = 0;
+    for (size_t w = 0; w < kept.size(); ++w) {
+      for (size_t i = 0; i < kept[w].size(); ++i) {
+        if (kept[w][i]) source[static_cast<size_t>(new_id[w][i])] = c++;
+      }
     }
     table.requests = concatenate_kept(per_workload, kept, n);
     permute_in_place(table.requests, source);
