@@ -40,14 +40,15 @@ int64_t positive(int64_t value, std::string_view field) {
 
 // The columns of one side of a disaggregated run (`prefix` "prefill_" or "decode_"), -1 absent.
 struct LayoutColumns {
-  int num_workers, tp, pp, attention_dp, moe_tp, moe_ep;
+  int num_workers, tp, pp, attention_dp, moe_tp, moe_ep, batch_size;
   LayoutColumns(const base::CsvColumns& columns, const std::string& prefix)
       : num_workers(columns.find(prefix + "num_workers")),
         tp(columns.find(prefix + "tp_size")),
         pp(columns.find(prefix + "pp_size")),
         attention_dp(columns.find(prefix + "attention_dp_size")),
         moe_tp(columns.find(prefix + "moe_tp_size")),
-        moe_ep(columns.find(prefix + "moe_ep_size")) {}
+        moe_ep(columns.find(prefix + "moe_ep_size")),
+        batch_size(columns.find(prefix + "batch_size")) {}
 
   // Required together in a disaggregated row; RowError naming the first missing or bad one.
   WorkerLayout read(const std::vector<std::string_view>& fields, const std::string& prefix) const {
@@ -70,6 +71,12 @@ struct LayoutColumns {
     layout.attention_dp = count(attention_dp, "attention_dp_size");
     layout.moe_tp = count(moe_tp, "moe_tp_size");
     layout.moe_ep = count(moe_ep, "moe_ep_size");
+    // Optional: a file without the column, or a row leaving it empty, does not cap the batch.
+    if (batch_size >= 0 && !fields[static_cast<size_t>(batch_size)].empty()) {
+      const std::string column = prefix + "batch_size";
+      layout.max_batch_size =
+          positive(base::parse_int64(fields[static_cast<size_t>(batch_size)], column), column);
+    }
     return layout;
   }
 };

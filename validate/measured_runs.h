@@ -19,6 +19,9 @@ struct WorkerLayout {
   int64_t attention_dp = 1;
   int64_t moe_tp = 1;
   int64_t moe_ep = 1;
+  // The most requests one attention rank batches (measured.csv's prefill_/decode_batch_size): 0
+  // when the row does not say.
+  int64_t max_batch_size = 0;
 };
 
 struct MeasuredRun {

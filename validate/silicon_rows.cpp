@@ -71,6 +71,13 @@ nlohmann::json pool_json(const MeasuredRun& run, const SiliconOptions& options,
     pool["scheduler"]["policy"] = "chunked_prefill";
     pool["scheduler"]["max_num_seqs"] = std::max<int64_t>(256, run.concurrency);
   }
+  // A disaggregated side's batch size is its engine's: AIConfigurator's generator sets every
+  // engine's prefill worker max_batch_size to the prefill batch size (1 unless searched) and a
+  // decode worker's to the decode batch size (generator/rule_plugin/{vllm,sglang,trtllm}.rule,
+  // ai-dynamo/aiconfigurator 2026), per attention rank.
+  if (role != "both" && layout.max_batch_size > 0) {
+    pool["scheduler"]["max_num_seqs"] = layout.max_batch_size * layout.attention_dp;
+  }
   return pool;
 }
 

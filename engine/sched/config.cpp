@@ -69,7 +69,8 @@ void validate(const SchedulerConfig& config, const kv::BlockManagerConfig& kv,
                      std::to_string(config.watermark) + ")");
   }
   check_at_least(config.static_batch_size, 1, path + ".static_batch_size");
-  if (config.static_batch_size > config.max_num_seqs) {
+  // Only static batching forms batches of static_batch_size; other policies ignore it.
+  if (config.policy == "static" && config.static_batch_size > config.max_num_seqs) {
     throw InputError(path + ".static_batch_size: " + std::to_string(config.static_batch_size) +
                      " exceeds max_num_seqs " + std::to_string(config.max_num_seqs));
   }

@@ -58,9 +58,14 @@ TEST(SchedulerConfig, ValidationMessagesNameTheKey) {
   EXPECT_EQ(validation_error(c),
             "fleet.pools[0].scheduler.watermark: must be in [0, 1) (got 1.000000)");
   c = {};
+  c.policy = "static";
   c.static_batch_size = 300;
   EXPECT_EQ(validation_error(c),
             "fleet.pools[0].scheduler.static_batch_size: 300 exceeds max_num_seqs 256");
+  // Other policies never form a static batch: a small max_num_seqs alone is fine.
+  c = {};
+  c.max_num_seqs = 4;
+  EXPECT_EQ(validation_error(c), "");
   c = {};
   c.num_speculative_tokens = -1;
   EXPECT_EQ(validation_error(c),

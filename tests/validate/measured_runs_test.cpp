@@ -85,7 +85,29 @@ TEST(MeasuredRuns, DisaggregatedRowsGiveBothSidesWorkers) {
   EXPECT_EQ(runs[0].decode.num_workers, 3);
   EXPECT_EQ(runs[0].decode.tp, 8);
   EXPECT_EQ(runs[0].decode.moe_ep, 8);
+  // Batch sizes are per attention rank.
+  EXPECT_EQ(runs[0].prefill.max_batch_size, 1);
+  EXPECT_EQ(runs[0].decode.max_batch_size, 8);
   EXPECT_FALSE(inexpressible_reason(runs[0]));
+  // A row leaving a batch size empty caps nothing; a bad one names its column.
+  const fs::path open_batch =
+      scratch("o.csv", header +
+                           "o,trtllm,1.1,deepseek-ai/DeepSeek-R1,gb200,fp4,disagg,1024,1024,nvfp4,"
+                           "nvfp4,,,,,,,,2,1,1,4,1,4,,3,8,1,1,1,8,195.5,5.3,16\n");
+  const std::vector<MeasuredRun> open_runs = read_measured_csv(open_batch.string());
+  EXPECT_EQ(open_runs[0].prefill.max_batch_size, 0);
+  EXPECT_EQ(open_runs[0].decode.max_batch_size, 0);
+  const fs::path zero_batch =
+      scratch("z.csv", header +
+                           "z,trtllm,1.1,deepseek-ai/DeepSeek-R1,gb200,fp4,disagg,1024,1024,nvfp4,"
+                           "nvfp4,,,,,,,0,2,1,1,4,1,4,8,3,8,1,1,1,8,195.5,5.3,16\n");
+  try {
+    read_measured_csv(zero_batch.string());
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              zero_batch.string() + ":2: prefill_batch_size: must be >= 1 (got 0)");
+  }
   // Without the workers' columns a disaggregated row cannot be read.
   const fs::path bare =
       scratch("bare.csv",

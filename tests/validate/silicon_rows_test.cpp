@@ -56,6 +56,38 @@ RowPrediction predict(int64_t concurrency, bool stagger) {
   return row ? predict_row(*row, nullptr) : RowPrediction{};
 }
 
+// A disaggregated row's sides batch as many requests per attention rank as the row says (the
+// engine configs AIConfigurator generates); a side that does not say keeps its engine's default.
+TEST(SiliconRows, DisaggregatedSidesBatchWhatTheRowSays) {
+  SiliconOptions options;
+  options.configs_dir = write_config();
+  options.engine_presets = true;
+  std::ofstream(fs::path(options.configs_dir) / "test--small-moe_config.json")
+      << R"({"model_type": "mixtral", "hidden_size": 2048, "num_hidden_layers": 16,
+      "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 4096,
+      "num_local_experts": 8, "num_experts_per_tok": 2, "vocab_size": 32000,
+      "max_position_embeddings": 8192, "rms_norm_eps": 1e-5})";
+  MeasuredRun run = small_llama_row(1024, 64, 16);
+  run.model = "test/small-moe";
+  run.mode = "disagg";
+  run.prefill = WorkerLayout{2, 1, 1, 4, 1, 4, 1};  // tp 1 x attention_dp 4, ep 4: batch 1
+  run.decode = WorkerLayout{2, 2, 1, 1, 2, 1, 8};
+  std::string reason;
+  const std::optional<PreparedRow> row = prepare_row(run, options, &reason);
+  ASSERT_TRUE(row) << reason;
+  ASSERT_EQ(row->scenario.pools.size(), 2u);
+  EXPECT_EQ(row->scenario.pools[0].scheduler.max_num_seqs, 4);  // 1 on each of 4 ranks
+  EXPECT_EQ(row->scenario.pools[1].scheduler.max_num_seqs, 8);
+  run.prefill.max_batch_size = 0;
+  const std::optional<PreparedRow> open = prepare_row(run, options, &reason);
+  ASSERT_TRUE(open) << reason;
+  EXPECT_GT(open->scenario.pools[0].scheduler.max_num_seqs, 4);
+  const auto& given = row->scenario.pools[0].engine->defaults.sources;
+  const auto& preset = open->scenario.pools[0].engine->defaults.sources;
+  EXPECT_EQ(given.at("max_num_seqs"), "given");
+  EXPECT_NE(preset.count("max_num_seqs") ? preset.at("max_num_seqs") : "", "given");
+}
+
 TEST(SiliconRows, StaggeredClientsNoLongerPrefillEveryRoundAsOneBurst) {
   // In lockstep the 8 clients' 2,048-token prompts arrive together every round and share one
   // step budget; staggered, each prompt comes alone between the others' decodes.
