@@ -6,6 +6,8 @@
 #include <cctype>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "base/input_error.h"
 #include "perf/catalog_data.h"
 
@@ -163,6 +165,20 @@ EngineDefaults resolve_engine_defaults(const EnginePreset& preset, const EngineT
                                    d.cuda_graph_max_batch)
           : preset.gpu_memory_utilization;
   set_source("gpu_memory_utilization", false);
+  // The figures above are one rank's (CUDA graphs and static memory are per GPU); a replica of
+  // attention_dp ranks schedules that many times as much.
+  if (preset.limits_per_attention_rank && target.attention_dp > 1) {
+    const std::string per_rank = fmt::format("; x attention_dp {}: {}", target.attention_dp,
+                                             source_of(preset, "limits_per_attention_rank"));
+    if (!given.max_num_batched_tokens) {
+      d.max_num_batched_tokens *= target.attention_dp;
+      d.sources["max_num_batched_tokens"] += per_rank;
+    }
+    if (!given.max_num_seqs && !d.max_num_seqs_from_kv) {
+      d.max_num_seqs *= target.attention_dp;
+      d.sources["max_num_seqs"] += per_rank;
+    }
+  }
 
   d.async_scheduling = given.async_scheduling.value_or(preset.async_scheduling);
   set_source("async_scheduling", given.async_scheduling.has_value());

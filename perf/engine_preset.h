@@ -77,6 +77,10 @@ struct EnginePreset {
   bool seqs_capped_by_batched_tokens = false;  // vLLM: max_num_seqs <= max_num_batched_tokens
   SeqsFromKv seqs_from_kv;
   bool max_model_len_capped_by_batched_tokens = false;  // TensorRT-LLM without chunking
+  // With attention data parallelism every rank runs its own scheduler under the engine's
+  // max_num_batched_tokens and max_num_seqs (vLLM, TensorRT-LLM): a replica's defaults are
+  // attention_dp times the tier's. SGLang divides its server's limits among the ranks instead.
+  bool limits_per_attention_rank = false;
   bool prefix_caching = true;
   int32_t block_size = 0;  // 0: keep tidal's
   // Memory.
@@ -115,6 +119,7 @@ struct EngineTarget {
   std::string gpu_name;
   double gpu_memory_bytes = 0.0;
   int32_t tp = 1;
+  int32_t attention_dp = 1;            // attention data-parallel ranks of a replica
   int64_t model_max_len = 0;           // the model's context (max_position)
   int32_t num_speculative_tokens = 0;  // k
   bool has_linear_layers = false;      // the model keeps recurrent states (state_memory_ratio)

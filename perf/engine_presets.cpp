@@ -33,6 +33,7 @@ const std::array<EnginePreset, 3>& presets() {
           .seqs_capped_by_batched_tokens = true,
           .seqs_from_kv = {},
           .max_model_len_capped_by_batched_tokens = false,
+          .limits_per_attention_rank = true,
           .prefix_caching = true,
           .block_size = 16,
           .memory_fraction = MemoryFraction::device,
@@ -69,6 +70,10 @@ const std::array<EnginePreset, 3>& presets() {
                    "vLLM 0.19 vllm/engine/arg_utils.py EngineArgs.get_batch_defaults, "
                    "OPENAI_API_SERVER usage context: 1024 on GPUs with >= 70 GiB that are not "
                    "A100s, else 256; at most max_num_batched_tokens (_set_default_args)"},
+                  {"limits_per_attention_rank",
+                   "vLLM docs serving/data_parallel_deployment.md: each data-parallel rank is "
+                   "its own engine core process (its own scheduler and KV cache), so "
+                   "max_num_batched_tokens and max_num_seqs hold per rank"},
                   {"max_model_len",
                    "vLLM 0.19 vllm/config/model.py ModelConfig.max_model_len: derived from the "
                    "model's config.json"},
@@ -154,6 +159,7 @@ const std::array<EnginePreset, 3>& presets() {
           .seqs_capped_by_batched_tokens = false,
           .seqs_from_kv = {.per_context_len = 512, .min_seqs = 2048, .max_seqs = 4096},
           .max_model_len_capped_by_batched_tokens = false,
+          .limits_per_attention_rank = false,
           .prefix_caching = true,
           .block_size = 0,
           .memory_fraction = MemoryFraction::device_static,
@@ -199,6 +205,10 @@ const std::array<EnginePreset, 3>& presets() {
                    "SGLang 0.5 python/sglang/srt/model_executor/model_runner.py: "
                    "max_running_requests = min(max(kv_tokens / context_len x 512, 2048), "
                    "4096), at most kv_tokens / 2"},
+                  {"limits_per_attention_rank",
+                   "SGLang 0.5 python/sglang/srt/server_args.py: with enable_dp_attention the "
+                   "server's chunked_prefill_size is divided by dp_size (and a given "
+                   "max_running_requests too, scheduler.py): the limits are the server's"},
                   {"max_model_len",
                    "SGLang 0.5 python/sglang/srt/server_args.py context_length: the model's "
                    "config.json"},
@@ -258,6 +268,7 @@ const std::array<EnginePreset, 3>& presets() {
           .seqs_capped_by_batched_tokens = false,
           .seqs_from_kv = {},
           .max_model_len_capped_by_batched_tokens = true,
+          .limits_per_attention_rank = true,
           .prefix_caching = true,
           .block_size = 32,
           .memory_fraction = MemoryFraction::free,
@@ -290,6 +301,11 @@ const std::array<EnginePreset, 3>& presets() {
                   {"max_num_seqs",
                    "TensorRT-LLM 1.x tensorrt_llm/llmapi/llm_args.py BaseLlmArgs.max_batch_size "
                    "= 2048"},
+                  {"limits_per_attention_rank",
+                   "TensorRT-LLM 1.x PyTorch backend: with enable_attention_dp every rank's "
+                   "executor schedules its own requests under max_batch_size and max_num_tokens, "
+                   "each rank with its own KV cache (Dynamo docs, TensorRT-LLM \"DP Rank "
+                   "Routing\"); AIConfigurator's generator sets max_batch_size per rank"},
                   {"max_model_len",
                    "TensorRT-LLM 1.x without chunked context limits prompts to max_num_tokens "
                    "(runtime log 'maxInputLen = min(maxSequenceLen - 1, maxNumTokens)', "

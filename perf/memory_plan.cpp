@@ -20,9 +20,10 @@ constexpr double kRuntimeReserveBytes = 0.5 * kGiB;
 // Activations are bf16.
 constexpr double kActivationBytes = 2.0;
 
-// Peak activation bytes of one forward pass over max_num_batched_tokens tokens: the residual
-// stream in and out, the q/k/v output (a linear-attention layer's input projections when wider)
-// and the widest MLP's gate/up output plus its activation.
+// Peak activation bytes per GPU of one forward pass over max_num_batched_tokens tokens, shared
+// by the attention data-parallel ranks: the residual stream in and out, the q/k/v output (a
+// linear-attention layer's input projections when wider) and the widest MLP's gate/up output
+// plus its activation.
 double activation_bytes(const ModelSpec& m, const Deployment& d) {
   const double tp = d.tp;
   double qkv_width = m.is_mla()
@@ -45,7 +46,8 @@ double activation_bytes(const ModelSpec& m, const Deployment& d) {
   const double mlp_outputs = (m.gated_mlp ? 3.0 : 2.0) * mlp_width / tp;
   const double per_token =
       (2.0 * static_cast<double>(m.hidden) + qkv_width + mlp_outputs) * kActivationBytes;
-  return static_cast<double>(d.max_num_batched_tokens) * per_token;
+  return static_cast<double>(d.max_num_batched_tokens) / static_cast<double>(d.attention_dp) *
+         per_token;
 }
 
 // Layers whose KV grows with the sequence: the full-attention ones, or every layer when all slide.

@@ -81,6 +81,7 @@ void apply_engine_preset(JsonObject& pool_obj, const nlohmann::json* sched_json,
   target.gpu_name = pool.gpu_spec.name;
   target.gpu_memory_bytes = pool.gpu_spec.memory_bytes;
   target.tp = pool.deployment.stage_gpus();  // the engines' tp_size: every GPU of a stage
+  target.attention_dp = pool.deployment.attention_dp;
   target.model_max_len = pool.model_spec.max_position;
   target.has_linear_layers = pool.model_spec.num_linear_layers() > 0;
   target.num_speculative_tokens = pool.speculative.enabled()

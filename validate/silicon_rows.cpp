@@ -63,9 +63,9 @@ nlohmann::json pool_json(const MeasuredRun& run, const SiliconOptions& options,
   pool["scheduler"] = {{"max_model_len", run.isl + run.osl}};
   // TensorRT-LLM bounds a prompt by max_num_tokens and a sequence by max_seq_len; tidal's
   // continuous policy (TensorRT-LLM's, without chunked context) takes a budget that holds the
-  // longest sequence, so rows longer than its 8,192 get that budget.
+  // longest sequence, so rows longer than its 8,192 get that budget, on each attention rank.
   if (options.engine_presets && run.engine == "trtllm" && run.isl + run.osl > 8192) {
-    pool["scheduler"]["max_num_batched_tokens"] = run.isl + run.osl;
+    pool["scheduler"]["max_num_batched_tokens"] = (run.isl + run.osl) * layout.attention_dp;
   }
   if (!options.engine_presets) {
     pool["scheduler"]["policy"] = "chunked_prefill";

@@ -158,6 +158,46 @@ TEST(EnginePreset, TrtllmOnAnH100) {
       static_cast<int64_t>(std::floor(kv_bytes / (32 * p.memory.kv_bytes_per_token_per_gpu))));
 }
 
+// vLLM and TensorRT-LLM run one scheduler per attention data-parallel rank, SGLang divides its
+// server's limits among the ranks: a replica of 4 ranks batches 4 times the tier's figures on
+// the first two, the tier's on SGLang; a figure the pool gives is the replica's as given.
+TEST(EnginePreset, AttentionRanksEachScheduleUnderVllmAndTrtllmLimits) {
+  const json layout = {{"model", "mixtral-8x7b"}, {"attention_dp", 4}, {"ep", 4}};
+  auto with = [&](const json& more) {
+    json pool = layout;
+    pool.update(more);
+    return pool_of(pool);
+  };
+  const PoolSpec vllm = with({{"engine", "vllm"}});
+  EXPECT_EQ(vllm.scheduler.max_num_batched_tokens, 4 * 8192);
+  EXPECT_EQ(vllm.scheduler.max_num_seqs, 4 * 1024);
+  EXPECT_NE(vllm.engine->defaults.sources.at("max_num_seqs").find("x attention_dp 4"),
+            std::string::npos);
+  EXPECT_EQ(vllm.engine->defaults.cuda_graph_max_batch, 512);  // per GPU: min(2 x 1024, 512)
+  const PoolSpec trtllm = with({{"engine", "trtllm"}});
+  EXPECT_EQ(trtllm.scheduler.max_num_batched_tokens, 4 * 8192);
+  EXPECT_EQ(trtllm.scheduler.max_num_seqs, 4 * 2048);
+  EXPECT_EQ(trtllm.scheduler.max_model_len, 8192);  // a prompt still fits one rank's budget
+  const PoolSpec sglang = with({{"engine", "sglang"}});
+  EXPECT_EQ(sglang.scheduler.max_num_batched_tokens, 8192);
+  const PoolSpec given =
+      with({{"engine", "vllm"},
+            {"scheduler", {{"max_num_batched_tokens", 6000}, {"max_num_seqs", 96}}}});
+  EXPECT_EQ(given.scheduler.max_num_batched_tokens, 6000);
+  EXPECT_EQ(given.scheduler.max_num_seqs, 96);
+  // Each GPU holds activations for its rank's share of the budget: 2 ranks of 4,096 tokens
+  // each reserve what 4 ranks of 4,096 do.
+  auto reserve = [&](int ranks, int budget) {
+    return pool_of({{"model", "mixtral-8x7b"},
+                    {"attention_dp", ranks},
+                    {"ep", ranks},
+                    {"scheduler", {{"max_num_batched_tokens", budget}}}})
+        .memory.activation_reserve_bytes;
+  };
+  EXPECT_DOUBLE_EQ(reserve(2, 8192), reserve(4, 16384));
+  EXPECT_LT(reserve(4, 8192), reserve(2, 8192));
+}
+
 TEST(EnginePreset, EveryPresetNamesASourceForEveryFigure) {
   for (const perf::EnginePreset& preset : perf::engine_presets()) {
     SCOPED_TRACE(preset.label);
