@@ -55,11 +55,10 @@ std::span<const std::string_view> queue_policy_names();
 // Throws InputError naming `json_path` (e.g. "fleet.pools[0].scheduler") and the key for any
 // impossible setting: unknown policy/admission/preemption name, non-positive limits, watermark
 // outside [0, 1), static_batch_size below 1 (or above max_num_seqs for static batching), a
-// negative timeout or k,
-// max_num_batched_tokens < max_model_len for a policy that never chunks (continuous),
-// swap preemption with a policy that does not support it (prefill_first) or without a CPU
-// block pool (`kv.num_cpu_blocks` == 0), an unknown queue_policy, a queue_policy other than
-// fcfs with static batching, fair-share weights that are not positive and finite.
+// negative timeout or k, max_num_batched_tokens < max_model_len for a policy that never chunks
+// (continuous), swap preemption with a policy that does not support it (prefill_first) or
+// without a CPU block pool (`kv.num_cpu_blocks` == 0), an unknown queue_policy, a queue_policy
+// other than fcfs with static batching, fair-share weights that are not positive and finite.
 void validate(const SchedulerConfig& config, const kv::BlockManagerConfig& kv,
               std::string_view json_path);
 
