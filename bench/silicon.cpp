@@ -321,12 +321,13 @@ int main(int argc, char** argv) try {
     const auto [r_rows, r_pred] = select(*rows, roofline, false);
     const auto [k_rows, k_pred] = select(*rows, kernel, false);
     const auto [c_rows, c_pred] = select(*rows, calibrated, true);
-    const auto num_layout_from_id = std::count_if(
-        rows->begin(), rows->end(), [&](size_t i) { return kernel_rows[i].run.layout_from_id; });
+    const auto num_layout_unmultiplied = std::count_if(rows->begin(), rows->end(), [&](size_t i) {
+      return kernel_rows[i].run.layout_unmultiplied;
+    });
     nlohmann::ordered_json overall{{"bench", "silicon"},
                                    {"group", label},
                                    {"num_rows", rows->size()},
-                                   {"num_rows_layout_from_id", num_layout_from_id},
+                                   {"num_rows_layout_unmultiplied", num_layout_unmultiplied},
                                    {"num_rows_calibrated", c_rows.size()},
                                    {"roofline", figures(r_rows, r_pred)},
                                    {"kernel_db", figures(k_rows, k_pred)},

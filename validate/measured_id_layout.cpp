@@ -31,12 +31,13 @@ std::optional<IdLayout> id_layout(std::string_view id) {
 }
 
 bool undo_multiplied_layout(MeasuredRun& run) {
+  if (run.mode != "agg") return false;
   const std::optional<IdLayout> named = id_layout(run.id);
-  if (run.mode != "agg" || !named || named->ep <= 1) return false;
-  const int64_t e = named->ep;
-  const int64_t multiplied = named->num_gpus * e;
-  if (run.tp * run.attention_dp != multiplied || run.moe_tp * run.moe_ep != multiplied ||
-      run.moe_tp != e) {
+  if (!named && tagged_number(run.id, "_tp")) return false;  // the id names N alone ("tp4_epnone")
+  const int64_t e = named ? named->ep : run.moe_ep;
+  const int64_t num_gpus = named ? named->num_gpus : e;
+  if (e <= 1 || run.moe_tp != e || run.moe_ep * run.moe_tp != num_gpus * e ||
+      run.tp * run.attention_dp != num_gpus * e) {
     return false;
   }
   if ((run.tp > 1) == (run.attention_dp > 1)) return false;  // which side to divide is unclear

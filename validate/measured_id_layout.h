@@ -19,11 +19,14 @@ struct IdLayout {
 };
 std::optional<IdLayout> id_layout(std::string_view id);
 
-// In about 190 aggregated rows of measured.csv (e.g. id "..._tp8_ep8_...": tp_size 64, moe_tp 8,
-// moe_ep 8 on one 8-GPU node) both the attention side (tp_size x attention_dp_size) and the MoE
-// side (moe_tp_size x moe_ep_size) count N x E GPUs where the id names N, with moe_tp_size = E:
-// the columns were multiplied by E. Where that holds and exactly one attention factor is above 1,
-// divides it and moe_tp_size by E, so the row runs on the id's N GPUs with experts over E, and
+// In about 330 aggregated rows of measured.csv the parallelism columns are a layout of N GPUs with
+// experts over E multiplied by E: the attention side (tp_size x attention_dp_size) and the MoE side
+// (moe_tp_size x moe_ep_size) both count N x E GPUs, with moe_tp_size = E. An id "tp<N>_..._ep<E>"
+// names N and E (e.g. "..._tp8_ep8_...": tp_size 64, moe 8 x 8). An id naming no GPU count names
+// neither; then only the square case is recognised, N = E = moe_tp_size = moe_ep_size (tp_size 64,
+// moe 8 x 8 on one 8-GPU node), the layout of every such row whose measured latencies recur under
+// an id that names its layout. Where one of those holds and exactly one attention factor is above
+// 1, divides it by E and sets moe_tp_size to 1, so the row runs on N GPUs with experts over E, and
 // returns true. Any other row is left as it is (false).
 bool undo_multiplied_layout(MeasuredRun& run);
 

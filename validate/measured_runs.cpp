@@ -147,7 +147,7 @@ std::vector<MeasuredRun> read_measured_csv(const std::string& path) {
                                   "attention_dp_size");
         r.moe_tp = positive(optional_count(fields[moe_tp], "moe_tp_size"), "moe_tp_size");
         r.moe_ep = positive(optional_count(fields[moe_ep], "moe_ep_size"), "moe_ep_size");
-        r.layout_from_id = undo_multiplied_layout(r);
+        r.layout_unmultiplied = undo_multiplied_layout(r);
       } else {
         r.prefill = prefill_columns.read(fields, "prefill_");
         r.decode = decode_columns.read(fields, "decode_");

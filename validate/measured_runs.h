@@ -48,14 +48,14 @@ struct MeasuredRun {
   WorkerLayout decode;
   double ttft_ms = 0.0;  // measured mean
   double tpot_ms = 0.0;  // measured mean
-  // The parallelism columns held the id's layout multiplied by its expert parallelism and were
-  // read as the id says (undo_multiplied_layout, measured_id_layout.h).
-  bool layout_from_id = false;
+  // The parallelism columns held a layout multiplied by its expert parallelism and were divided
+  // back (undo_multiplied_layout, measured_id_layout.h).
+  bool layout_unmultiplied = false;
 };
 
 // Reads a measured.csv file strictly: a missing column, a malformed number, a non-positive length
-// or latency is an InputError "file:line: column: what". Rows whose parallelism columns are their
-// id's layout multiplied by its expert parallelism are read as the id says (layout_from_id).
+// or latency is an InputError "file:line: column: what". Rows whose parallelism columns are a
+// layout multiplied by its expert parallelism are divided back (layout_unmultiplied).
 std::vector<MeasuredRun> read_measured_csv(const std::string& path);
 
 // Reads one `vllm bench serve --save-result` JSON (its mean_ttft_ms, mean_tpot_ms,

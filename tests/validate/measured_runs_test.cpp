@@ -117,7 +117,7 @@ TEST(MeasuredRuns, DisaggregatedRowsGiveBothSidesWorkers) {
             bare.string() + ":2: prefill_num_workers: missing column (mode disagg needs it)");
 }
 
-TEST(MeasuredRuns, ColumnsMultipliedByTheIdsExpertParallelismAreReadAsTheIdSays) {
+TEST(MeasuredRuns, ColumnsMultipliedByTheirExpertParallelismAreDividedBack) {
   const fs::path path = scratch(
       "ids.csv",
       std::string(kHeader) +
@@ -133,27 +133,45 @@ TEST(MeasuredRuns, ColumnsMultipliedByTheIdsExpertParallelismAreReadAsTheIdSays)
           // tp and attention DP both above 1: which one was multiplied is unclear, untouched.
           "w_c4_tp4_ep4_3,vllm,0.19,MiniMaxAI/MiniMax-M2.5,h100_sxm,fp8,agg,1024,1024,,,"
           "4,4,1,4,1,16,300,7,4\n"
-          // No layout in the id: untouched.
-          "v,trtllm,1.1,deepseek-ai/"
-          "DeepSeek-R1,b200_sxm,fp8,agg,1024,1024,,,4,64,1,1,8,8,300,7,4\n");
+          // No layout in the id, tp_size 64 = 8 x 8 with moe 8 x 8: the square case, 8 GPUs.
+          "v_cfg181,trtllm,1.1,deepseek-ai/"
+          "DeepSeek-R1,b200_sxm,fp8,agg,1024,1024,,,4,64,1,1,8,8,300,7,4\n"
+          // The same with attention data parallelism 64: 8 ranks.
+          "u_cfg191,trtllm,1.2,deepseek-ai/"
+          "DeepSeek-R1,b200_sxm,fp4,agg,1024,1024,,,4,1,1,64,8,8,300,7,256\n"
+          // The id names 4 GPUs and no expert parallelism: the columns agree, untouched.
+          "t_c16_tp4_epnone_16,trtllm,1.1,Qwen/"
+          "Qwen3-235B-A22B-FP8,h100_sxm,fp8,agg,128,128,,,16,4,1,1,2,2,300,7,16\n"
+          // No layout in the id and not square (tp 16, moe 8 x 2): untouched.
+          "s_cfg9,trtllm,1.1,deepseek-ai/"
+          "DeepSeek-R1,b200_sxm,fp8,agg,1024,1024,,,4,16,1,1,8,2,300,7,4\n");
   const std::vector<MeasuredRun> runs = read_measured_csv(path.string());
-  ASSERT_EQ(runs.size(), 5u);
-  EXPECT_TRUE(runs[0].layout_from_id);
+  ASSERT_EQ(runs.size(), 8u);
+  for (size_t i : {0u, 1u, 4u, 5u}) EXPECT_TRUE(runs[i].layout_unmultiplied) << runs[i].id;
   EXPECT_EQ(runs[0].tp, 8);
   EXPECT_EQ(runs[0].attention_dp, 1);
   EXPECT_EQ(runs[0].moe_tp, 1);
   EXPECT_EQ(runs[0].moe_ep, 8);
-  EXPECT_TRUE(runs[1].layout_from_id);
   EXPECT_EQ(runs[1].tp, 1);
   EXPECT_EQ(runs[1].attention_dp, 4);
   EXPECT_EQ(runs[1].moe_tp, 1);
   EXPECT_EQ(runs[1].moe_ep, 4);
-  for (size_t i : {2u, 3u, 4u}) EXPECT_FALSE(runs[i].layout_from_id) << runs[i].id;
+  EXPECT_EQ(runs[4].tp, 8);
+  EXPECT_EQ(runs[4].attention_dp, 1);
+  EXPECT_EQ(runs[4].moe_tp, 1);
+  EXPECT_EQ(runs[4].moe_ep, 8);
+  EXPECT_EQ(runs[5].tp, 1);
+  EXPECT_EQ(runs[5].attention_dp, 8);
+  EXPECT_EQ(runs[5].moe_tp, 1);
+  EXPECT_EQ(runs[5].moe_ep, 8);
+  for (size_t i : {2u, 3u, 6u, 7u}) EXPECT_FALSE(runs[i].layout_unmultiplied) << runs[i].id;
   EXPECT_EQ(runs[3].tp, 4);
   EXPECT_EQ(runs[3].attention_dp, 4);
   EXPECT_EQ(runs[3].moe_ep, 16);
-  EXPECT_EQ(runs[4].tp, 64);
-  EXPECT_EQ(runs[4].moe_tp, 8);
+  EXPECT_EQ(runs[6].tp, 4);
+  EXPECT_EQ(runs[6].moe_tp, 2);
+  EXPECT_EQ(runs[7].tp, 16);
+  EXPECT_EQ(runs[7].moe_tp, 8);
 }
 
 TEST(MeasuredRuns, IdLayoutTags) {
