@@ -4,7 +4,9 @@
 //   roofline   today's roofline with judged efficiencies, tidal's own scheduler defaults
 //   kernel_db  the engine's measured kernels (AIConfigurator's tables) and its engine preset
 //   calibrated kernel_db + a calibration fitted per engine x GPU on the OTHER models' rows
-//              (leave-one-model-out; n/a where the engine x GPU has no other model)
+//              (leave-one-model-out, models of one architecture left out together; n/a where
+//              the engine x GPU has no other architecture)
+// A measured run written as several rows (measured_repeats.h) is simulated and counted once.
 // Disaggregated rows (mode disagg) run as a prefill pool and a decode pool of the row's workers
 // joined by a KV link (validate/silicon_rows.cpp); calibrations are fitted on aggregated rows.
 // One JSON line per group (model x GPU x engine x precision, "| disagg" for disaggregated rows),
@@ -17,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -29,6 +32,7 @@
 #include "base/output_files.h"
 #include "bench/option_pairs.h"
 #include "validate/calibrate.h"
+#include "validate/measured_repeats.h"
 #include "validate/measured_runs.h"
 #include "validate/silicon_rows.h"
 
@@ -172,6 +176,7 @@ int main(int argc, char** argv) try {
   std::map<std::string, int64_t> reasons;
   std::map<std::string, int64_t> taken;
   std::map<std::string, int64_t> seen;
+  std::set<std::string> taken_runs;  // run_identity of every row taken
   std::vector<PreparedRow> roofline_rows;
   std::vector<PreparedRow> kernel_rows;
   for (const auto& run : runs) {
@@ -183,6 +188,10 @@ int main(int argc, char** argv) try {
         roofline ? tidal::validate::prepare_row(run, kernel_options, &reason) : std::nullopt;
     if (!roofline || !kernel) {
       ++reasons[reason.substr(0, reason.find(" (")).substr(0, 120)];
+      continue;
+    }
+    if (!taken_runs.insert(tidal::validate::run_identity(run)).second) {
+      ++reasons["the same measured run as an earlier row"];
       continue;
     }
     ++taken[group_key(run)];
@@ -226,7 +235,8 @@ int main(int argc, char** argv) try {
   calibrated.assign(num_kept, RowPrediction{});
   has_calibrated.assign(num_kept, 0);
 
-  // Leave one model out within each engine x GPU.
+  // Leave one model out within each engine x GPU; models of one architecture (DeepSeek-V3 and
+  // DeepSeek-R1) leave together.
   std::map<std::string, std::vector<size_t>> by_engine_gpu;
   for (size_t i = 0; i < num_kept; ++i) {
     by_engine_gpu[kernel_rows[i].engine + " on " + kernel_rows[i].gpu].push_back(i);
@@ -236,15 +246,15 @@ int main(int argc, char** argv) try {
   };
   std::vector<Fold> folds;
   for (const auto& [key, indices] : by_engine_gpu) {
-    std::map<std::string, std::vector<size_t>> by_model;
-    for (size_t i : indices) by_model[kernel_rows[i].model].push_back(i);
-    for (const auto& [model, test] : by_model) {
+    std::map<std::string, std::vector<size_t>> by_architecture;
+    for (size_t i : indices) by_architecture[kernel_rows[i].architecture].push_back(i);
+    for (const auto& [architecture, test] : by_architecture) {
       Fold fold;
       fold.test = test;
       // Fitted on aggregated rows only (one pool each); applied to both pools of a
       // disaggregated row.
       for (size_t i : indices) {
-        if (kernel_rows[i].model != model && kernel_rows[i].run.mode == "agg") {
+        if (kernel_rows[i].architecture != architecture && kernel_rows[i].run.mode == "agg") {
           fold.train.push_back(i);
         }
       }
@@ -268,8 +278,14 @@ int main(int argc, char** argv) try {
         }
       },
       [&](size_t f) {
+        std::set<std::string> held_out_models;
+        for (size_t i : folds[f].test) held_out_models.insert(kernel_rows[i].model);
+        std::string models;
+        for (const std::string& model : held_out_models) {
+          models += (models.empty() ? "" : " and ") + model;
+        }
         const PreparedRow& held_out = kernel_rows[folds[f].test.front()];
-        return fmt::format("{} on {} without {}", held_out.engine, held_out.gpu, held_out.model);
+        return fmt::format("{} on {} without {}", held_out.engine, held_out.gpu, models);
       });
 
   if (!args.rows_out.empty()) {

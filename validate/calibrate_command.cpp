@@ -3,10 +3,12 @@
 #include <ctime>
 #include <map>
 #include <ostream>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "base/input_error.h"
+#include "validate/measured_repeats.h"
 
 namespace tidal::validate {
 namespace {
@@ -32,10 +34,15 @@ perf::CalibrationFile run_calibrate(const CalibrateCommand& command, std::ostrea
           : read_measured_csv(command.measured);
   std::map<std::string, int64_t> left_out;
   std::vector<PreparedRow> rows;
+  std::set<std::string> taken_runs;  // run_identity of every row taken: each run fits once
   for (const MeasuredRun& run : runs) {
     std::string reason;
     if (std::optional<PreparedRow> row = prepare_row(run, command.silicon, &reason)) {
-      rows.push_back(std::move(*row));
+      if (taken_runs.insert(run_identity(run)).second) {
+        rows.push_back(std::move(*row));
+      } else {
+        ++left_out["the same measured run as an earlier row"];
+      }
     } else {
       ++left_out[reason.substr(0, reason.find(" ("))];
     }

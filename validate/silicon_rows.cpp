@@ -8,6 +8,7 @@
 #include "base/input_error.h"
 #include "sim/metrics.h"
 #include "sim/simulator.h"
+#include "validate/measured_repeats.h"
 #include "validate/served_kv_dtype.h"
 
 namespace tidal::validate {
@@ -138,13 +139,12 @@ std::optional<PreparedRow> prepare_row(const MeasuredRun& run, const SiliconOpti
     return std::nullopt;
   }
   try {
-    PreparedRow row{run,
-                    sim::load_scenario_text(scenario_json(run, options, gpu).dump(), run.where, ""),
-                    {},
-                    run.engine,
-                    gpu,
-                    run.model,
-                    options.stagger_clients};
+    PreparedRow row{
+        run, sim::load_scenario_text(scenario_json(run, options, gpu).dump(), run.where, ""),
+        {},  run.engine,
+        gpu, run.model,
+        {},  options.stagger_clients};
+    row.architecture = architecture_identity(row.scenario.pools.front().model_spec);
     for (size_t p = 0; p < row.scenario.pools.size(); ++p) {
       const sim::PoolSpec& pool = row.scenario.pools[p];
       const int64_t moe_tp =

@@ -51,7 +51,10 @@ struct PreparedRow {
   std::vector<std::shared_ptr<const perf::StepTimeModel>> bases;  // [num pools] uncalibrated
   std::string engine;                                             // the row's engine
   std::string gpu;                                                // catalog name
-  std::string model;             // the row's model (for leave-one-out)
+  std::string model;                                              // the row's model
+  // The model's architecture_identity (measured_repeats.h): rows of models that share it are
+  // held out together.
+  std::string architecture;
   bool stagger_clients = false;  // SiliconOptions::stagger_clients
 };
 

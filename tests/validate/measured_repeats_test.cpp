@@ -1,0 +1,102 @@
+// One measured run written as several rows, and checkpoints of one architecture held out together.
+#include "validate/measured_repeats.h"
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "validate/silicon_rows.h"
+
+namespace tidal::validate {
+namespace {
+
+namespace fs = std::filesystem;
+
+MeasuredRun run_of(const std::string& id, const std::string& model) {
+  MeasuredRun run;
+  run.id = id;
+  run.model = model;
+  run.engine = "trtllm";
+  run.system = "b200_sxm";
+  run.mode = "agg";
+  run.isl = 1024;
+  run.osl = 8192;
+  run.concurrency = 256;
+  run.ttft_ms = 906.6183994952098;
+  run.tpot_ms = 21.374843718536397;
+  return run;
+}
+
+// The same figures under two ids and two checkpoint names (as measured.csv's
+// "dsr1_b200_trtllm_fp4_agg_1024x8192_c256_cfg191" and
+// "2026_03_25_deepseek_r1_b200_sxm_trtllm_fp4_agg_1024x8192_c256_tp8_0_ep8_0_1080" are) are one
+// run; any difference in what ran or what was measured makes another.
+TEST(MeasuredRepeats, OneRunUnderTwoIdsIsOneRun) {
+  const MeasuredRun a = run_of("dsr1_cfg191", "deepseek-ai/DeepSeek-V3");
+  const MeasuredRun b =
+      run_of("2026_03_25_deepseek_r1_tp8_0_ep8_0_1080", "deepseek-ai/DeepSeek-R1");
+  EXPECT_EQ(run_identity(a), run_identity(b));
+
+  MeasuredRun c = b;
+  c.ttft_ms = std::nextafter(c.ttft_ms, 1e9);  // differs in the last digit
+  EXPECT_NE(run_identity(a), run_identity(c));
+  c = b;
+  c.concurrency = 128;
+  EXPECT_NE(run_identity(a), run_identity(c));
+  c = b;
+  c.engine = "sglang";
+  EXPECT_NE(run_identity(a), run_identity(c));
+  c = b;
+  c.system = "h200_sxm";
+  EXPECT_NE(run_identity(a), run_identity(c));
+  c = b;
+  c.osl = 1024;
+  EXPECT_NE(run_identity(a), run_identity(c));
+}
+
+// Two checkpoints of one shape (as DeepSeek-V3 and DeepSeek-R1 are) share an architecture; a
+// change in any width or in the experts makes another.
+TEST(MeasuredRepeats, CheckpointsOfOneShapeShareAnArchitecture) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("tidal_measured_repeats_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const auto write = [&](const std::string& name, int64_t num_experts, int64_t intermediate) {
+    std::ofstream(dir / (name + "_config.json"))
+        << R"({"model_type": "mixtral", "hidden_size": 2048, "num_hidden_layers": 16,
+        "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": )"
+        << intermediate << R"(, "num_local_experts": )" << num_experts
+        << R"(, "num_experts_per_tok": 2, "vocab_size": 32000,
+        "max_position_embeddings": 8192, "rms_norm_eps": 1e-5})";
+  };
+  write("test--base", 8, 4096);
+  write("test--reasoner", 8, 4096);
+  write("test--more-experts", 16, 4096);
+  write("test--wider", 8, 8192);
+  SiliconOptions options;
+  options.configs_dir = dir.string();
+  const auto architecture = [&](const std::string& model) {
+    MeasuredRun run = run_of("row", model);
+    run.system = "h100_sxm";
+    run.isl = 512;
+    run.osl = 64;
+    run.concurrency = 4;
+    run.where = "rows.csv:2";
+    std::string reason;
+    const std::optional<PreparedRow> row = prepare_row(run, options, &reason);
+    EXPECT_TRUE(row) << reason;
+    return row ? row->architecture : std::string();
+  };
+  const std::string base = architecture("test/base");
+  EXPECT_FALSE(base.empty());
+  EXPECT_EQ(base, architecture("test/reasoner"));
+  EXPECT_NE(base, architecture("test/more-experts"));
+  EXPECT_NE(base, architecture("test/wider"));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tidal::validate
