@@ -8,7 +8,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
+#include "validate/calibrate_command.h"
 #include "validate/silicon_rows.h"
 
 namespace tidal::validate {
@@ -95,6 +97,44 @@ TEST(MeasuredRepeats, CheckpointsOfOneShapeShareAnArchitecture) {
   EXPECT_EQ(base, architecture("test/reasoner"));
   EXPECT_NE(base, architecture("test/more-experts"));
   EXPECT_NE(base, architecture("test/wider"));
+  fs::remove_all(dir);
+}
+
+// `tidal calibrate` fits each measured run once: a run written as two rows (two ids, two
+// checkpoint names of one shape) enters the fit once and the other row is counted as left out.
+TEST(MeasuredRepeats, CalibrateFitsARepeatedRunOnce) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("tidal_measured_repeats_cal_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  for (const char* name : {"test--small-llama", "test--small-llama-chat"}) {
+    std::ofstream(dir / (std::string(name) + "_config.json"))
+        << R"({"model_type": "llama", "hidden_size": 2048, "num_hidden_layers": 16,
+        "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 8192,
+        "vocab_size": 32000, "max_position_embeddings": 8192, "rms_norm_eps": 1e-5})";
+  }
+  const std::string header =
+      "id,backend,backend_version,model_path,system,precision,mode,isl,osl,gemm_quant_mode,"
+      "moe_quant_mode,batch_size,tp_size,pp_size,attention_dp_size,moe_tp_size,moe_ep_size,"
+      "silicon_ttft_ms,silicon_tpot_ms,concurrency\n";
+  std::ofstream(dir / "measured.csv")
+      << header
+      << "a_cfg1,vllm,0.19,test/small-llama,h100_sxm,bf16,agg,512,16,,,2,1,1,1,1,1,"
+         "31.25,4.5,2\n"
+      << "b_tp1_7,vllm,0.19,test/small-llama-chat,h100_sxm,bf16,agg,512,16,,,2,1,1,1,1,1,"
+         "31.25,4.5,2\n";
+  CalibrateCommand command;
+  command.measured = (dir / "measured.csv").string();
+  command.out = (dir / "calibration.json").string();
+  command.silicon.configs_dir = dir.string();
+  command.silicon.requests_per_client = 2;
+  command.fit.max_iterations = 1;
+  std::ostringstream log;
+  const perf::CalibrationFile file = run_calibrate(command, log);
+  ASSERT_EQ(file.groups.size(), 1u);
+  EXPECT_EQ(file.groups[0].num_rows, 1);
+  EXPECT_NE(log.str().find("1 of 2 rows used"), std::string::npos) << log.str();
+  EXPECT_NE(log.str().find("1  the same measured run as an earlier row"), std::string::npos)
+      << log.str();
   fs::remove_all(dir);
 }
 
