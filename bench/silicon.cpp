@@ -176,7 +176,7 @@ int main(int argc, char** argv) try {
   std::map<std::string, int64_t> reasons;
   std::map<std::string, int64_t> taken;
   std::map<std::string, int64_t> seen;
-  std::set<std::string> taken_runs;  // run_identity of every row taken
+  tidal::validate::TakenRuns taken_runs;
   std::vector<PreparedRow> roofline_rows;
   std::vector<PreparedRow> kernel_rows;
   for (const auto& run : runs) {
@@ -190,7 +190,7 @@ int main(int argc, char** argv) try {
       ++reasons[reason.substr(0, reason.find(" (")).substr(0, 120)];
       continue;
     }
-    if (!taken_runs.insert(tidal::validate::run_identity(run)).second) {
+    if (!taken_runs.first(run)) {
       ++reasons["the same measured run as an earlier row"];
       continue;
     }

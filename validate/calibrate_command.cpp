@@ -3,7 +3,6 @@
 #include <ctime>
 #include <map>
 #include <ostream>
-#include <set>
 
 #include <fmt/format.h>
 
@@ -34,11 +33,11 @@ perf::CalibrationFile run_calibrate(const CalibrateCommand& command, std::ostrea
           : read_measured_csv(command.measured);
   std::map<std::string, int64_t> left_out;
   std::vector<PreparedRow> rows;
-  std::set<std::string> taken_runs;  // run_identity of every row taken: each run fits once
+  TakenRuns taken_runs;  // each run fits once
   for (const MeasuredRun& run : runs) {
     std::string reason;
     if (std::optional<PreparedRow> row = prepare_row(run, command.silicon, &reason)) {
-      if (taken_runs.insert(run_identity(run)).second) {
+      if (taken_runs.first(run)) {
         rows.push_back(std::move(*row));
       } else {
         ++left_out["the same measured run as an earlier row"];

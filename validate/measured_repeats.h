@@ -7,6 +7,7 @@
 // very runs it predicts.
 #pragma once
 
+#include <set>
 #include <string>
 
 #include "perf/model_spec.h"
@@ -18,6 +19,15 @@ namespace tidal::validate {
 // concurrency, and the same measured mean TTFT and TPOT to the last digit written (two runs do
 // not agree in 16 digits on both).
 std::string run_identity(const MeasuredRun& run);
+
+// The runs taken so far: first(run) is true for the first row of each run, false for its repeats.
+class TakenRuns {
+ public:
+  bool first(const MeasuredRun& run) { return identities_.insert(run_identity(run)).second; }
+
+ private:
+  std::set<std::string> identities_;  // run_identity of every run taken
+};
 
 // Equal for models whose weights have the same shapes (architecture, layers, widths, heads,
 // experts): checkpoints of one architecture (DeepSeek-V3, DeepSeek-R1) run the same kernels.
