@@ -13,6 +13,9 @@ namespace tidal::perf {
 namespace {
 
 constexpr double kAllToAllBytes = 2.0;  // bf16 hidden states, as roofline_costs.cpp sends them
+// The attention floor's shape: one head (and KV head) of 128, which every H100, H200 and B200
+// engine folder of AIConfigurator's tables measures in both phases and both KV dtypes.
+constexpr int64_t kFloorHeadDim = 128;
 
 int64_t ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
@@ -127,11 +130,20 @@ void KernelDbCosts::resolve_gemms(const KernelScaling& scaling) {
 }
 
 void KernelDbCosts::resolve_attention(const KernelScaling& scaling) {
+  const std::string kv_dtype = kv_cache_dtype_for(deployment_.kv_dtype);
+  if (model_.is_mla() || model_.num_linear_layers() > 0) {
+    const AttentionKey one_head{kv_dtype, 1, 1, kFloorHeadDim, 0};
+    auto exact = [&](AttentionLookup::Phase phase, std::optional<AttentionLookup>* floor) {
+      AttentionLookup lookup(*tables_, phase, one_head, scaling);
+      if (lookup.found() && lookup.exact()) floor->emplace(std::move(lookup));
+    };
+    exact(AttentionLookup::Phase::context, &floor_.context);
+    exact(AttentionLookup::Phase::generation, &floor_.generation);
+  }
   if (model_.is_mla()) {
     attention_fallback_ = "MLA: the tables hold no latent-attention kernels";
     return;
   }
-  const std::string kv_dtype = kv_cache_dtype_for(deployment_.kv_dtype);
   AttentionKey shape{kv_dtype, model_.num_heads / deployment_.tp,
                      kv_heads_per_gpu(model_, deployment_.tp), model_.head_dim, 0};
   auto resolve = [&](AttentionLayers& kind, double layers, int64_t window) {
@@ -257,8 +269,25 @@ double KernelDbCosts::prefill_layer_seconds(const AttentionLayers& kind,
   return seconds;
 }
 
+AttentionSeconds KernelDbCosts::floor_layer_seconds(std::span<const SeqWork> batch,
+                                                    int64_t num_prefill, int64_t num_decode,
+                                                    double decode_context) const {
+  AttentionSeconds floor;
+  if (floor_.context && num_prefill > 0) {
+    const double n = static_cast<double>(num_prefill);
+    for (const SeqWork& seq : batch) {
+      if (seq.num_new_tokens <= 0 || decode_rows(seq) > 0) continue;
+      floor.prefill += floor_.context->seconds(n, static_cast<double>(seq.num_new_tokens)) / n;
+    }
+  }
+  if (floor_.generation && num_decode > 0) {
+    const double d = static_cast<double>(num_decode);
+    floor.decode = floor_.generation->seconds(d, decode_context / d);
+  }
+  return floor;
+}
+
 AttentionSeconds KernelDbCosts::attention_seconds(std::span<const SeqWork> batch) const {
-  if (!prefill_from_tables_ && !decode_from_tables_) return roofline_.attention_seconds(batch);
   int64_t num_prefill = 0;
   int64_t num_decode = 0;
   double decode_context = 0.0;
@@ -272,6 +301,18 @@ AttentionSeconds KernelDbCosts::attention_seconds(std::span<const SeqWork> batch
       ++num_prefill;
     }
   }
+  const AttentionSeconds floor =
+      floor_layer_seconds(batch, num_prefill, num_decode, decode_context);
+  // `layers` identical layers the roofline priced, each at least the floor.
+  auto floored = [&](AttentionSeconds seconds, double layers) {
+    seconds.prefill = std::max(seconds.prefill, layers * floor.prefill);
+    seconds.decode = std::max(seconds.decode, layers * floor.decode);
+    return seconds;
+  };
+  if (model_.is_mla()) {  // every attention layer latent (no linear-attention layers)
+    return floored(roofline_.attention_seconds(batch),
+                   static_cast<double>(model_.num_attention_layers()));
+  }
   AttentionSeconds out;
   if (!prefill_from_tables_ || !decode_from_tables_) {
     const AttentionSeconds roofline = roofline_.attention_seconds(batch);
@@ -279,7 +320,8 @@ AttentionSeconds KernelDbCosts::attention_seconds(std::span<const SeqWork> batch
     if (!decode_from_tables_) out.decode = roofline.decode;
   }
   // Linear-attention layers: the roofline's (the tables hold no Gated DeltaNet kernels).
-  const AttentionSeconds linear = roofline_.linear_attention_seconds(batch);
+  const AttentionSeconds linear = floored(roofline_.linear_attention_seconds(batch),
+                                          static_cast<double>(model_.num_linear_layers()));
   if (prefill_from_tables_) out.prefill += linear.prefill;
   if (decode_from_tables_) out.decode += linear.decode;
   for (const AttentionLayers* kind : {&full_, &sliding_}) {
@@ -345,7 +387,14 @@ void KernelDbCosts::build_coverage() {
     set(OpClass::moe_experts, kind, std::move(detail));
   }
   auto attention = [&](OpClass op, bool from_tables, auto member) {
-    if (!attention_fallback_.empty()) return set(op, CoverageKind::roofline, attention_fallback_);
+    const std::optional<AttentionLookup>& floor =
+        member == &AttentionLayers::context ? floor_.context : floor_.generation;
+    const std::string floored =
+        floor ? fmt::format(", each layer at least the one-head kernel ({})", floor->describe())
+              : std::string();
+    if (!attention_fallback_.empty()) {
+      return set(op, CoverageKind::roofline, attention_fallback_ + floored);
+    }
     CoverageKind kind = from_tables ? CoverageKind::table : CoverageKind::roofline;
     std::string detail;
     for (const AttentionLayers* layers : {&full_, &sliding_}) {
@@ -358,8 +407,8 @@ void KernelDbCosts::build_coverage() {
     if (const int64_t linear = model_.num_linear_layers(); linear > 0) {
       detail += fmt::format(
           "; {} linear-attention layers: roofline (the tables hold no Gated "
-          "DeltaNet kernels)",
-          linear);
+          "DeltaNet kernels){}",
+          linear, floored);
       kind = worse(kind, CoverageKind::roofline);
     }
     set(op, kind, std::move(detail));

@@ -3,7 +3,9 @@
 // attention by batch, length and heads, the MoE layer as the fused kernel the engine runs, the
 // tensor-parallel all-reduce by message size. What the tables do not hold (elementwise ops,
 // sampling, CPU overhead, MLA attention, a dtype they lack) is the roofline model's, and
-// coverage() says which is which and why.
+// coverage() says which is which and why. Attention layers of a kind the tables hold no kernels
+// for (MLA, Gated DeltaNet) take the roofline's time but never less than the engine's measured
+// kernel of one head at the same batch and length (AttentionFloor).
 #pragma once
 
 #include <memory>
@@ -42,7 +44,8 @@ class KernelDbCosts final : public StepCosts {
   // (n = the step's prefill chunks: latency(n, c) / n, so the kernel's fixed cost is paid once
   // per step), plus the roofline's price of attending over the chunk's p cached tokens
   // (roofline(c on p) - roofline(c on 0)). Both are approximations of one varlen kernel over
-  // sequences of different lengths.
+  // sequences of different lengths. MLA and linear-attention layers: the roofline's, each layer
+  // at least the one-head floor at the same batch and lengths.
   AttentionSeconds attention_seconds(std::span<const SeqWork> batch) const override;
   double swap_seconds(int64_t num_blocks) const override;
   // With attention_dp > 1: the routed experts from moe_perf at the deployment's moe_tp and ep
@@ -71,6 +74,14 @@ class KernelDbCosts final : public StepCosts {
     std::optional<AttentionLookup> context;
     std::optional<AttentionLookup> generation;
   };
+  // The engine's measured attention kernels of one head of 128 (the deployment's KV dtype, full
+  // attention): a kernel's fixed cost (launch, one wave, its tail) at each batch and length, the
+  // least a layer of attention the tables lack takes. Unset where the tables hold that shape
+  // only scaled from another (a fixed cost does not scale with the shape).
+  struct AttentionFloor {
+    std::optional<AttentionLookup> context;
+    std::optional<AttentionLookup> generation;
+  };
 
   void resolve_gemms(const KernelScaling& scaling);
   void resolve_attention(const KernelScaling& scaling);
@@ -78,6 +89,9 @@ class KernelDbCosts final : public StepCosts {
   const GemmClass* gemm_class(OpClass op) const;
   double prefill_layer_seconds(const AttentionLayers& kind, std::span<const SeqWork> batch,
                                int64_t num_prefill) const;
+  // One layer's floor for the step (0 for a phase without work or without a floor).
+  AttentionSeconds floor_layer_seconds(std::span<const SeqWork> batch, int64_t num_prefill,
+                                       int64_t num_decode, double decode_context) const;
 
   std::shared_ptr<const KernelDbTables> tables_;
   std::string gemm_dtype_;  // KernelDbSpec::gemm_dtype
@@ -93,6 +107,7 @@ class KernelDbCosts final : public StepCosts {
   std::optional<AllReduceLookup> allreduce_;
   std::optional<AllToAllLookup> alltoall_;  // MoE models with attention_dp > 1
   AttentionLayers full_, sliding_;
+  AttentionFloor floor_;  // with MLA or linear-attention layers
   bool prefill_from_tables_ = false;
   bool decode_from_tables_ = false;
   std::string attention_fallback_;  // why attention is the roofline's, when it is
