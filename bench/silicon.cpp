@@ -10,8 +10,9 @@
 // Disaggregated rows (mode disagg) run as a prefill pool and a decode pool of the row's workers
 // joined by a KV link (validate/silicon_rows.cpp); calibrations are fitted on aggregated rows.
 // One JSON line per group (model x GPU x engine x precision, "| disagg" for disaggregated rows),
-// then the overall figures of aggregated and of disaggregated rows, and the rows left out with
-// their reasons.
+// then the overall figures of aggregated and of disaggregated rows, the aggregated rows split by
+// whether the run's engine version is the one the kernel tables were measured on, and the rows
+// left out with their reasons.
 // Usage: silicon --help.
 #include <algorithm>
 #include <atomic>
@@ -332,8 +333,24 @@ int main(int argc, char** argv) try {
                                 {"calibrated_lomo", figures(c_rows, c_pred)}};
     std::printf("%s\n", line.dump().c_str());
   }
-  for (const auto& [label, rows] : {std::pair{"all expressible aggregated rows", &all_agg},
-                                    std::pair{"all expressible disaggregated rows", &all_disagg}}) {
+  // The aggregated rows split by the run's engine version: the kernel tables' own (as measured.csv
+  // writes backend_version), another, or none recorded.
+  std::vector<size_t> agg_same_version, agg_other_version, agg_no_version;
+  for (size_t i : all_agg) {
+    const PreparedRow& row = kernel_rows[i];
+    if (row.run.engine_version.empty()) {
+      agg_no_version.push_back(i);
+    } else {
+      (row.run.engine_version == row.kernel_tables_version ? agg_same_version : agg_other_version)
+          .push_back(i);
+    }
+  }
+  for (const auto& [label, rows] :
+       {std::pair{"all expressible aggregated rows", &all_agg},
+        std::pair{"all expressible disaggregated rows", &all_disagg},
+        std::pair{"aggregated rows run on the kernel tables' engine version", &agg_same_version},
+        std::pair{"aggregated rows run on another engine version", &agg_other_version},
+        std::pair{"aggregated rows with no engine version recorded", &agg_no_version}}) {
     const auto [r_rows, r_pred] = select(*rows, roofline, false);
     const auto [k_rows, k_pred] = select(*rows, kernel, false);
     const auto [c_rows, c_pred] = select(*rows, calibrated, true);

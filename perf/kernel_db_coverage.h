@@ -32,6 +32,7 @@ struct OperatorCoverage {
 
 struct KernelDbCoverage {
   std::string tables;                       // e.g. "h200_sxm/vllm-0.19.0 (collectives: ...)"
+  std::string engine_version;               // the kernels' engine version, e.g. "0.19.0"
   std::vector<OperatorCoverage> operators;  // [kNumOpClasses], in OpClass order
 
   int count(CoverageKind kind) const;

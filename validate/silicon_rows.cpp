@@ -143,7 +143,8 @@ std::optional<PreparedRow> prepare_row(const MeasuredRun& run, const SiliconOpti
         run, sim::load_scenario_text(scenario_json(run, options, gpu).dump(), run.where, ""),
         {},  run.engine,
         gpu, run.model,
-        {},  options.stagger_clients};
+        {},  options.stagger_clients,
+        {}};
     row.architecture = architecture_identity(row.scenario.pools.front().model_spec);
     for (size_t p = 0; p < row.scenario.pools.size(); ++p) {
       const sim::PoolSpec& pool = row.scenario.pools[p];
@@ -157,6 +158,8 @@ std::optional<PreparedRow> prepare_row(const MeasuredRun& run, const SiliconOpti
         return std::nullopt;
       }
       row.bases.push_back(pool.step_model);
+      if (pool.kernel_db_coverage)
+        row.kernel_tables_version = pool.kernel_db_coverage->engine_version;
     }
     return row;
   } catch (const InputError& e) {

@@ -56,6 +56,9 @@ struct PreparedRow {
   // held out together.
   std::string architecture;
   bool stagger_clients = false;  // SiliconOptions::stagger_clients
+  // The engine version the kernel tables were measured on (step_model kernel_db; else ""): a
+  // run of another version is priced by kernels that are not quite its own.
+  std::string kernel_tables_version;
 };
 
 struct RowPrediction {

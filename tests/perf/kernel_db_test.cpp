@@ -288,6 +288,7 @@ TEST(KernelDbSynthetic, CoverageCountsTablesScaledAndRoofline) {
   auto model = make_kernel_db_model(spec_of(write_synthetic_db(dir.path())), tiny(), h200(),
                                     Deployment{}, RooflineOptions{}, &coverage);
   EXPECT_EQ(coverage.tables, "h200_sxm/vllm-0.1.0");
+  EXPECT_EQ(coverage.engine_version, "0.1.0");
   for (OpClass op : {OpClass::qkv_proj, OpClass::o_proj, OpClass::mlp_up_gate, OpClass::mlp_down,
                      OpClass::attention_prefill, OpClass::attention_decode}) {
     EXPECT_EQ(coverage.of(op).kind, CoverageKind::table)

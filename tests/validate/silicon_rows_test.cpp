@@ -162,5 +162,32 @@ TEST(SiliconRows, Fp8AndNvfp4RowsRanAnFp8KvCacheOnEveryEngine) {
   EXPECT_EQ(bf16->scenario.pools.at(0).deployment.kv_dtype, perf::DType::bf16);
 }
 
+// A row priced from kernel tables knows the engine version they were measured on (the folder's
+// <engine>-<version>), so a run of another version can be told apart; a roofline row has none.
+TEST(SiliconRows, AKernelTableRowKnowsTheTablesEngineVersion) {
+  SiliconOptions options;
+  options.configs_dir = write_config();
+  const fs::path db = fs::path(options.configs_dir) / "kernels";
+  fs::create_directories(db / "h100_sxm" / "vllm-0.7.1");
+  std::ofstream(db / "h100_sxm" / "vllm-0.7.1" / "generation_attention_perf.csv")
+      << "batch_size,num_heads,num_key_value_heads,head_dim,kv_cache_dtype,step,window_size,"
+         "latency\n"
+         "1,32,8,64,bfloat16,15,0,0.01\n"
+         "1,32,8,64,bfloat16,255,0,0.02\n";
+  MeasuredRun run = small_llama_row(512, 16, 2);
+  run.engine_version = "0.6.0";
+  std::string reason;
+  const std::optional<PreparedRow> roofline = prepare_row(run, options, &reason);
+  ASSERT_TRUE(roofline) << reason;
+  EXPECT_EQ(roofline->kernel_tables_version, "");
+  options.step_model = "kernel_db";
+  options.kernel_db_dir = db.string();
+  options.engine_presets = true;
+  const std::optional<PreparedRow> priced = prepare_row(run, options, &reason);
+  ASSERT_TRUE(priced) << reason;
+  EXPECT_EQ(priced->kernel_tables_version, "0.7.1");
+  EXPECT_NE(priced->kernel_tables_version, priced->run.engine_version);
+}
+
 }  // namespace
 }  // namespace tidal::validate
