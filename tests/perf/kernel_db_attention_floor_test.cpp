@@ -16,6 +16,7 @@
 #include "perf/model_catalog.h"
 #include "perf/roofline_costs.h"
 #include "tests/perf/kernel_db_test_util.h"
+#include "tests/perf/tiny_hybrid_config.h"
 
 namespace tidal::perf {
 namespace {
@@ -44,17 +45,9 @@ fs::path write_attention_db(const fs::path& root, bool with_one_head, double one
   return root;
 }
 
-// 8 layers, every 4th full attention: 6 linear-attention layers (linear_attention_test.cpp's).
+// 8 layers, every 4th full attention: 6 linear-attention layers.
 ModelSpec tiny_hybrid() {
-  const nlohmann::json config = {{"model_type", "qwen3_5_text"},    {"hidden_size", 256},
-                                 {"num_hidden_layers", 8},          {"num_attention_heads", 4},
-                                 {"num_key_value_heads", 2},        {"head_dim", 64},
-                                 {"intermediate_size", 512},        {"vocab_size", 1000},
-                                 {"max_position_embeddings", 4096}, {"full_attention_interval", 4},
-                                 {"attn_output_gate", true},        {"linear_num_key_heads", 2},
-                                 {"linear_num_value_heads", 4},     {"linear_key_head_dim", 32},
-                                 {"linear_value_head_dim", 32},     {"linear_conv_kernel_dim", 4}};
-  ModelSpec m = parse_hf_config(config, "tiny_config.json");
+  ModelSpec m = parse_hf_config(test::tiny_hybrid_config(), "tiny_config.json");
   m.name = "tiny";
   return m;
 }

@@ -1,6 +1,6 @@
 // Hybrids of Gated DeltaNet linear attention and gated full attention (Qwen3-Next, Qwen3.5): the
 // config reader, parameter counts, the memory plan's recurrent-state reserve, and the roofline's
-// price of the linear layers. One tiny inline config, its figures worked out by hand.
+// price of the linear layers. One tiny config (tiny_hybrid_config.h), its figures worked out by hand.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -13,25 +13,14 @@
 #include "perf/memory_plan.h"
 #include "perf/roofline_costs.h"
 #include "perf/step_costs.h"
+#include "tests/perf/tiny_hybrid_config.h"
 
 namespace tidal::perf {
 namespace {
 
 using nlohmann::json;
 
-// 8 layers, every 4th full attention (layers 3 and 7): hidden 256, 4 query heads and 2 KV heads
-// of 64 with an output gate; linear layers with 2 key heads and 4 value heads of 32, a 4-token
-// convolution.
-json tiny_hybrid() {
-  return {{"model_type", "qwen3_5_text"},    {"hidden_size", 256},
-          {"num_hidden_layers", 8},          {"num_attention_heads", 4},
-          {"num_key_value_heads", 2},        {"head_dim", 64},
-          {"intermediate_size", 512},        {"vocab_size", 1000},
-          {"max_position_embeddings", 4096}, {"full_attention_interval", 4},
-          {"attn_output_gate", true},        {"linear_num_key_heads", 2},
-          {"linear_num_value_heads", 4},     {"linear_key_head_dim", 32},
-          {"linear_value_head_dim", 32},     {"linear_conv_kernel_dim", 4}};
-}
+using test::tiny_hybrid_config;
 
 ModelSpec parse(const json& config) {
   ModelSpec m = parse_hf_config(config, "tiny_config.json");
@@ -49,7 +38,7 @@ std::string error_of(const json& config) {
 }
 
 TEST(LinearAttentionConfig, EveryFourthLayerIsFullWhenLayerTypesAreAbsent) {
-  const ModelSpec m = parse(tiny_hybrid());
+  const ModelSpec m = parse(tiny_hybrid_config());
   ASSERT_EQ(m.layer_attention.size(), 8u);
   for (size_t i = 0; i < 8; ++i) {
     EXPECT_EQ(m.layer_attention[i], i % 4 == 3 ? LayerAttention::full : LayerAttention::linear)
@@ -63,7 +52,7 @@ TEST(LinearAttentionConfig, EveryFourthLayerIsFullWhenLayerTypesAreAbsent) {
   EXPECT_EQ(m.linear.conv_width(), 2 * 64 + 128);
   EXPECT_EQ(m.linear.state_dtype, DType::fp32);  // mamba_ssm_dtype absent
 
-  json typed = tiny_hybrid();
+  json typed = tiny_hybrid_config();
   typed["layer_types"] = {"full_attention",   "linear_attention", "linear_attention",
                           "linear_attention", "full_attention",   "linear_attention",
                           "linear_attention", "linear_attention"};
@@ -75,7 +64,7 @@ TEST(LinearAttentionConfig, EveryFourthLayerIsFullWhenLayerTypesAreAbsent) {
 }
 
 TEST(LinearAttentionConfig, ParametersCountGatedQueriesAndTheLinearProjections) {
-  const ModelSpec m = parse(tiny_hybrid());
+  const ModelSpec m = parse(tiny_hybrid_config());
   // Full layer: q and its gate 256 x 512, o 256 x 256, k and v 2 x 256 x 128.
   EXPECT_DOUBLE_EQ(m.attention_params_per_layer(), 262144.0);
   // Linear layer: q, k, v, z, b, a in 256 x (256 + 128 + 8), convolution 256 x 4, decay and
@@ -88,28 +77,28 @@ TEST(LinearAttentionConfig, ParametersCountGatedQueriesAndTheLinearProjections) 
 }
 
 TEST(LinearAttentionConfig, MissingOrUnknownKeysAreErrors) {
-  json missing = tiny_hybrid();
+  json missing = tiny_hybrid_config();
   missing.erase("linear_num_value_heads");
   EXPECT_EQ(error_of(missing), "tiny_config.json: linear_num_value_heads: absent");
-  json sliding = tiny_hybrid();
+  json sliding = tiny_hybrid_config();
   sliding["num_hidden_layers"] = 2;
   sliding["layer_types"] = {"sliding_attention", "full_attention"};
   EXPECT_EQ(error_of(sliding),
             "tiny_config.json: layer_types[0]: \"sliding_attention\" layers are not supported in "
             "qwen3_5_text (tidal understands linear_attention and full_attention)");
-  json dtype = tiny_hybrid();
+  json dtype = tiny_hybrid_config();
   dtype["mamba_ssm_dtype"] = "int8";
   EXPECT_EQ(error_of(dtype),
             "tiny_config.json: mamba_ssm_dtype: \"int8\" is not a state dtype tidal knows "
             "(float32, bfloat16, float16)");
-  json heads = tiny_hybrid();
+  json heads = tiny_hybrid_config();
   heads["linear_num_value_heads"] = 3;
   EXPECT_EQ(error_of(heads),
             "tiny_config.json: linear_num_key_heads 2 must divide linear_num_value_heads 3");
 }
 
 TEST(LinearAttentionMemory, KvCoversTheFullLayersAndStatesAreReservedPerSequence) {
-  const ModelSpec m = parse(tiny_hybrid());
+  const ModelSpec m = parse(tiny_hybrid_config());
   const GpuSpec& gpu = find_gpu("H100-SXM", "t");
   Deployment d;
   d.max_num_seqs = 256;
@@ -162,7 +151,7 @@ TEST(LinearAttentionMemory, KvCoversTheFullLayersAndStatesAreReservedPerSequence
 }
 
 TEST(LinearAttentionRoofline, ProjectionsRunInTheirShareOfTheLayers) {
-  const ModelSpec m = parse(tiny_hybrid());
+  const ModelSpec m = parse(tiny_hybrid_config());
   const RooflineCosts costs(m, find_gpu("H100-SXM", "t"), Deployment{}, RooflineOptions{});
   const double t = 10.0;
   // Full layers: q, gate, k, v = 256 -> 768; linear: q, k, v, z = 256 -> 384 and b, a 256 -> 8.
@@ -177,7 +166,7 @@ TEST(LinearAttentionRoofline, ProjectionsRunInTheirShareOfTheLayers) {
 }
 
 TEST(LinearAttentionRoofline, DecodeReadsAFixedStateWhateverTheContext) {
-  const ModelSpec m = parse(tiny_hybrid());
+  const ModelSpec m = parse(tiny_hybrid_config());
   const RooflineCosts costs(m, find_gpu("H100-SXM", "t"), Deployment{}, RooflineOptions{});
   const std::vector<SeqWork> short_context{{1, 100, 1}};
   const std::vector<SeqWork> long_context{{1, 4000, 1}};
