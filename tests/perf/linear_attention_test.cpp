@@ -1,6 +1,7 @@
 // Hybrids of Gated DeltaNet linear attention and gated full attention (Qwen3-Next, Qwen3.5): the
 // config reader, parameter counts, the memory plan's recurrent-state reserve, and the roofline's
-// price of the linear layers. One tiny config (tiny_hybrid_config.h), its figures worked out by hand.
+// price of the linear layers. One tiny config (tiny_hybrid_config.h), its figures worked out by
+// hand.
 #include <gtest/gtest.h>
 
 #include <string>
