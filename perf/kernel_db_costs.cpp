@@ -344,8 +344,7 @@ double KernelDbCosts::swap_seconds(int64_t num_blocks) const {
 void KernelDbCosts::build_coverage() {
   const KernelDbFolders& f = tables_->folders;
   coverage_.tables = f.kernel_gpu + "/" + f.engine_folder;
-  // Engine folders are named <engine>-<version> (kernel_db_folders.h).
-  coverage_.engine_version = f.engine_folder.substr(f.engine_folder.find('-') + 1);
+  coverage_.engine_version = f.engine_version;
   if (f.collective_gpu != f.kernel_gpu) {
     coverage_.tables += " (collectives: " + f.collective_gpu + "/" + f.engine_folder + ")";
   }

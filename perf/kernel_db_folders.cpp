@@ -103,6 +103,7 @@ KernelDbFolders resolve_kernel_db_folders(const KernelDbSpec& spec, const GpuSpe
                                  kernel_gpu_dir.string(), spec.engine, version,
                                  comma_separated(versions)));
   }
+  out.engine_version = version;
   out.engine_folder = spec.engine + "-" + version;
   out.kernels_dir = (kernel_gpu_dir / out.engine_folder).string();
   out.allreduce_dir = (dir / out.collective_gpu / out.engine_folder).string();

@@ -30,6 +30,7 @@ struct KernelDbFolders {
   std::string kernel_gpu;      // e.g. "h200_sxm"; "b200_sxm" for GB200
   std::string collective_gpu;  // the GPU's own folder: "gb200" for GB200, else kernel_gpu
   std::string engine_folder;   // e.g. "vllm-0.19.0"
+  std::string engine_version;  // e.g. "0.19.0": the version the kernels were measured on
   std::string kernels_dir;     // <dir>/<kernel_gpu>/<engine_folder>: GEMM, attention, MoE
   std::string allreduce_dir;   // <dir>/<collective_gpu>/<engine_folder>: the engine's all-reduce
   std::string nccl_dir;        // <dir>/<collective_gpu>/nccl
