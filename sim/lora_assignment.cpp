@@ -95,7 +95,7 @@ AdapterRouting assign_adapters(const Scenario& scenario, RequestTable& table) {
           "{}: workloads[{}]: request {} asks for LoRA adapter {}{}, which no pool serves "
           "(pools with lora: {})",
           scenario.file, table.workload[i], r.id, nlohmann::json(r.adapter).dump(),
-          r.model.empty() ? "" : " of " + r.model, lora_pools.empty() ? "none" : lora_pools));
+          r.model.empty() ? "" : " of " + r.model.str(), lora_pools.empty() ? "none" : lora_pools));
     }
     a.of_request[i] = it->second;
   }

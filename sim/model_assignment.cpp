@@ -249,7 +249,7 @@ ModelAssignment assign_models(const Scenario& scenario, RequestTable& table) {
           "{} is private, and no pool in an edge region serves {} (private requests stay in "
           "edge regions; model_router.policy sensitive_local sends them to a local model "
           "instead)",
-          where, r.model.empty() ? std::string("any model") : "model \"" + r.model + "\""));
+          where, r.model.empty() ? std::string("any model") : "model \"" + r.model.str() + "\""));
     }
   }
   if (policy == "cascade" && every_complexity) a.quality_kept = std::move(cascade_kept);

@@ -97,8 +97,8 @@ class BurstGptParser final : public CsvRowParser {
     out.arrival_s = arrival_s;
     out.prompt_tokens = prompt_tokens;
     out.output_tokens = output_tokens;
-    out.tenant.assign(base::trim_blanks(field(model_column_)));
-    out.slo_class.assign(base::trim_blanks(field(log_type_column_)));
+    out.tenant = base::Name(base::trim_blanks(field(model_column_)));
+    out.slo_class = base::Name(base::trim_blanks(field(log_type_column_)));
     out.failed = output_tokens == 0;
     return false;
   }

@@ -160,15 +160,15 @@ class TidalJsonlParser final : public RowParser {
     } else if (key == "output_tokens") {
       out.output_tokens = cursor.read_token_count(key);
     } else if (key == "session_id") {
-      cursor.read_string(out.session_id, key);
+      read_name(cursor, key, out.session_id);
     } else if (key == "turn") {
       out.turn = read_int32(cursor, key);
     } else if (key == "tenant") {
-      cursor.read_string(out.tenant, key);
+      read_name(cursor, key, out.tenant);
     } else if (key == "slo_class") {
-      cursor.read_string(out.slo_class, key);
+      read_name(cursor, key, out.slo_class);
     } else if (key == "region") {
-      cursor.read_string(out.region, key);
+      read_name(cursor, key, out.region);
     } else if (key == "prefix_block_tokens") {
       out.prefix_block_tokens = read_int32(cursor, key);
     } else if (key == "prefix_blocks") {
@@ -180,7 +180,7 @@ class TidalJsonlParser final : public RowParser {
     } else if (key == "priority") {
       out.priority = read_int32(cursor, key);
     } else if (key == "model") {
-      cursor.read_string(out.model, key);
+      read_name(cursor, key, out.model);
     } else if (key == "complexity") {
       out.complexity = cursor.read_double(key);
     } else if (key == "private") {
@@ -190,13 +190,20 @@ class TidalJsonlParser final : public RowParser {
     } else if (key == "response_bytes") {
       out.response_bytes = checked_wire_bytes(cursor.read_int64(key), key);
     } else if (key == "adapter") {
-      cursor.read_string(out.adapter, key);
+      read_name(cursor, key, out.adapter);
     } else {
       out.failed = cursor.read_bool(key);
     }
   }
 
+  // A string value as a name; the text is read into text_scratch_ first.
+  void read_name(base::JsonCursor& cursor, std::string_view key, base::Name& out) {
+    cursor.read_string(text_scratch_, key);
+    out = base::Name(text_scratch_);
+  }
+
   std::string key_scratch_;
+  std::string text_scratch_;
 };
 
 }  // namespace

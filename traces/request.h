@@ -3,24 +3,27 @@
 
 #include <cstdint>
 #include <optional>
-#include <string>
 #include <vector>
+
+#include "base/name.h"
 
 namespace tidal {
 
-// One LLM inference request as a trace describes it: sizes and timing, never text.
+// One LLM inference request as a trace describes it: sizes and timing, never text. Its text
+// fields are interned names (base/name.h): a run holds millions of requests (192 bytes each,
+// tests/sim/request_sizes_test.cpp) and few distinct names.
 struct Request {
   int64_t id = 0;
   double arrival_s = 0.0;     // seconds since the trace start (readers normalise to start at 0)
   int64_t prompt_tokens = 0;  // tokens in the prompt
   int64_t output_tokens = 0;  // tokens the request generates
   // Optional fields: empty / -1 when the trace does not carry them.
-  std::string session_id;           // conversation this request belongs to
+  base::Name session_id;            // conversation this request belongs to
   int32_t turn = -1;                // 0-based turn within the session
   int32_t prefix_block_tokens = 0;  // 0 when prefix_blocks is empty
-  std::string tenant;               // who sent it (BurstGPT: the model name)
-  std::string slo_class;            // interactive | batch | ... (BurstGPT: the log type)
-  std::string region;               // client region, for network distance
+  base::Name tenant;                // who sent it (BurstGPT: the model name)
+  base::Name slo_class;             // interactive | batch | ... (BurstGPT: the log type)
+  base::Name region;                // client region, for network distance
   // Hashes of consecutive fixed-size prompt blocks, leading block first; equal leading hashes
   // mean a shared prefix. prefix_block_tokens says the block size they were cut with.
   std::vector<uint64_t> prefix_blocks;  // [ceil(prompt_tokens / prefix_block_tokens)] or empty
@@ -37,11 +40,11 @@ struct Request {
   // absent. A scenario's `priorities` map fills it from slo_class where the trace gave none.
   std::optional<int32_t> priority;
   // The model it asks for (a pool's `model` name); empty: any model the fleet serves.
-  std::string model;
+  base::Name model;
   // How hard it is, in [0, 1], for the complexity model router (sim/model_assignment.h).
   std::optional<double> complexity;
   // The LoRA adapter it asks for (served by pools with `lora`); empty: the base model.
-  std::string adapter;
+  base::Name adapter;
   // Bytes of the request and of its whole answer on the wire, for egress dollars; -1: its
   // tokens times the network's bytes per token (docs/fleet.md, "Egress").
   int64_t request_bytes = -1;

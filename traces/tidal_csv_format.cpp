@@ -139,19 +139,19 @@ class TidalCsvParser final : public RowParser {
         out.output_tokens = base::parse_token_count(text, name);
         break;
       case Column::session_id:
-        out.session_id.assign(text);
+        out.session_id = base::Name(text);
         break;
       case Column::turn:
         out.turn = base::trim_blanks(text).empty() ? -1 : parse_int32(text, name);
         break;
       case Column::tenant:
-        out.tenant.assign(text);
+        out.tenant = base::Name(text);
         break;
       case Column::slo_class:
-        out.slo_class.assign(text);
+        out.slo_class = base::Name(text);
         break;
       case Column::region:
-        out.region.assign(text);
+        out.region = base::Name(text);
         break;
       case Column::prefix_block_tokens:
         out.prefix_block_tokens = base::trim_blanks(text).empty() ? 0 : parse_int32(text, name);
@@ -173,7 +173,7 @@ class TidalCsvParser final : public RowParser {
         if (!base::trim_blanks(text).empty()) out.priority = parse_int32(text, name);
         break;
       case Column::model:
-        out.model.assign(text);
+        out.model = base::Name(text);
         break;
       case Column::complexity:
         if (!base::trim_blanks(text).empty())
@@ -193,7 +193,7 @@ class TidalCsvParser final : public RowParser {
         }
         break;
       case Column::adapter:
-        out.adapter.assign(text);
+        out.adapter = base::Name(text);
         break;
     }
   }

@@ -111,7 +111,7 @@ void append_jsonl_row(const Request& request, std::string& out) {
     append_json_key(out, "turn");
     append_number(out, request.turn);
   }
-  const std::pair<std::string_view, const std::string*> strings[] = {
+  const std::pair<std::string_view, const base::Name*> strings[] = {
       {"tenant", &request.tenant}, {"slo_class", &request.slo_class}, {"region", &request.region}};
   for (const auto& [key, value] : strings) {
     if (value->empty()) continue;

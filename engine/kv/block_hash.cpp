@@ -43,7 +43,7 @@ std::vector<uint64_t> engine_block_hashes(const Request& request, int32_t block_
   uint64_t parent = kRootHash;
   if (!request.adapter.empty()) {
     uint64_t name = 0xcbf29ce484222325ULL;
-    for (const char c : request.adapter)
+    for (const char c : request.adapter.str())
       name = (name ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
     parent = mix64(kRootHash ^ name);
   }
