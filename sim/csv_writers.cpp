@@ -9,7 +9,7 @@
 namespace tidal::sim {
 
 RequestsView requests_view(const RunResult& result) {
-  return RequestsView{result.table, result.records, [&result](int32_t replica) {
+  return RequestsView{result.table, result.records, result.handoffs, [&result](int32_t replica) {
                         return result.replicas[static_cast<size_t>(replica)].pool;
                       }};
 }

@@ -19,7 +19,7 @@ struct HandoffWaits {
 
 HandoffWaits handoff_waits(const RunResult& result) {
   HandoffWaits w;
-  for (const RequestRecord& r : result.records) {
+  for (const HandoffRecord& r : result.handoffs) {
     if (r.transfer_end_ns < 0) continue;
     w.wait.add(static_cast<double>(r.transfer_start_ns - r.prefill_done_ns) * 1e-9);
     w.transfer.add(static_cast<double>(r.transfer_end_ns - r.transfer_start_ns) * 1e-9);

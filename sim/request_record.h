@@ -26,20 +26,24 @@ struct RequestRecord {
   int64_t network_ns = 0;             // one-way client -> serving region latency (last replica)
   double hol_delay_s = 0.0;           // its steps' stretch by co-scheduled long prefills
   double hol_caused_s = 0.0;          // stretch its own long prefill chunks caused others
-  // The 4-byte fields and the status side by side: 160 bytes per request of a run.
-  int32_t replica = -1;  // replica the router chose, -1 when never routed
+  // The 4-byte fields and the status side by side: 112 bytes per request of a run.
+  int32_t replica = -1;  // replica the router chose (with disaggregated serving: prefill side)
   int32_t num_preemptions = 0;
   int32_t num_requeues = 0;  // times a spot interruption sent it back to the router
-  // Disaggregated serving (docs/fleet.md): its prefill replica is `replica`; once that produced
-  // the first token, its KV moves to `decode_replica` (-1 until one is chosen).
-  int32_t decode_replica = -1;
   RequestStatus status = RequestStatus::pending;
+  base::Name reason;  // why it was rejected; empty otherwise
+};
+
+// Disaggregated serving's part of a request's record (docs/fleet.md), kept beside the records
+// only by runs with disaggregated pools (RunResult::handoffs). Its prefill replica is
+// RequestRecord::replica; once that produced the first token, its KV moves to `decode_replica`.
+struct HandoffRecord {
+  int32_t decode_replica = -1;             // -1 until one is chosen
   int64_t prefill_done_ns = -1;            // end of the prefill step (server side)
   int64_t transfer_start_ns = -1;          // a decode replica was chosen; bytes start moving
   int64_t transfer_end_ns = -1;            // the KV landed at the decode replica
   int64_t decode_first_scheduled_ns = -1;  // first step at the decode replica
   double transfer_bytes = 0.0;
-  base::Name reason;  // why it was rejected; empty otherwise
 };
 
 }  // namespace tidal::sim

@@ -82,17 +82,19 @@ void RequestsCsvWriter::write_row(size_t i, const RequestsView& requests) {
   base::append_csv_fields(buf_, {r.reason, q.region});
   fmt::format_to(std::back_inserter(buf_), ",{},{},{:.6f},{:.6f},",
                  base::format_seconds(r.network_ns), r.num_requeues, r.hol_delay_s, r.hol_caused_s);
-  if (r.decode_replica >= 0) {
-    fmt::format_to(std::back_inserter(buf_), "{},", r.decode_replica);
-    base::append_csv_field(buf_, pool_name(r.decode_replica));
+  static const HandoffRecord kNoHandoff;
+  const HandoffRecord& h = requests.handoffs.empty() ? kNoHandoff : requests.handoffs[i];
+  if (h.decode_replica >= 0) {
+    fmt::format_to(std::back_inserter(buf_), "{},", h.decode_replica);
+    base::append_csv_field(buf_, pool_name(h.decode_replica));
   } else {
     buf_.push_back(',');
   }
   buf_.push_back(',');
-  base::append_seconds_fields_if_set(buf_, {r.prefill_done_ns, r.transfer_start_ns,
-                                            r.transfer_end_ns, r.decode_first_scheduled_ns});
+  base::append_seconds_fields_if_set(buf_, {h.prefill_done_ns, h.transfer_start_ns,
+                                            h.transfer_end_ns, h.decode_first_scheduled_ns});
   buf_.push_back(',');
-  if (r.decode_replica >= 0) fmt::format_to(std::back_inserter(buf_), "{:.0f}", r.transfer_bytes);
+  if (h.decode_replica >= 0) fmt::format_to(std::back_inserter(buf_), "{:.0f}", h.transfer_bytes);
   buf_.push_back('\n');
 }
 

@@ -23,7 +23,8 @@ namespace tidal::sim {
 // The requests as the simulator holds them now; `pool_of_replica(r)` is replica r's pool.
 struct RequestsView {
   const RequestTable& table;
-  std::span<const RequestRecord> records;  // [num_requests] aligned with table.requests
+  std::span<const RequestRecord> records;   // [num_requests] aligned with table.requests
+  std::span<const HandoffRecord> handoffs;  // [num_requests] aligned too, or empty (none)
   std::function<int32_t(int32_t)> pool_of_replica;
 };
 

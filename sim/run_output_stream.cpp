@@ -20,10 +20,10 @@ void RunOutputStream::update(const ProgressReport& report) {
   if (scenario_.output.requests_csv) {
     const Cluster& cluster = *report.cluster;
     requests_writer(static_cast<int64_t>(report.records.size()))
-        .add_ended(report.newly_done,
-                   RequestsView{*report.table, report.records, [&cluster](int32_t replica) {
-                                  return cluster.replica(replica).pool();
-                                }});
+        .add_ended(report.newly_done, RequestsView{*report.table, report.records, report.handoffs,
+                                                   [&cluster](int32_t replica) {
+                                                     return cluster.replica(replica).pool();
+                                                   }});
   }
   if (next_ != nullptr) next_->update(report);
 }

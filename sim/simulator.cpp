@@ -85,7 +85,10 @@ Simulator::Simulator(const Scenario& scenario, RequestTable table, ProgressSink*
   in_metrics_.assign(n, 1);
   decoding_.assign(n, 0);
   prefill_preemptions_.assign(n, 0);
-  if (handoff_) num_held_tokens_.assign(n, 0);
+  if (handoff_) {
+    num_held_tokens_.assign(n, 0);
+    result_.handoffs.resize(n);
+  }
   if (const auto& network = cluster_.network()) {
     client_region_ = assign_client_regions(scenario, result_.table, *network);
     for (int32_t r = 0; r < network->num_regions(); ++r) {
@@ -210,6 +213,7 @@ void Simulator::report_progress(std::span<const TimelineRow> rows, bool last) {
   report.newly_done = newly_done_;
   report.table = &result_.table;
   report.records = result_.records;
+  report.handoffs = result_.handoffs;
   report.last = last;
   // For the streaming run output and the progress bar (sim/run_output_stream.h).
   report.cluster = &cluster_;

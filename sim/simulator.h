@@ -49,6 +49,8 @@ struct ReplicaSummary {
 struct RunResult {
   RequestTable table;
   std::vector<RequestRecord> records;  // [num_requests], aligned with table.requests
+  // [num_requests] aligned with records when a pool is disaggregated, else empty.
+  std::vector<HandoffRecord> handoffs;
   SampleSet itl;  // every gap between consecutive output tokens, warm-up left out (sim/warmup.h)
   std::vector<TimelineRow> timeline;
   std::vector<StepSlice> slices;  // the first output.trace_max_slices steps by start time
@@ -78,12 +80,13 @@ struct ProgressReport {
   // Requests finished or rejected since the previous report, in the order they ended (indices
   // into `table` and `records`); their records no longer change.
   std::span<const int64_t> newly_done;
-  const RequestTable* table = nullptr;     // the run's requests (token caps applied)
-  std::span<const RequestRecord> records;  // [num_requests] as of now
-  bool last = false;                       // the run's final report (after its last event)
-  const Cluster* cluster = nullptr;        // the replicas as of now (e.g. a replica's pool)
-  int64_t now_ns = 0;                      // the simulated time of the report
-  int64_t num_events = 0;                  // events processed so far
+  const RequestTable* table = nullptr;      // the run's requests (token caps applied)
+  std::span<const RequestRecord> records;   // [num_requests] as of now
+  std::span<const HandoffRecord> handoffs;  // RunResult::handoffs as of now
+  bool last = false;                        // the run's final report (after its last event)
+  const Cluster* cluster = nullptr;         // the replicas as of now (e.g. a replica's pool)
+  int64_t now_ns = 0;                       // the simulated time of the report
+  int64_t num_events = 0;                   // events processed so far
 };
 
 // Told how far a run is, now and then (every few thousand events, and once at the end).

@@ -10,9 +10,8 @@ namespace tidal::sim::detail {
 
 void Simulator::hand_off(int64_t request, int64_t now) {
   const auto k = static_cast<size_t>(request);
-  RequestRecord& rec = result_.records[k];
-  rec.prefill_done_ns = now;
-  prefill_preemptions_[k] = rec.num_preemptions;
+  result_.handoffs[k].prefill_done_ns = now;
+  prefill_preemptions_[k] = result_.records[k].num_preemptions;
   handoff_->waiting().push_back(request);
   dispatch_waiting_decode(now);
 }
@@ -33,9 +32,10 @@ void Simulator::dispatch_waiting_decode(int64_t now) {
     // Every known token but the last has its KV computed.
     const int64_t num_tokens = req.prompt_tokens + rec.num_output_tokens_done - 1;
     const int32_t link = handoff_->link_of(prefill.pool(), decode.pool());
-    rec.decode_replica = target;
-    rec.transfer_start_ns = now;
-    rec.transfer_bytes = handoff_->kv_bytes(decode.pool(), num_tokens);
+    HandoffRecord& handoff = result_.handoffs[k];
+    handoff.decode_replica = target;
+    handoff.transfer_start_ns = now;
+    handoff.transfer_bytes = handoff_->kv_bytes(decode.pool(), num_tokens);
     if (client_region_[k] >= 0) {
       rec.network_ns = fleet::seconds_to_ns(
           cluster_.network()->latency_s(client_region_[k], decode.site).value_or(0.0));
@@ -44,7 +44,8 @@ void Simulator::dispatch_waiting_decode(int64_t now) {
     book(request, decode, req.output_tokens - rec.num_output_tokens_done);
     handoff_->transfers().start(now, request, link, prefill.index(),
                                 cluster_.pool_of(prefill.index()).deployment.num_gpus(), target,
-                                cluster_.pool_of(target).deployment.num_gpus(), rec.transfer_bytes);
+                                cluster_.pool_of(target).deployment.num_gpus(),
+                                handoff.transfer_bytes);
     started = true;
   }
   if (started) {
@@ -56,18 +57,19 @@ void Simulator::dispatch_waiting_decode(int64_t now) {
 void Simulator::on_kv_transfer(int64_t now) {
   if (now == kv_transfer_event_ns_) kv_transfer_event_ns_ = fleet::KvTransfers::kNever;
   for (const fleet::KvTransfers::Done& done : handoff_->transfers().take_done(now)) {
-    RequestRecord& rec = result_.records[static_cast<size_t>(done.request)];
+    const RequestRecord& rec = result_.records[static_cast<size_t>(done.request)];
+    HandoffRecord& handoff = result_.handoffs[static_cast<size_t>(done.request)];
     const int64_t latency_ns = handoff_->latency_ns(done.link);
-    rec.transfer_end_ns = now + latency_ns;
+    handoff.transfer_end_ns = now + latency_ns;
     timeline_.add_kv_transfer_bytes(done.bytes);
     if (egress_) {
       timeline_.add_egress_dollars(
           egress_->add_kv(done.bytes, cluster_.replica(rec.replica).pool(), done.link));
     }
     if (latency_ns > 0) {
-      queue_.push(now + latency_ns, EventKind::deliver, rec.decode_replica, done.request);
+      queue_.push(now + latency_ns, EventKind::deliver, handoff.decode_replica, done.request);
     } else {
-      deliver(done.request, rec.decode_replica, now);
+      deliver(done.request, handoff.decode_replica, now);
     }
   }
   timeline_.set_kv_transfers(handoff_->transfers().num_active());

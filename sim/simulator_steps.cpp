@@ -32,11 +32,11 @@ void Simulator::start_step(Replica& replica, int64_t now) {
   const sched::StepPlan& plan = replica.plan();
   for (const sched::ScheduledSeq& seq : plan.seqs) {
     if (!seq.first_scheduled) continue;
-    RequestRecord& rec = result_.records[static_cast<size_t>(seq.request_id)];
-    if (decoding_[static_cast<size_t>(seq.request_id)]) {
-      rec.decode_first_scheduled_ns = now;
+    const auto k = static_cast<size_t>(seq.request_id);
+    if (decoding_[k]) {
+      result_.handoffs[k].decode_first_scheduled_ns = now;
     } else {
-      rec.first_scheduled_ns = now;
+      result_.records[k].first_scheduled_ns = now;
     }
   }
   const int64_t end = now + duration_ns;

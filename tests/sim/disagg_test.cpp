@@ -51,26 +51,28 @@ TEST(Disagg, EveryRequestIsPrefilledThenDecodedAndBlocksReturnOnBothSides) {
   const auto& requests = run.result.table.requests;
   ASSERT_GT(requests.size(), 400u);
   int64_t num_decoded = 0;
+  ASSERT_EQ(run.result.handoffs.size(), requests.size());
   for (size_t i = 0; i < requests.size(); ++i) {
     const RequestRecord& r = run.result.records[i];
+    const HandoffRecord& h = run.result.handoffs[i];
     ASSERT_EQ(r.status, RequestStatus::finished) << i;
     EXPECT_EQ(r.num_output_tokens_done, requests[i].output_tokens);
     EXPECT_EQ(run.result.replicas[static_cast<size_t>(r.replica)].pool, 0);
     if (requests[i].output_tokens == 1) {  // the prefill replica's token is the only one
-      EXPECT_EQ(r.decode_replica, -1);
-      EXPECT_EQ(r.transfer_start_ns, -1);
+      EXPECT_EQ(h.decode_replica, -1);
+      EXPECT_EQ(h.transfer_start_ns, -1);
       continue;
     }
     ++num_decoded;
-    ASSERT_GE(r.decode_replica, 0);
-    EXPECT_EQ(run.result.replicas[static_cast<size_t>(r.decode_replica)].pool, 1);
-    EXPECT_LE(r.first_scheduled_ns, r.prefill_done_ns);
-    EXPECT_LE(r.prefill_done_ns, r.first_token_ns);
-    EXPECT_LE(r.prefill_done_ns, r.transfer_start_ns);
-    EXPECT_LT(r.transfer_start_ns, r.transfer_end_ns);
-    EXPECT_LE(r.transfer_end_ns, r.decode_first_scheduled_ns);
-    EXPECT_LT(r.decode_first_scheduled_ns, r.finish_ns);
-    EXPECT_GT(r.transfer_bytes, 0.0);
+    ASSERT_GE(h.decode_replica, 0);
+    EXPECT_EQ(run.result.replicas[static_cast<size_t>(h.decode_replica)].pool, 1);
+    EXPECT_LE(r.first_scheduled_ns, h.prefill_done_ns);
+    EXPECT_LE(h.prefill_done_ns, r.first_token_ns);
+    EXPECT_LE(h.prefill_done_ns, h.transfer_start_ns);
+    EXPECT_LT(h.transfer_start_ns, h.transfer_end_ns);
+    EXPECT_LE(h.transfer_end_ns, h.decode_first_scheduled_ns);
+    EXPECT_LT(h.decode_first_scheduled_ns, r.finish_ns);
+    EXPECT_GT(h.transfer_bytes, 0.0);
   }
   EXPECT_GT(num_decoded, 300);
   double bytes = 0.0;
@@ -102,18 +104,19 @@ TEST(Disagg, ALoneTransferTakesLatencyPlusBytesOverTheNarrowerSide) {
   j["fleet"]["pools"][0]["tp"] = 2;
   const FleetRun run = run_fleet_scenario(scenario_from(j));
   const RequestRecord& r = run.result.records[0];
+  const HandoffRecord& h = run.result.handoffs[0];
   const PoolSpec& decode = run.scenario.pools[1];
   // Llama-3-8B: 32 layers x 8 KV heads x 128 x 2 (K, V) x 2 bytes (bf16) per token, all on the
   // decode replica's single GPU; the 1,000 prompt tokens cross (the first token's KV does not).
   const double bytes_per_token = 32.0 * 8 * 128 * 2 * 2;
   EXPECT_DOUBLE_EQ(decode.memory.kv_bytes_per_token_per_gpu, bytes_per_token);
-  EXPECT_DOUBLE_EQ(r.transfer_bytes, 1000 * bytes_per_token);
+  EXPECT_DOUBLE_EQ(h.transfer_bytes, 1000 * bytes_per_token);
   const int64_t bytes_ns = static_cast<int64_t>(std::ceil(1000 * bytes_per_token / 10.0));
-  EXPECT_EQ(r.transfer_end_ns - r.transfer_start_ns, bytes_ns + 500'000);
-  EXPECT_EQ(r.transfer_start_ns, r.prefill_done_ns);  // a decode replica was free
+  EXPECT_EQ(h.transfer_end_ns - h.transfer_start_ns, bytes_ns + 500'000);
+  EXPECT_EQ(h.transfer_start_ns, h.prefill_done_ns);  // a decode replica was free
   // The first token streams from the decode side: the transfer is part of the TTFT.
-  EXPECT_GT(r.first_token_ns, r.decode_first_scheduled_ns);
-  EXPECT_LT(r.max_itl_ns, r.transfer_end_ns - r.prefill_done_ns);
+  EXPECT_GT(r.first_token_ns, h.decode_first_scheduled_ns);
+  EXPECT_LT(r.max_itl_ns, h.transfer_end_ns - h.prefill_done_ns);
 }
 
 TEST(Disagg, TheFirstTokenStreamsFromTheDecodeSideUnlessPrefillIsNamed) {
@@ -131,19 +134,20 @@ TEST(Disagg, TheFirstTokenStreamsFromTheDecodeSideUnlessPrefillIsNamed) {
   for (size_t i = 0; i < decode.result.records.size(); ++i) {
     const RequestRecord& d = decode.result.records[i];
     const RequestRecord& p = prefill.result.records[i];
+    const HandoffRecord& h = decode.result.handoffs[i];
     // Where tokens are shown changes nothing the replicas do.
     EXPECT_EQ(d.finish_ns, p.finish_ns);
     EXPECT_EQ(d.num_output_tokens_done, p.num_output_tokens_done);
     EXPECT_EQ(d.last_token_ns, p.last_token_ns);
-    if (d.decode_replica < 0) {  // done at the prefill replica: shown from there either way
+    if (h.decode_replica < 0) {  // done at the prefill replica: shown from there either way
       EXPECT_EQ(d.first_token_ns, p.first_token_ns);
       continue;
     }
     ++num_decoded;
-    EXPECT_LE(p.first_token_ns, d.prefill_done_ns + d.network_ns + 1'000'000);
+    EXPECT_LE(p.first_token_ns, h.prefill_done_ns + d.network_ns + 1'000'000);
     // Shown with the decode replica's first token, after the KV landed.
-    EXPECT_GT(d.first_token_ns, d.transfer_end_ns);
-    EXPECT_GT(d.first_token_ns, d.decode_first_scheduled_ns);
+    EXPECT_GT(d.first_token_ns, h.transfer_end_ns);
+    EXPECT_GT(d.first_token_ns, h.decode_first_scheduled_ns);
     EXPECT_LE(d.max_itl_ns, p.max_itl_ns);
   }
   EXPECT_GT(num_decoded, 300);
@@ -171,9 +175,9 @@ TEST(Disagg, ConcurrentTransfersShareTheLinkCap) {
   const FleetRun shared = batch(capped);
   int64_t free_ns = 0;
   int64_t shared_ns = 0;
-  for (size_t i = 0; i < free_link.result.records.size(); ++i) {
-    const RequestRecord& a = free_link.result.records[i];
-    const RequestRecord& b = shared.result.records[i];
+  for (size_t i = 0; i < free_link.result.handoffs.size(); ++i) {
+    const HandoffRecord& a = free_link.result.handoffs[i];
+    const HandoffRecord& b = shared.result.handoffs[i];
     free_ns += a.transfer_end_ns - a.transfer_start_ns;
     shared_ns += b.transfer_end_ns - b.transfer_start_ns;
     // One transfer alone over the cap: never faster than bytes / cap.
@@ -210,12 +214,13 @@ TEST(Disagg, ADecodePoolScaledFromZeroSeesTheRequestsWaitingForIt) {
   const FleetRun run = run_fleet_scenario(scenario_from(j));
   for (size_t i = 0; i < run.result.records.size(); ++i) {
     const RequestRecord& r = run.result.records[i];
+    const HandoffRecord& h = run.result.handoffs[i];
     ASSERT_EQ(r.status, RequestStatus::finished) << i << ": " << r.reason;
-    if (r.decode_replica < 0) continue;
-    EXPECT_GE(r.transfer_start_ns, r.prefill_done_ns);
+    if (h.decode_replica < 0) continue;
+    EXPECT_GE(h.transfer_start_ns, h.prefill_done_ns);
   }
   // The first requests waited for a decode replica's cold start.
-  EXPECT_GT(run.result.records[0].transfer_start_ns - run.result.records[0].prefill_done_ns,
+  EXPECT_GT(run.result.handoffs[0].transfer_start_ns - run.result.handoffs[0].prefill_done_ns,
             5'000'000'000);
   EXPECT_GE(run.metrics.fleet.peak_replicas[1], 1);
 }
@@ -254,10 +259,8 @@ TEST(Disagg, ScenariosWithoutRolesKeepTheirColumnsEmpty) {
   j.erase("kv_transfer");
   j["fleet"]["pools"] = {pool("a", "both", 2)};
   const FleetRun run = run_fleet_scenario(scenario_from(j));
-  for (const RequestRecord& r : run.result.records) {
-    EXPECT_EQ(r.decode_replica, -1);
-    EXPECT_EQ(r.transfer_start_ns, -1);
-  }
+  // No hand-off part of a record is kept.
+  EXPECT_TRUE(run.result.handoffs.empty());
   EXPECT_TRUE(run.result.kv_link_usage.empty());
 }
 

@@ -150,7 +150,7 @@ TEST(Egress, KvTransferLinksBillTheBytesTheyCarry) {
   const testing::FleetRun run = run_fleet_scenario(scenario_from(j));
   ASSERT_TRUE(run.result.egress);
   double transferred = 0.0;
-  for (const RequestRecord& rec : run.result.records) transferred += rec.transfer_bytes;
+  for (const HandoffRecord& h : run.result.handoffs) transferred += h.transfer_bytes;
   ASSERT_GT(transferred, 0.0);
   const EgressReport& egress = *run.result.egress;
   EXPECT_NEAR(egress.by_kv_link[0].bytes, transferred, transferred * 1e-12);
