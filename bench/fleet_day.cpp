@@ -2,7 +2,8 @@
 // and how much memory it needs, as one JSON line. Traffic: a diurnal curve (8 to 40 req/s,
 // peak at 14:00) plus on/off bursts (3 req/s on average, 10x while on), over 86,400 s: about
 // 2.2 million requests. Fleet: Llama-3-8B on H100, target-concurrency autoscaling between 2
-// and 64 replicas with snapshot cold starts. Targets: under 60 s on one core, under 2 GB.
+// and 64 replicas with snapshot cold starts. Targets (issue 22): under 15 s on one core, under
+// 1 GB (1,024 MiB) of peak RSS.
 // Usage: fleet_day [duration_s=86400] [step_by_step=0] (1: no repeated decode steps)
 #include <cstdio>
 #include <cstdlib>
@@ -60,8 +61,8 @@ int main(int argc, char** argv) {
   constexpr const char* kUsage = "usage: fleet_day [duration_s=86400] [step_by_step=0]";
   const double duration_s = tidal::bench::positional_number(argc, argv, 1, 86400.0, kUsage);
   const int step_by_step = tidal::bench::positional_number(argc, argv, 2, 0, kUsage);
-  tidal::bench::FleetRun run =
-      tidal::bench::run_fleet_bench("fleet_day", day_scenario(duration_s), step_by_step != 0);
+  tidal::bench::FleetRun run = tidal::bench::run_fleet_bench(
+      "fleet_day", day_scenario(duration_s), {.cpu_s = 15, .rss_mb = 1024}, step_by_step != 0);
   run.line["peak_replicas"] = run.metrics.fleet.peak_replicas.at(0);
   std::printf("%s\n", run.line.dump().c_str());
   return 0;

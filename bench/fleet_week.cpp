@@ -86,8 +86,8 @@ int main(int argc, char** argv) {
   constexpr const char* kUsage = "usage: fleet_week [duration_s=604800] [step_by_step=0]";
   const double duration_s = tidal::bench::positional_number(argc, argv, 1, 604800.0, kUsage);
   const int step_by_step = tidal::bench::positional_number(argc, argv, 2, 0, kUsage);
-  tidal::bench::FleetRun run =
-      tidal::bench::run_fleet_bench("fleet_week", week_scenario(duration_s), step_by_step != 0);
+  tidal::bench::FleetRun run = tidal::bench::run_fleet_bench(
+      "fleet_week", week_scenario(duration_s), {.cpu_s = 60, .rss_mb = 2048}, step_by_step != 0);
   run.line["peak_replicas"] = run.metrics.fleet.peak_replicas;
   std::printf("%s\n", run.line.dump().c_str());
   return 0;
