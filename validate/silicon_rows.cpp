@@ -32,6 +32,20 @@ std::optional<std::string> weight_dtype_of(const std::string& precision) {
   return std::nullopt;
 }
 
+// Whether a vLLM version scheduled synchronously by default: vLLM 0.14.0 turned async
+// scheduling on by default (its release notes, "Breaking Changes"), so "0.X.Y" with X < 14 did
+// not. A version that does not read as 0.X (a nightly build, none recorded) keeps the preset's.
+bool vllm_schedules_synchronously(const std::string& version) {
+  if (version.rfind("0.", 0) != 0) return false;
+  int minor = 0;
+  size_t i = 2;
+  for (; i < version.size() && version[i] >= '0' && version[i] <= '9'; ++i) {
+    minor = minor * 10 + (version[i] - '0');
+    if (minor >= 14) return false;
+  }
+  return i > 2 && (i == version.size() || version[i] == '.');
+}
+
 // One pool of the row: `layout`'s parallelism, `num_replicas` of it, in `role`.
 nlohmann::json pool_json(const MeasuredRun& run, const SiliconOptions& options,
                          const std::string& gpu, const WorkerLayout& layout,
@@ -52,7 +66,12 @@ nlohmann::json pool_json(const MeasuredRun& run, const SiliconOptions& options,
           served_kv_dtype(run, config_path(options.configs_dir, run.model))) {
     pool["kv_dtype"] = *kv;
   }
-  if (options.engine_presets) pool["engine"] = run.engine;
+  if (options.engine_presets) {
+    pool["engine"] = run.engine;
+    if (run.engine == "vllm" && vllm_schedules_synchronously(run.engine_version)) {
+      pool["engine"] = {{"name", run.engine}, {"async_scheduling", false}};
+    }
+  }
   if (options.step_model == "kernel_db") {
     pool["perf"] = {{"kind", "kernel_db"}, {"dir", options.kernel_db_dir}};
     // The row says which kernels ran (e.g. nvfp4 MoE kernels for an mxfp4 checkpoint).

@@ -189,5 +189,31 @@ TEST(SiliconRows, AKernelTableRowKnowsTheTablesEngineVersion) {
   EXPECT_NE(priced->kernel_tables_version, priced->run.engine_version);
 }
 
+// vLLM scheduled synchronously by default before 0.14.0 (its release notes): a row of an
+// earlier version runs the preset's synchronous step overhead, a later, nightly or unrecorded
+// one the preset's default (async).
+TEST(SiliconRows, VllmBefore014SchedulesSynchronously) {
+  SiliconOptions options;
+  options.configs_dir = write_config();
+  options.engine_presets = true;
+  const auto async_of = [&](const std::string& version) {
+    MeasuredRun run = small_llama_row(512, 16, 2);
+    run.engine_version = version;
+    std::string reason;
+    const std::optional<PreparedRow> row = prepare_row(run, options, &reason);
+    EXPECT_TRUE(row) << reason;
+    return row->scenario.pools.at(0).engine->defaults.async_scheduling;
+  };
+  EXPECT_FALSE(async_of("0.12.0"));
+  EXPECT_FALSE(async_of("0.11.2"));
+  EXPECT_FALSE(async_of("0.9"));
+  EXPECT_TRUE(async_of("0.14.0"));
+  EXPECT_TRUE(async_of("0.19.0"));
+  EXPECT_TRUE(async_of("0.140.0"));
+  EXPECT_TRUE(async_of("nightly-5b8c30d62b754b57"));
+  EXPECT_TRUE(async_of(""));
+  EXPECT_TRUE(async_of("0.x"));
+}
+
 }  // namespace
 }  // namespace tidal::validate
