@@ -10,14 +10,14 @@ namespace tidal::base {
 
 namespace {
 
-// Every text ever named, never freed: the nodes of an unordered_set keep their address, so a
-// name's pointer stays valid while other names are added. Names are few (tenants, classes,
-// regions, models, adapters, sessions), not one per request.
 struct TextHash {
   using is_transparent = void;  // finds a string_view without making a std::string
   size_t operator()(std::string_view text) const { return std::hash<std::string_view>()(text); }
 };
 
+// Every text ever named, never freed: the nodes of an unordered_set keep their address, so a
+// name's pointer stays valid while other names are added. Names repeat (a tenant's requests, a
+// session's turns share one), so the table holds far fewer texts than a run holds requests.
 struct Interned {
   std::mutex mutex;
   std::unordered_set<std::string, TextHash, std::equal_to<>> texts;
