@@ -4,6 +4,7 @@
 // Reads are lock-free (the pointer); making a name from text takes a mutex (base/name.cpp).
 #pragma once
 
+#include <algorithm>
 #include <compare>
 #include <cstddef>
 #include <functional>
@@ -58,9 +59,19 @@ struct std::hash<tidal::base::Name> {
   }
 };
 
+// A name formats as its text and takes no format spec ("{}"; a spec fails to compile). Its own
+// parse, not formatter<string_view>'s: GCC 12 at -O3 warns falsely (-Wstringop-overflow) where
+// fmt 9's fill parsing is inlined for it.
 template <>
-struct fmt::formatter<tidal::base::Name> : fmt::formatter<std::string_view> {
-  auto format(tidal::base::Name name, fmt::format_context& ctx) const {
-    return fmt::formatter<std::string_view>::format(std::string_view(name.str()), ctx);
+struct fmt::formatter<tidal::base::Name> {
+  constexpr auto parse(fmt::format_parse_context& ctx) -> decltype(ctx.begin()) {
+    if (ctx.begin() != ctx.end() && *ctx.begin() != '}') {
+      throw fmt::format_error("a name takes no format spec");
+    }
+    return ctx.begin();
+  }
+  auto format(tidal::base::Name name, fmt::format_context& ctx) const -> decltype(ctx.out()) {
+    const std::string& text = name.str();
+    return std::copy(text.begin(), text.end(), ctx.out());
   }
 };
