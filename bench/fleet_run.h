@@ -3,8 +3,6 @@
 // and return the bench's JSON line (the caller adds the figures its fleet has and prints it).
 #pragma once
 
-#include <sys/resource.h>
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/input_error.h"
+#include "bench/peak_rss.h"
 #include "sim/metrics.h"
 #include "sim/scenario.h"
 #include "sim/simulator.h"
@@ -27,13 +26,6 @@ inline double thread_cpu_seconds() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
-}
-
-// The process's peak resident set so far, in MiB.
-inline double peak_rss_mb() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
 // A generator's length distribution: lognormal of `median` and `sigma`, cut at `max` tokens.

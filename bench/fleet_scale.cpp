@@ -11,7 +11,6 @@
 // Usage: fleet_scale [duration_s=3600] [num_pools=20] [replicas_per_pool=500] [rate=100]
 //                    [idle_replicas=1000]
 #include <malloc.h>
-#include <sys/resource.h>
 
 #include <chrono>
 #include <cstdio>
@@ -30,6 +29,8 @@
 #include "sim/workload_loader.h"
 
 namespace {
+
+using tidal::bench::peak_rss_mb;
 
 struct Options {
   double duration_s = 3600.0;
@@ -92,12 +93,6 @@ nlohmann::json fleet_scenario(const Options& o, int num_pools, int replicas_per_
 double heap_bytes() {
   const struct mallinfo2 info = mallinfo2();
   return static_cast<double>(info.uordblks) + static_cast<double>(info.hblkhd);
-}
-
-double peak_rss_mb() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
 void print_idle_cost(const Options& o) {

@@ -5,7 +5,6 @@
 // until at least min_seconds have passed; the large CSV is written to a temporary file once.
 // Targets: >= 2M CSV rows/s and >= 500k JSONL rows/s.
 //   trace_parse [--large-rows N] [--min-seconds S]
-#include <sys/resource.h>
 
 #include <chrono>
 #include <cstdio>
@@ -17,22 +16,18 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/option_pairs.h"
+#include "bench/peak_rss.h"
 #include "traces/reader.h"
 
 namespace {
 
 using tidal::Request;
+using tidal::bench::peak_rss_mb;
 using tidal::traces::ReadOptions;
 using tidal::traces::TraceReader;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-double peak_rss_mb() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
 void print_line(const std::string& format, const std::string& source, int64_t num_rows,
