@@ -11,19 +11,22 @@
 // joined by a KV link (validate/silicon_rows.cpp); calibrations are fitted on aggregated rows.
 // One JSON line per group (model x GPU x engine x precision, "| disagg" for disaggregated rows),
 // then the overall figures of aggregated and of disaggregated rows, the aggregated rows split by
-// whether the run's engine version is the one the kernel tables were measured on, and the rows
-// left out with their reasons.
+// whether the run's engine version is the one the kernel tables were measured on and by engine
+// and band of clients (where a plan's operating point falls), and the rows left out with their
+// reasons.
 // Usage: silicon --help.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -139,6 +142,23 @@ std::string group_key(const tidal::validate::MeasuredRun& r) {
   const std::string key =
       fmt::format("{} | {} | {} | {}", r.model, r.system, r.engine, r.precision);
   return r.mode == "disagg" ? key + " | disagg" : key;
+}
+
+// Bands of client counts by their upper bounds, and one above the last, for the engine x
+// clients lines.
+constexpr int64_t kBandUpper[] = {4, 16, 64, 256};
+constexpr int kNumBands = static_cast<int>(std::size(kBandUpper)) + 1;
+
+int clients_band(int64_t concurrency) {
+  int band = 0;
+  while (band + 1 < kNumBands && concurrency > kBandUpper[band]) ++band;
+  return band;
+}
+
+std::string band_label(int band) {
+  if (band + 1 == kNumBands) return fmt::format("over {} clients", kBandUpper[band - 1]);
+  const int64_t low = band == 0 ? 1 : kBandUpper[band - 1] + 1;
+  return fmt::format("{}-{} clients", low, kBandUpper[band]);
 }
 
 nlohmann::ordered_json figures(const std::vector<const PreparedRow*>& rows,
@@ -345,12 +365,23 @@ int main(int argc, char** argv) try {
           .push_back(i);
     }
   }
-  for (const auto& [label, rows] :
-       {std::pair{"all expressible aggregated rows", &all_agg},
-        std::pair{"all expressible disaggregated rows", &all_disagg},
-        std::pair{"aggregated rows run on the kernel tables' engine version", &agg_same_version},
-        std::pair{"aggregated rows run on another engine version", &agg_other_version},
-        std::pair{"aggregated rows with no engine version recorded", &agg_no_version}}) {
+  std::vector<std::pair<std::string, const std::vector<size_t>*>> slices{
+      {"all expressible aggregated rows", &all_agg},
+      {"all expressible disaggregated rows", &all_disagg},
+      {"aggregated rows run on the kernel tables' engine version", &agg_same_version},
+      {"aggregated rows run on another engine version", &agg_other_version},
+      {"aggregated rows with no engine version recorded", &agg_no_version}};
+  // The aggregated rows by engine and band of clients, in engine then band order.
+  std::map<std::pair<std::string, int>, std::vector<size_t>> by_engine_band;
+  for (size_t i : all_agg) {
+    const auto& run = kernel_rows[i].run;
+    by_engine_band[{run.engine, clients_band(run.concurrency)}].push_back(i);
+  }
+  for (const auto& [key, rows] : by_engine_band) {
+    slices.emplace_back(fmt::format("aggregated {} rows, {}", key.first, band_label(key.second)),
+                        &rows);
+  }
+  for (const auto& [label, rows] : slices) {
     const auto [r_rows, r_pred] = select(*rows, roofline, false);
     const auto [k_rows, k_pred] = select(*rows, kernel, false);
     const auto [c_rows, c_pred] = select(*rows, calibrated, true);
