@@ -36,6 +36,7 @@
 #include "base/output_files.h"
 #include "bench/option_pairs.h"
 #include "validate/calibrate.h"
+#include "validate/held_out.h"
 #include "validate/measured_repeats.h"
 #include "validate/measured_runs.h"
 #include "validate/silicon_rows.h"
@@ -257,31 +258,23 @@ int main(int argc, char** argv) try {
   has_calibrated.assign(num_kept, 0);
 
   // Leave one model out within each engine x GPU; models of one architecture (DeepSeek-V3 and
-  // DeepSeek-R1) leave together.
-  std::map<std::string, std::vector<size_t>> by_engine_gpu;
-  for (size_t i = 0; i < num_kept; ++i) {
-    by_engine_gpu[kernel_rows[i].engine + " on " + kernel_rows[i].gpu].push_back(i);
-  }
-  struct Fold {
-    std::vector<size_t> train, test;
-  };
-  std::vector<Fold> folds;
-  for (const auto& [key, indices] : by_engine_gpu) {
-    std::map<std::string, std::vector<size_t>> by_architecture;
-    for (size_t i : indices) by_architecture[kernel_rows[i].architecture].push_back(i);
-    for (const auto& [architecture, test] : by_architecture) {
-      Fold fold;
-      fold.test = test;
-      // Fitted on aggregated rows only (one pool each); applied to both pools of a
-      // disaggregated row.
-      for (size_t i : indices) {
-        if (kernel_rows[i].architecture != architecture && kernel_rows[i].run.mode == "agg") {
-          fold.train.push_back(i);
-        }
+  // DeepSeek-R1) leave together. Fitted on aggregated rows only (one pool each); applied to both
+  // pools of a disaggregated row.
+  std::map<std::string, std::vector<const PreparedRow*>> by_engine_gpu;
+  for (const PreparedRow& row : kernel_rows)
+    by_engine_gpu[row.engine + " on " + row.gpu].push_back(&row);
+  std::vector<tidal::validate::ArchitectureFold> folds;
+  if (args.calibrate) {
+    for (const auto& [key, group] : by_engine_gpu) {
+      for (tidal::validate::ArchitectureFold& fold :
+           tidal::validate::architecture_folds(group, true)) {
+        folds.push_back(std::move(fold));
       }
-      if (args.calibrate && !fold.train.empty()) folds.push_back(std::move(fold));
     }
   }
+  const auto index_of = [&](const PreparedRow* row) {
+    return static_cast<size_t>(row - kernel_rows.data());
+  };
   tidal::validate::CalibrateOptions calibrate_options;
   calibrate_options.max_fit_rows = args.max_fit_rows;
   calibrate_options.fit_scales = args.fit_scales;
@@ -289,23 +282,21 @@ int main(int argc, char** argv) try {
   parallel_for(
       folds.size(), args.num_threads, "leave-one-model-out fits",
       [&](size_t f) {
-        std::vector<const PreparedRow*> train;
-        for (size_t i : folds[f].train) train.push_back(&kernel_rows[i]);
         const tidal::perf::Calibration c =
-            tidal::validate::fit_calibration(train, calibrate_options);
-        for (size_t i : folds[f].test) {
-          calibrated[i] = tidal::validate::predict_row(kernel_rows[i], &c);
-          has_calibrated[i] = 1;
+            tidal::validate::fit_calibration(folds[f].train, calibrate_options);
+        for (const PreparedRow* row : folds[f].test) {
+          calibrated[index_of(row)] = tidal::validate::predict_row(*row, &c);
+          has_calibrated[index_of(row)] = 1;
         }
       },
       [&](size_t f) {
         std::set<std::string> held_out_models;
-        for (size_t i : folds[f].test) held_out_models.insert(kernel_rows[i].model);
+        for (const PreparedRow* row : folds[f].test) held_out_models.insert(row->model);
         std::string models;
         for (const std::string& model : held_out_models) {
           models += (models.empty() ? "" : " and ") + model;
         }
-        const PreparedRow& held_out = kernel_rows[folds[f].test.front()];
+        const PreparedRow& held_out = *folds[f].test.front();
         return fmt::format("{} on {} without {}", held_out.engine, held_out.gpu, models);
       });
 

@@ -43,6 +43,10 @@ void add_calibrate_command(CLI::App& app) {
                   "toward 1 (default true; false: plain least squares)");
   cmd->add_option("--max-fit-rows", command->fit.max_fit_rows,
                   "rows per engine x GPU entering the fit (default 12)");
+  cmd->add_option("--held-out", command->held_out,
+                  "also fit each engine x GPU once per architecture without it and record how "
+                  "the rows of the architecture left out are predicted (default false; one more "
+                  "fit per architecture)");
   cmd->add_option("--model", command->bench_defaults.model, "vllm bench JSON: the model (HF id)");
   cmd->add_option("--system", command->bench_defaults.system,
                   "vllm bench JSON: the GPU as measured.csv names it (h100_sxm, h200_sxm, ...)");

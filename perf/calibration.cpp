@@ -31,6 +31,29 @@ void check_non_negative(const JsonObjectReader& obj, std::string_view key, doubl
     throw_json_error(obj.where(), obj.child_path(key) + ".value", "must be >= 0");
 }
 
+HeldOutFigures read_held_out(JsonObjectReader& g) {
+  JsonObjectReader h = g.object("held_out");
+  HeldOutFigures f;
+  f.num_rows = h.integer("num_rows");
+  f.num_architectures = h.integer("num_architectures");
+  for (const auto& [key, count] :
+       {std::pair{"num_rows", f.num_rows}, std::pair{"num_architectures", f.num_architectures}}) {
+    if (count < 1) throw_json_error(h.where(), h.child_path(key), "must be >= 1");
+  }
+  f.ttft_mape_pct = h.number("ttft_mape_pct");
+  f.tpot_mape_pct = h.number("tpot_mape_pct");
+  f.uncalibrated_ttft_mape_pct = h.number("uncalibrated_ttft_mape_pct");
+  f.uncalibrated_tpot_mape_pct = h.number("uncalibrated_tpot_mape_pct");
+  for (const auto& [key, pct] :
+       {std::pair{"ttft_mape_pct", f.ttft_mape_pct}, std::pair{"tpot_mape_pct", f.tpot_mape_pct},
+        std::pair{"uncalibrated_ttft_mape_pct", f.uncalibrated_ttft_mape_pct},
+        std::pair{"uncalibrated_tpot_mape_pct", f.uncalibrated_tpot_mape_pct}}) {
+    if (!(pct >= 0.0)) throw_json_error(h.where(), h.child_path(key), "must be >= 0");
+  }
+  h.finish();
+  return f;
+}
+
 Calibration read_group(JsonObjectReader& g) {
   Calibration c;
   c.engine = g.string("engine");
@@ -61,6 +84,7 @@ Calibration read_group(JsonObjectReader& g) {
   c.ttft_mape_pct = fitted_on.number("ttft_mape_pct");
   c.tpot_mape_pct = fitted_on.number("tpot_mape_pct");
   fitted_on.finish();
+  if (g.has("held_out")) c.held_out = read_held_out(g);
   g.finish();
   return c;
 }
@@ -190,6 +214,15 @@ std::string calibration_to_json_text(const CalibrationFile& file) {
                         {"models", c.models},
                         {"ttft_mape_pct", c.ttft_mape_pct},
                         {"tpot_mape_pct", c.tpot_mape_pct}}}});
+    if (c.held_out) {
+      const HeldOutFigures& h = *c.held_out;
+      groups.back()["held_out"] = {{"num_rows", h.num_rows},
+                                   {"num_architectures", h.num_architectures},
+                                   {"ttft_mape_pct", h.ttft_mape_pct},
+                                   {"tpot_mape_pct", h.tpot_mape_pct},
+                                   {"uncalibrated_ttft_mape_pct", h.uncalibrated_ttft_mape_pct},
+                                   {"uncalibrated_tpot_mape_pct", h.uncalibrated_tpot_mape_pct}};
+    }
   }
   const nlohmann::ordered_json root{{"format", kFormat},
                                     {"base_model", file.base_model},

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,18 @@ std::string_view scaled_class_name(ScaledClass scaled);
 // Which scaled class an operator class belongs to (none: elementwise ops, sampling, overhead).
 bool scaled_class_of(OpClass op, ScaledClass* scaled);
 
+// How far a calibration of this kind carries to a model it was not fitted on: each architecture's
+// rows predicted by the calibration fitted on the group's other architectures
+// (validate/held_out.h), beside the uncalibrated model on the same rows.
+struct HeldOutFigures {
+  int64_t num_rows = 0;           // rows predicted by a fit that never saw their architecture
+  int64_t num_architectures = 0;  // architectures held out, one fit each
+  double ttft_mape_pct = 0.0;
+  double tpot_mape_pct = 0.0;
+  double uncalibrated_ttft_mape_pct = 0.0;
+  double uncalibrated_tpot_mape_pct = 0.0;
+};
+
 struct Calibration {
   std::string engine;                   // "vllm", "sglang", "trtllm"
   std::string gpu;                      // catalog name, e.g. "H200"
@@ -43,6 +56,8 @@ struct Calibration {
   std::vector<std::string> models;
   double ttft_mape_pct = 0.0;
   double tpot_mape_pct = 0.0;
+  // `tidal calibrate --held-out` only; absent where the group has one architecture.
+  std::optional<HeldOutFigures> held_out;
 
   double scale(ScaledClass scaled) const { return scales[static_cast<size_t>(scaled)].value; }
 };

@@ -73,6 +73,17 @@ std::string step_time_model_line(const JsonView& resolved_pool) {
         "them)",
         c.integer("fitted_on_rows"), c.strings("fitted_on_models").size(),
         c.number("ttft_mape_pct"), c.number("tpot_mape_pct"));
+    if (c.has("held_out")) {
+      const JsonView h = c.at("held_out");
+      line += fmt::format(
+          "; on models it was not fitted to ({} rows of {} architectures, each left out of its "
+          "fit): TTFT {:.1f}%, TPOT {:.1f}% MAPE, uncalibrated {:.1f}%, {:.1f}%",
+          h.integer("num_rows"), h.integer("num_architectures"), h.number("ttft_mape_pct"),
+          h.number("tpot_mape_pct"), h.number("uncalibrated_ttft_mape_pct"),
+          h.number("uncalibrated_tpot_mape_pct"));
+    } else {
+      line += "; not measured on models it was not fitted to (tidal calibrate --held-out)";
+    }
   } else {
     line += ", uncalibrated";
   }

@@ -170,7 +170,8 @@ ojson fleet_json(const Scenario& s, const RunMetrics& m) {
 
 // Figures the loader derived from the scenario and the catalogs.
 // What priced the pool's steps and how far to trust it: the model kind, the kernel tables'
-// coverage, the calibration and its errors on the rows it was fitted to.
+// coverage, the calibration and its errors on the rows it was fitted to and, where `tidal
+// calibrate --held-out` measured them, on the architectures it was not fitted on.
 ojson step_model_json(const PoolSpec& p) {
   ojson j{{"kind", p.perf.kind}};
   if (p.kernel_db_coverage)
@@ -188,6 +189,15 @@ ojson step_model_json(const PoolSpec& p) {
                         {"fitted_on_models", c.models},
                         {"ttft_mape_pct", c.ttft_mape_pct},
                         {"tpot_mape_pct", c.tpot_mape_pct}};
+    if (c.held_out) {
+      j["calibration"]["held_out"] = {
+          {"num_rows", c.held_out->num_rows},
+          {"num_architectures", c.held_out->num_architectures},
+          {"ttft_mape_pct", c.held_out->ttft_mape_pct},
+          {"tpot_mape_pct", c.held_out->tpot_mape_pct},
+          {"uncalibrated_ttft_mape_pct", c.held_out->uncalibrated_ttft_mape_pct},
+          {"uncalibrated_tpot_mape_pct", c.held_out->uncalibrated_tpot_mape_pct}};
+    }
   }
   return j;
 }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "base/input_error.h"
+#include "validate/held_out.h"
 #include "validate/measured_repeats.h"
 
 namespace tidal::validate {
@@ -67,6 +68,19 @@ perf::CalibrationFile run_calibrate(const CalibrateCommand& command, std::ostrea
         c.frontend_per_request_s.value * 1e3, c.prefill_host_per_layer_s.value * 1e3,
         c.scale(perf::ScaledClass::gemm), c.scale(perf::ScaledClass::attention), c.ttft_mape_pct,
         c.tpot_mape_pct);
+    if (command.held_out) {
+      c.held_out = held_out_figures(group, command.fit);
+      if (c.held_out) {
+        const perf::HeldOutFigures& h = *c.held_out;
+        log << fmt::format(
+            "  held out: {} rows of {} architectures, each predicted by a fit on the others: "
+            "TTFT MAPE {:.1f}%, TPOT MAPE {:.1f}% (uncalibrated {:.1f}%, {:.1f}%)\n",
+            h.num_rows, h.num_architectures, h.ttft_mape_pct, h.tpot_mape_pct,
+            h.uncalibrated_ttft_mape_pct, h.uncalibrated_tpot_mape_pct);
+      } else {
+        log << "  held out: nothing (the rows are of one architecture)\n";
+      }
+    }
     file.groups.push_back(std::move(c));
   }
   int64_t num_left_out = 0;

@@ -18,6 +18,9 @@ struct CalibrateCommand {
   std::string out;             // calibration JSON, written atomically
   SiliconOptions silicon;      // configs, kernel tables, step model (kernel_db + presets)
   CalibrateOptions fit;
+  // Also measure each group's calibration on the architectures it was not fitted on
+  // (validate/held_out.h): one more fit per architecture.
+  bool held_out = false;
 };
 
 // Reads, fits, writes `out`; prints a line per group and the rows left out to `log`. InputError

@@ -80,6 +80,42 @@ TEST_F(RunDataTest, MissingFilesAreNamed) {
             (copy / "requests.csv").string() + ": missing (summary.json files lists it)");
 }
 
+TEST_F(RunDataTest, TheStepTimeModelLineGivesTheCalibrationsErrors) {
+  // A calibrated pool says how far its calibration was off on the rows it was fitted to and, when
+  // `tidal calibrate --held-out` measured it, on models it was not fitted to.
+  const fs::path dir = testing::fresh_dir("run_data_calibration");
+  nlohmann::json summary = read_json_file(dir_ + "/summary.json");
+  nlohmann::json& model = summary["resolved"]["pools"][0]["step_time_model"];
+  model["calibration"] = {{"fitted_on_rows", 4},
+                          {"fitted_on_models", {"a", "b"}},
+                          {"ttft_mape_pct", 12.25},
+                          {"tpot_mape_pct", 3.5}};
+  write(dir / "summary.json", summary.dump());
+  std::string line = read_summary((dir / "summary.json").string()).pools[0].step_time_model;
+  EXPECT_NE(line.find("calibrated (4 rows of 2 models: TTFT 12.2%, TPOT 3.5% MAPE on them); not "
+                      "measured on models it was not fitted to"),
+            std::string::npos)
+      << line;
+  model["calibration"]["held_out"] = {{"num_rows", 30},
+                                      {"num_architectures", 3},
+                                      {"ttft_mape_pct", 41.0},
+                                      {"tpot_mape_pct", 9.0},
+                                      {"uncalibrated_ttft_mape_pct", 44.0},
+                                      {"uncalibrated_tpot_mape_pct", 10.5}};
+  write(dir / "summary.json", summary.dump());
+  line = read_summary((dir / "summary.json").string()).pools[0].step_time_model;
+  EXPECT_NE(line.find("on models it was not fitted to (30 rows of 3 architectures, each left out "
+                      "of its fit): TTFT 41.0%, TPOT 9.0% MAPE, uncalibrated 44.0%, 10.5%"),
+            std::string::npos)
+      << line;
+  model["calibration"]["held_out"].erase("num_architectures");
+  write(dir / "summary.json", summary.dump());
+  EXPECT_NE(error_of([&] {
+              read_summary((dir / "summary.json").string());
+            }).find("calibration.held_out.num_architectures: missing"),
+            std::string::npos);
+}
+
 TEST_F(RunDataTest, MissingColumnsAndFieldsAreNamed) {
   const fs::path dir = testing::fresh_dir("run_data_columns");
   write(dir / "timeline.csv", "start_s,end_s,arrivals\n0,1,2\n");

@@ -14,6 +14,7 @@
 
 #include "base/input_error.h"
 #include "perf/calibration.h"
+#include "validate/held_out.h"
 #include "validate/silicon_rows.h"
 
 namespace tidal::validate {
@@ -138,6 +139,52 @@ TEST(Calibrate, FitRowsAreSharedOverTheModels) {
   EXPECT_EQ(fit.models, (std::vector<std::string>{"test/other-llama", "test/small-llama"}));
 }
 
+TEST(Calibrate, ArchitectureFoldsLeaveEachArchitectureOutTogether) {
+  std::vector<PreparedRow> rows = synthetic_rows(write_config());
+  for (size_t i = 0; i < rows.size(); ++i) rows[i].architecture = i < 6 ? "a" : "b";
+  rows[0].run.mode = "disagg";
+  std::vector<const PreparedRow*> group;
+  for (const PreparedRow& row : rows) group.push_back(&row);
+  const std::vector<ArchitectureFold> all = architecture_folds(group, false);
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].test.size(), 6u);  // "a" held out, fitted on "b"
+  EXPECT_EQ(all[0].train.size(), 3u);
+  EXPECT_EQ(all[1].test.size(), 3u);
+  EXPECT_EQ(all[1].train.size(), 6u);
+  for (const ArchitectureFold& fold : all) {
+    for (const PreparedRow* row : fold.train) {
+      EXPECT_NE(row->architecture, fold.test.front()->architecture);
+    }
+  }
+  // Aggregated rows only: "b" fits on the five aggregated rows of "a".
+  EXPECT_EQ(architecture_folds(group, true)[1].train.size(), 5u);
+  // One architecture: nothing to hold out.
+  const std::vector<const PreparedRow*> only_a(group.begin(), group.begin() + 6);
+  EXPECT_TRUE(architecture_folds(only_a, false).empty());
+  EXPECT_FALSE(held_out_figures(only_a, CalibrateOptions{}).has_value());
+}
+
+TEST(Calibrate, HeldOutFiguresPredictEachArchitectureFromTheOthers) {
+  // Both architectures' measurements come from one set of coefficients, far from the preset's:
+  // a fit on either predicts the other well, and much better than the uncalibrated model.
+  std::vector<PreparedRow> rows = synthetic_rows(write_config());
+  for (size_t i = 0; i < rows.size(); ++i) rows[i].architecture = i % 3 == 0 ? "a" : "b";
+  std::vector<const PreparedRow*> group;
+  for (const PreparedRow& row : rows) group.push_back(&row);
+  CalibrateOptions options;
+  options.max_fit_rows = 9;
+  options.max_iterations = 20;
+  options.use_prior = false;
+  const std::optional<perf::HeldOutFigures> figures = held_out_figures(group, options);
+  ASSERT_TRUE(figures.has_value());
+  EXPECT_EQ(figures->num_rows, 9);
+  EXPECT_EQ(figures->num_architectures, 2);
+  EXPECT_LT(figures->ttft_mape_pct, 5.0);
+  EXPECT_LT(figures->tpot_mape_pct, 5.0);
+  EXPECT_GT(figures->uncalibrated_ttft_mape_pct, 4.0 * figures->ttft_mape_pct);
+  EXPECT_GT(figures->uncalibrated_tpot_mape_pct, 4.0 * figures->tpot_mape_pct);
+}
+
 TEST(Calibrate, CalibratedModelScalesClassesAndReplacesTheOverhead) {
   const std::vector<PreparedRow> rows = synthetic_rows(write_config());
   const perf::StepTimeModel& base = *rows.front().bases[0];
@@ -182,18 +229,36 @@ TEST(Calibrate, FileRoundTripsAndBadFilesNameThePath) {
   file.base_model = "roofline";
   file.created = "2026-12-01";
   file.groups.push_back(known_calibration());
+  file.groups.push_back(known_calibration());
+  file.groups.back().gpu = "H200";
+  file.groups.back().held_out = perf::HeldOutFigures{12, 3, 21.5, 9.25, 40.0, 12.5};
   const std::string path = (scratch_dir() / "calibration.json").string();
   perf::save_calibration(file, path);
   const perf::CalibrationFile again = perf::load_calibration(path);
   EXPECT_EQ(perf::calibration_to_json_text(again), perf::calibration_to_json_text(file));
+  EXPECT_FALSE(again.groups[0].held_out.has_value());
+  ASSERT_TRUE(again.groups[1].held_out.has_value());
+  EXPECT_EQ(again.groups[1].held_out->num_architectures, 3);
+  EXPECT_EQ(again.groups[1].held_out->tpot_mape_pct, 9.25);
   EXPECT_EQ(&perf::find_calibration(again, "vllm", "H100-SXM", path, "p"), &again.groups[0]);
   try {
     perf::find_calibration(again, "sglang", "H100-SXM", path, "pool.perf.calibration");
     FAIL();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("holds no calibration for sglang on H100-SXM (it holds: "
-                                         "vllm on H100-SXM)"),
+                                         "vllm on H100-SXM, vllm on H200)"),
               std::string::npos);
+  }
+  // A held-out figure of no rows names its JSON path.
+  std::string no_rows = perf::calibration_to_json_text(file);
+  no_rows.replace(no_rows.find("\"num_rows\": 12"), 14, "\"num_rows\": 0");
+  std::ofstream(scratch_dir() / "no_rows.json") << no_rows;
+  try {
+    perf::load_calibration((scratch_dir() / "no_rows.json").string());
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("groups[1].held_out.num_rows"), std::string::npos)
+        << e.what();
   }
   std::string text = perf::calibration_to_json_text(file);
   text.replace(text.find("\"value\": 1.3"), 12, "\"value\": -1.0");

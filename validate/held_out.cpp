@@ -1,0 +1,53 @@
+#include "validate/held_out.h"
+
+#include <map>
+#include <string>
+
+namespace tidal::validate {
+
+std::vector<ArchitectureFold> architecture_folds(const std::vector<const PreparedRow*>& group,
+                                                 bool train_on_aggregated_only) {
+  std::map<std::string, std::vector<const PreparedRow*>> by_architecture;
+  for (const PreparedRow* row : group) by_architecture[row->architecture].push_back(row);
+  std::vector<ArchitectureFold> folds;
+  for (const auto& [architecture, rows] : by_architecture) {
+    ArchitectureFold fold;
+    fold.test = rows;
+    for (const PreparedRow* row : group) {
+      if (row->architecture == architecture) continue;
+      if (train_on_aggregated_only && row->run.mode != "agg") continue;
+      fold.train.push_back(row);
+    }
+    if (!fold.train.empty()) folds.push_back(std::move(fold));
+  }
+  return folds;
+}
+
+std::optional<perf::HeldOutFigures> held_out_figures(const std::vector<const PreparedRow*>& group,
+                                                     const CalibrateOptions& options) {
+  const std::vector<ArchitectureFold> folds = architecture_folds(group, false);
+  if (folds.empty()) return std::nullopt;
+  std::vector<const PreparedRow*> rows;
+  std::vector<RowPrediction> calibrated;    // [rows.size()]
+  std::vector<RowPrediction> uncalibrated;  // [rows.size()]
+  for (const ArchitectureFold& fold : folds) {
+    const perf::Calibration c = fit_calibration(fold.train, options);
+    for (const PreparedRow* row : fold.test) {
+      rows.push_back(row);
+      calibrated.push_back(predict_row(*row, &c));
+      uncalibrated.push_back(predict_row(*row, nullptr));
+    }
+  }
+  const ErrorFigures with = error_figures(rows, calibrated);
+  const ErrorFigures without = error_figures(rows, uncalibrated);
+  perf::HeldOutFigures figures;
+  figures.num_rows = static_cast<int64_t>(rows.size());
+  figures.num_architectures = static_cast<int64_t>(folds.size());
+  figures.ttft_mape_pct = with.ttft_mape_pct;
+  figures.tpot_mape_pct = with.tpot_mape_pct;
+  figures.uncalibrated_ttft_mape_pct = without.ttft_mape_pct;
+  figures.uncalibrated_tpot_mape_pct = without.tpot_mape_pct;
+  return figures;
+}
+
+}  // namespace tidal::validate

@@ -1,0 +1,34 @@
+// Leave-one-architecture-out checks of a calibration: within one engine x GPU, each
+// architecture's rows are predicted by a calibration fitted on the other architectures' rows,
+// never on its own model nor on a checkpoint of the same architecture (DeepSeek-V3 and
+// DeepSeek-R1 leave together). The figures say how far the calibration carries to a model it
+// was not fitted on, which is what a user of it asks (docs/validation.md, "Against real engines").
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "perf/calibration.h"
+#include "validate/calibrate.h"
+#include "validate/silicon_rows.h"
+
+namespace tidal::validate {
+
+struct ArchitectureFold {
+  std::vector<const PreparedRow*> train;  // the other architectures' rows a fit may use
+  std::vector<const PreparedRow*> test;   // every row of the held-out architecture
+};
+
+// One fold per architecture of `group` (rows of one engine x GPU) that leaves at least one row of
+// another architecture to fit on, in the order of the architectures' names. With
+// `train_on_aggregated_only` a fold fits on the aggregated rows only.
+std::vector<ArchitectureFold> architecture_folds(const std::vector<const PreparedRow*>& group,
+                                                 bool train_on_aggregated_only);
+
+// Fits every fold of `group` (all rows may train, as `tidal calibrate` fits on all of them) and
+// predicts its held-out rows, with and without the fold's calibration. Empty when the group has
+// a single architecture: nothing can be held out.
+std::optional<perf::HeldOutFigures> held_out_figures(const std::vector<const PreparedRow*>& group,
+                                                     const CalibrateOptions& options);
+
+}  // namespace tidal::validate
