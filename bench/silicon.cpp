@@ -16,8 +16,6 @@
 // reasons.
 // Usage: silicon --help.
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
@@ -25,7 +23,6 @@
 #include <set>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -39,6 +36,7 @@
 #include "validate/held_out.h"
 #include "validate/measured_repeats.h"
 #include "validate/measured_runs.h"
+#include "validate/parallel_for.h"
 #include "validate/silicon_rows.h"
 
 namespace {
@@ -121,22 +119,11 @@ Args parse_args(int argc, char** argv) {
 template <typename Work, typename Describe>
 void parallel_for(size_t n, int num_threads, const char* what, const Work& work,
                   const Describe& describe) {
-  std::atomic<size_t> next{0};
-  std::atomic<size_t> num_done{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < num_threads; ++t) {
-    threads.emplace_back([&] {
-      for (size_t i = next++; i < n; i = next++) {
-        const auto start = std::chrono::steady_clock::now();
-        work(i);
-        const double seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::fprintf(stderr, "silicon: %s %zu/%zu: %s, %.1f s\n", what, ++num_done, n,
-                     describe(i).c_str(), seconds);
-      }
-    });
-  }
-  for (std::thread& t : threads) t.join();
+  size_t num_done = 0;  // on_done runs one call at a time
+  tidal::validate::parallel_for(n, num_threads, work, [&](size_t i, double seconds) {
+    std::fprintf(stderr, "silicon: %s %zu/%zu: %s, %.1f s\n", what, ++num_done, n,
+                 describe(i).c_str(), seconds);
+  });
 }
 
 std::string group_key(const tidal::validate::MeasuredRun& r) {

@@ -47,6 +47,10 @@ void add_calibrate_command(CLI::App& app) {
                   "also fit each engine x GPU once per architecture without it and record how "
                   "the rows of the architecture left out are predicted (default false; one more "
                   "fit per architecture)");
+  cmd->add_option("--threads", command->num_threads,
+                  "engine x GPU groups fitted at once (default 1; the file is the same for any "
+                  "number)")
+      ->check(CLI::Range(1, 256));
   cmd->add_option("--model", command->bench_defaults.model, "vllm bench JSON: the model (HF id)");
   cmd->add_option("--system", command->bench_defaults.system,
                   "vllm bench JSON: the GPU as measured.csv names it (h100_sxm, h200_sxm, ...)");

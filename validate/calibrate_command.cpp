@@ -9,6 +9,7 @@
 #include "base/input_error.h"
 #include "validate/held_out.h"
 #include "validate/measured_repeats.h"
+#include "validate/parallel_for.h"
 
 namespace tidal::validate {
 namespace {
@@ -57,31 +58,38 @@ perf::CalibrationFile run_calibrate(const CalibrateCommand& command, std::ostrea
   file.base_model =
       command.silicon.step_model + (command.silicon.engine_presets ? " + engine presets" : "");
   file.created = today();
-  for (const auto& [key, group] : groups) {
-    perf::Calibration c = fit_calibration(group, command.fit);
+  // Each group is fitted (and checked on held-out architectures) on its own: in parallel, the
+  // results and their lines in group order.
+  std::vector<const std::vector<const PreparedRow*>*> group_rows;
+  for (const auto& [key, group] : groups) group_rows.push_back(&group);
+  file.groups.resize(group_rows.size());
+  parallel_for(group_rows.size(), command.num_threads, [&](size_t g) {
+    perf::Calibration& c = file.groups[g];
+    c = fit_calibration(*group_rows[g], command.fit);
+    if (command.held_out) c.held_out = held_out_figures(*group_rows[g], command.fit);
+  });
+  for (size_t g = 0; g < group_rows.size(); ++g) {
+    const perf::Calibration& c = file.groups[g];
     log << fmt::format(
         "{} on {}: fitted on {} of {} rows ({} models): step {:.3f} ms + {:.2f} us/seq, front end "
         "{:.2f} ms, prefill host {:.3f} ms/layer, GEMM x{:.3f}, attention x{:.3f}; TTFT MAPE "
         "{:.1f}%, TPOT MAPE {:.1f}% on the fitted rows\n",
-        key.first, key.second, c.num_rows, group.size(), c.models.size(),
+        c.engine, c.gpu, c.num_rows, group_rows[g]->size(), c.models.size(),
         c.step_overhead_base_s.value * 1e3, c.step_overhead_per_seq_s.value * 1e6,
         c.frontend_per_request_s.value * 1e3, c.prefill_host_per_layer_s.value * 1e3,
         c.scale(perf::ScaledClass::gemm), c.scale(perf::ScaledClass::attention), c.ttft_mape_pct,
         c.tpot_mape_pct);
-    if (command.held_out) {
-      c.held_out = held_out_figures(group, command.fit);
-      if (c.held_out) {
-        const perf::HeldOutFigures& h = *c.held_out;
-        log << fmt::format(
-            "  held out: {} rows of {} architectures, each predicted by a fit on the others: "
-            "TTFT MAPE {:.1f}%, TPOT MAPE {:.1f}% (uncalibrated {:.1f}%, {:.1f}%)\n",
-            h.num_rows, h.num_architectures, h.ttft_mape_pct, h.tpot_mape_pct,
-            h.uncalibrated_ttft_mape_pct, h.uncalibrated_tpot_mape_pct);
-      } else {
-        log << "  held out: nothing (the rows are of one architecture)\n";
-      }
+    if (!command.held_out) continue;
+    if (c.held_out) {
+      const perf::HeldOutFigures& h = *c.held_out;
+      log << fmt::format(
+          "  held out: {} rows of {} architectures, each predicted by a fit on the others: "
+          "TTFT MAPE {:.1f}%, TPOT MAPE {:.1f}% (uncalibrated {:.1f}%, {:.1f}%)\n",
+          h.num_rows, h.num_architectures, h.ttft_mape_pct, h.tpot_mape_pct,
+          h.uncalibrated_ttft_mape_pct, h.uncalibrated_tpot_mape_pct);
+    } else {
+      log << "  held out: nothing (the rows are of one architecture)\n";
     }
-    file.groups.push_back(std::move(c));
   }
   int64_t num_left_out = 0;
   for (const auto& [reason, count] : left_out) num_left_out += count;

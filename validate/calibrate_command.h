@@ -21,6 +21,7 @@ struct CalibrateCommand {
   // Also measure each group's calibration on the architectures it was not fitted on
   // (validate/held_out.h): one more fit per architecture.
   bool held_out = false;
+  int num_threads = 1;  // engine x GPU groups fitted at once
 };
 
 // Reads, fits, writes `out`; prints a line per group and the rows left out to `log`. InputError
