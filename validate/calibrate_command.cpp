@@ -58,16 +58,39 @@ perf::CalibrationFile run_calibrate(const CalibrateCommand& command, std::ostrea
   file.base_model =
       command.silicon.step_model + (command.silicon.engine_presets ? " + engine presets" : "");
   file.created = today();
-  // Each group is fitted (and checked on held-out architectures) on its own: in parallel, the
-  // results and their lines in group order.
+  // Each group's fit and, with --held-out, each of its folds is a task of its own: in parallel,
+  // the results and their lines in group order.
   std::vector<const std::vector<const PreparedRow*>*> group_rows;
   for (const auto& [key, group] : groups) group_rows.push_back(&group);
   file.groups.resize(group_rows.size());
-  parallel_for(group_rows.size(), command.num_threads, [&](size_t g) {
-    perf::Calibration& c = file.groups[g];
-    c = fit_calibration(*group_rows[g], command.fit);
-    if (command.held_out) c.held_out = held_out_figures(*group_rows[g], command.fit);
+  struct FoldTask {
+    size_t group;
+    ArchitectureFold fold;
+  };
+  std::vector<FoldTask> fold_tasks;
+  if (command.held_out) {
+    for (size_t g = 0; g < group_rows.size(); ++g) {
+      for (ArchitectureFold& fold : architecture_folds(*group_rows[g], false)) {
+        fold_tasks.push_back(FoldTask{g, std::move(fold)});
+      }
+    }
+  }
+  std::vector<FoldPredictions> fold_predictions(fold_tasks.size());
+  parallel_for(group_rows.size() + fold_tasks.size(), command.num_threads, [&](size_t task) {
+    if (task < group_rows.size()) {
+      file.groups[task] = fit_calibration(*group_rows[task], command.fit);
+    } else {
+      const size_t f = task - group_rows.size();
+      fold_predictions[f] = predict_fold(fold_tasks[f].fold, command.fit);
+    }
   });
+  for (size_t g = 0; g < group_rows.size(); ++g) {
+    std::vector<FoldPredictions> folds;
+    for (size_t f = 0; f < fold_tasks.size(); ++f) {
+      if (fold_tasks[f].group == g) folds.push_back(std::move(fold_predictions[f]));
+    }
+    if (!folds.empty()) file.groups[g].held_out = held_out_figures(folds);
+  }
   for (size_t g = 0; g < group_rows.size(); ++g) {
     const perf::Calibration& c = file.groups[g];
     log << fmt::format(

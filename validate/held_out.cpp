@@ -23,20 +23,25 @@ std::vector<ArchitectureFold> architecture_folds(const std::vector<const Prepare
   return folds;
 }
 
-std::optional<perf::HeldOutFigures> held_out_figures(const std::vector<const PreparedRow*>& group,
-                                                     const CalibrateOptions& options) {
-  const std::vector<ArchitectureFold> folds = architecture_folds(group, false);
-  if (folds.empty()) return std::nullopt;
+FoldPredictions predict_fold(const ArchitectureFold& fold, const CalibrateOptions& options) {
+  const perf::Calibration c = fit_calibration(fold.train, options);
+  FoldPredictions out;
+  out.rows = fold.test;
+  for (const PreparedRow* row : fold.test) {
+    out.calibrated.push_back(predict_row(*row, &c));
+    out.uncalibrated.push_back(predict_row(*row, nullptr));
+  }
+  return out;
+}
+
+perf::HeldOutFigures held_out_figures(const std::vector<FoldPredictions>& folds) {
   std::vector<const PreparedRow*> rows;
   std::vector<RowPrediction> calibrated;    // [rows.size()]
   std::vector<RowPrediction> uncalibrated;  // [rows.size()]
-  for (const ArchitectureFold& fold : folds) {
-    const perf::Calibration c = fit_calibration(fold.train, options);
-    for (const PreparedRow* row : fold.test) {
-      rows.push_back(row);
-      calibrated.push_back(predict_row(*row, &c));
-      uncalibrated.push_back(predict_row(*row, nullptr));
-    }
+  for (const FoldPredictions& fold : folds) {
+    rows.insert(rows.end(), fold.rows.begin(), fold.rows.end());
+    calibrated.insert(calibrated.end(), fold.calibrated.begin(), fold.calibrated.end());
+    uncalibrated.insert(uncalibrated.end(), fold.uncalibrated.begin(), fold.uncalibrated.end());
   }
   const ErrorFigures with = error_figures(rows, calibrated);
   const ErrorFigures without = error_figures(rows, uncalibrated);

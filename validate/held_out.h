@@ -5,7 +5,6 @@
 // was not fitted on, which is what a user of it asks (docs/validation.md, "Against real engines").
 #pragma once
 
-#include <optional>
 #include <vector>
 
 #include "perf/calibration.h"
@@ -25,10 +24,15 @@ struct ArchitectureFold {
 std::vector<ArchitectureFold> architecture_folds(const std::vector<const PreparedRow*>& group,
                                                  bool train_on_aggregated_only);
 
-// Fits every fold of `group` (all rows may train, as `tidal calibrate` fits on all of them) and
-// predicts its held-out rows, with and without the fold's calibration. Empty when the group has
-// a single architecture: nothing can be held out.
-std::optional<perf::HeldOutFigures> held_out_figures(const std::vector<const PreparedRow*>& group,
-                                                     const CalibrateOptions& options);
+// One fold fitted and its held-out rows predicted, with the fold's calibration and without any.
+struct FoldPredictions {
+  std::vector<const PreparedRow*> rows;     // the fold's test rows
+  std::vector<RowPrediction> calibrated;    // [rows.size()]
+  std::vector<RowPrediction> uncalibrated;  // [rows.size()]
+};
+FoldPredictions predict_fold(const ArchitectureFold& fold, const CalibrateOptions& options);
+
+// The figures of a group's folds together (at least one fold).
+perf::HeldOutFigures held_out_figures(const std::vector<FoldPredictions>& folds);
 
 }  // namespace tidal::validate
