@@ -40,6 +40,10 @@ HeldOutFigures read_held_out(JsonObjectReader& g) {
        {std::pair{"num_rows", f.num_rows}, std::pair{"num_architectures", f.num_architectures}}) {
     if (count < 1) throw_json_error(h.where(), h.child_path(key), "must be >= 1");
   }
+  f.num_rows_unfinished = h.integer("num_rows_unfinished");
+  if (f.num_rows_unfinished < 0) {
+    throw_json_error(h.where(), h.child_path("num_rows_unfinished"), "must be >= 0");
+  }
   f.ttft_mape_pct = h.number("ttft_mape_pct");
   f.tpot_mape_pct = h.number("tpot_mape_pct");
   f.uncalibrated_ttft_mape_pct = h.number("uncalibrated_ttft_mape_pct");
@@ -218,6 +222,7 @@ std::string calibration_to_json_text(const CalibrationFile& file) {
       const HeldOutFigures& h = *c.held_out;
       groups.back()["held_out"] = {{"num_rows", h.num_rows},
                                    {"num_architectures", h.num_architectures},
+                                   {"num_rows_unfinished", h.num_rows_unfinished},
                                    {"ttft_mape_pct", h.ttft_mape_pct},
                                    {"tpot_mape_pct", h.tpot_mape_pct},
                                    {"uncalibrated_ttft_mape_pct", h.uncalibrated_ttft_mape_pct},

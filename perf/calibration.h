@@ -33,6 +33,9 @@ bool scaled_class_of(OpClass op, ScaledClass* scaled);
 struct HeldOutFigures {
   int64_t num_rows = 0;           // rows predicted by a fit that never saw their architecture
   int64_t num_architectures = 0;  // architectures held out, one fit each
+  // Rows left out of the figures: no measured request finished in a prediction (rejected: KV
+  // or context too small).
+  int64_t num_rows_unfinished = 0;
   double ttft_mape_pct = 0.0;
   double tpot_mape_pct = 0.0;
   double uncalibrated_ttft_mape_pct = 0.0;

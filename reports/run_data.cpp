@@ -81,6 +81,10 @@ std::string step_time_model_line(const JsonView& resolved_pool) {
           h.integer("num_rows"), h.integer("num_architectures"), h.number("ttft_mape_pct"),
           h.number("tpot_mape_pct"), h.number("uncalibrated_ttft_mape_pct"),
           h.number("uncalibrated_tpot_mape_pct"));
+      if (const int64_t unfinished = h.integer("num_rows_unfinished"); unfinished > 0) {
+        line += fmt::format(" ({} more rows: no measured request finished in a prediction)",
+                            unfinished);
+      }
     } else {
       line += "; not measured on models it was not fitted to (tidal calibrate --held-out)";
     }

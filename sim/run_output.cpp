@@ -193,6 +193,7 @@ ojson step_model_json(const PoolSpec& p) {
       j["calibration"]["held_out"] = {
           {"num_rows", c.held_out->num_rows},
           {"num_architectures", c.held_out->num_architectures},
+          {"num_rows_unfinished", c.held_out->num_rows_unfinished},
           {"ttft_mape_pct", c.held_out->ttft_mape_pct},
           {"tpot_mape_pct", c.held_out->tpot_mape_pct},
           {"uncalibrated_ttft_mape_pct", c.held_out->uncalibrated_ttft_mape_pct},

@@ -84,12 +84,14 @@ perf::CalibrationFile run_calibrate(const CalibrateCommand& command, std::ostrea
       fold_predictions[f] = predict_fold(fold_tasks[f].fold, command.fit);
     }
   });
+  std::vector<char> has_folds(group_rows.size(), 0);  // [num_groups]
   for (size_t g = 0; g < group_rows.size(); ++g) {
     std::vector<FoldPredictions> folds;
     for (size_t f = 0; f < fold_tasks.size(); ++f) {
       if (fold_tasks[f].group == g) folds.push_back(std::move(fold_predictions[f]));
     }
-    if (!folds.empty()) file.groups[g].held_out = held_out_figures(folds);
+    has_folds[g] = !folds.empty();
+    if (has_folds[g]) file.groups[g].held_out = held_out_figures(folds);
   }
   for (size_t g = 0; g < group_rows.size(); ++g) {
     const perf::Calibration& c = file.groups[g];
@@ -107,9 +109,15 @@ perf::CalibrationFile run_calibrate(const CalibrateCommand& command, std::ostrea
       const perf::HeldOutFigures& h = *c.held_out;
       log << fmt::format(
           "  held out: {} rows of {} architectures, each predicted by a fit on the others: "
-          "TTFT MAPE {:.1f}%, TPOT MAPE {:.1f}% (uncalibrated {:.1f}%, {:.1f}%)\n",
+          "TTFT MAPE {:.1f}%, TPOT MAPE {:.1f}% (uncalibrated {:.1f}%, {:.1f}%){}\n",
           h.num_rows, h.num_architectures, h.ttft_mape_pct, h.tpot_mape_pct,
-          h.uncalibrated_ttft_mape_pct, h.uncalibrated_tpot_mape_pct);
+          h.uncalibrated_ttft_mape_pct, h.uncalibrated_tpot_mape_pct,
+          h.num_rows_unfinished == 0
+              ? ""
+              : fmt::format("; {} rows left out: no measured request finished in a prediction",
+                            h.num_rows_unfinished));
+    } else if (has_folds[g]) {
+      log << "  held out: nothing (no measured request finished in any held-out prediction)\n";
     } else {
       log << "  held out: nothing (the rows are of one architecture)\n";
     }

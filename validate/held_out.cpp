@@ -34,20 +34,29 @@ FoldPredictions predict_fold(const ArchitectureFold& fold, const CalibrateOption
   return out;
 }
 
-perf::HeldOutFigures held_out_figures(const std::vector<FoldPredictions>& folds) {
+std::optional<perf::HeldOutFigures> held_out_figures(const std::vector<FoldPredictions>& folds) {
   std::vector<const PreparedRow*> rows;
   std::vector<RowPrediction> calibrated;    // [rows.size()]
   std::vector<RowPrediction> uncalibrated;  // [rows.size()]
+  int64_t num_unfinished = 0;
   for (const FoldPredictions& fold : folds) {
-    rows.insert(rows.end(), fold.rows.begin(), fold.rows.end());
-    calibrated.insert(calibrated.end(), fold.calibrated.begin(), fold.calibrated.end());
-    uncalibrated.insert(uncalibrated.end(), fold.uncalibrated.begin(), fold.uncalibrated.end());
+    for (size_t i = 0; i < fold.rows.size(); ++i) {
+      if (fold.calibrated[i].num_measured == 0 || fold.uncalibrated[i].num_measured == 0) {
+        ++num_unfinished;
+        continue;
+      }
+      rows.push_back(fold.rows[i]);
+      calibrated.push_back(fold.calibrated[i]);
+      uncalibrated.push_back(fold.uncalibrated[i]);
+    }
   }
+  if (rows.empty()) return std::nullopt;
   const ErrorFigures with = error_figures(rows, calibrated);
   const ErrorFigures without = error_figures(rows, uncalibrated);
   perf::HeldOutFigures figures;
   figures.num_rows = static_cast<int64_t>(rows.size());
   figures.num_architectures = static_cast<int64_t>(folds.size());
+  figures.num_rows_unfinished = num_unfinished;
   figures.ttft_mape_pct = with.ttft_mape_pct;
   figures.tpot_mape_pct = with.tpot_mape_pct;
   figures.uncalibrated_ttft_mape_pct = without.ttft_mape_pct;

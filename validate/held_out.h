@@ -5,6 +5,7 @@
 // was not fitted on, which is what a user of it asks (docs/validation.md, "Against real engines").
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "perf/calibration.h"
@@ -32,7 +33,9 @@ struct FoldPredictions {
 };
 FoldPredictions predict_fold(const ArchitectureFold& fold, const CalibrateOptions& options);
 
-// The figures of a group's folds together (at least one fold).
-perf::HeldOutFigures held_out_figures(const std::vector<FoldPredictions>& folds);
+// The figures of a group's folds together, over the rows where some measured request finished in
+// both predictions (as bench/silicon counts them; the others are counted apart). Empty when no
+// row is left.
+std::optional<perf::HeldOutFigures> held_out_figures(const std::vector<FoldPredictions>& folds);
 
 }  // namespace tidal::validate

@@ -98,6 +98,7 @@ TEST_F(RunDataTest, TheStepTimeModelLineGivesTheCalibrationsErrors) {
       << line;
   model["calibration"]["held_out"] = {{"num_rows", 30},
                                       {"num_architectures", 3},
+                                      {"num_rows_unfinished", 2},
                                       {"ttft_mape_pct", 41.0},
                                       {"tpot_mape_pct", 9.0},
                                       {"uncalibrated_ttft_mape_pct", 44.0},
@@ -105,7 +106,9 @@ TEST_F(RunDataTest, TheStepTimeModelLineGivesTheCalibrationsErrors) {
   write(dir / "summary.json", summary.dump());
   line = read_summary((dir / "summary.json").string()).pools[0].step_time_model;
   EXPECT_NE(line.find("on models it was not fitted to (30 rows of 3 architectures, each left out "
-                      "of its fit): TTFT 41.0%, TPOT 9.0% MAPE, uncalibrated 44.0%, 10.5%"),
+                      "of its fit): TTFT 41.0%, TPOT 9.0% MAPE, uncalibrated 44.0%, 10.5% (2 more "
+                      "rows: no measured "
+                      "request finished in a prediction)"),
             std::string::npos)
       << line;
   model["calibration"]["held_out"].erase("num_architectures");

@@ -181,13 +181,27 @@ TEST(Calibrate, HeldOutFiguresPredictEachArchitectureFromTheOthers) {
   ASSERT_EQ(folds.size(), 2u);
   EXPECT_EQ(folds[0].rows.size(), 3u);  // "a": rows 0, 3, 6
   EXPECT_EQ(folds[1].calibrated.size(), 6u);
-  const perf::HeldOutFigures figures = held_out_figures(folds);
+  const std::optional<perf::HeldOutFigures> held_out = held_out_figures(folds);
+  ASSERT_TRUE(held_out.has_value());
+  const perf::HeldOutFigures& figures = *held_out;
   EXPECT_EQ(figures.num_rows, 9);
+  EXPECT_EQ(figures.num_rows_unfinished, 0);
   EXPECT_EQ(figures.num_architectures, 2);
   EXPECT_LT(figures.ttft_mape_pct, 5.0);
   EXPECT_LT(figures.tpot_mape_pct, 5.0);
   EXPECT_GT(figures.uncalibrated_ttft_mape_pct, 4.0 * figures.ttft_mape_pct);
   EXPECT_GT(figures.uncalibrated_tpot_mape_pct, 4.0 * figures.tpot_mape_pct);
+  // A row where no measured request finished (its prediction means nothing) is counted apart,
+  // as bench/silicon leaves such rows out; with none left there is no figure.
+  folds[1].uncalibrated[0].num_measured = 0;
+  const std::optional<perf::HeldOutFigures> fewer = held_out_figures(folds);
+  ASSERT_TRUE(fewer.has_value());
+  EXPECT_EQ(fewer->num_rows, 8);
+  EXPECT_EQ(fewer->num_rows_unfinished, 1);
+  for (FoldPredictions& fold : folds) {
+    for (RowPrediction& p : fold.calibrated) p.num_measured = 0;
+  }
+  EXPECT_FALSE(held_out_figures(folds).has_value());
 }
 
 TEST(Calibrate, CalibratedModelScalesClassesAndReplacesTheOverhead) {
@@ -236,7 +250,7 @@ TEST(Calibrate, FileRoundTripsAndBadFilesNameThePath) {
   file.groups.push_back(known_calibration());
   file.groups.push_back(known_calibration());
   file.groups.back().gpu = "H200";
-  file.groups.back().held_out = perf::HeldOutFigures{12, 3, 21.5, 9.25, 40.0, 12.5};
+  file.groups.back().held_out = perf::HeldOutFigures{12, 3, 1, 21.5, 9.25, 40.0, 12.5};
   const std::string path = (scratch_dir() / "calibration.json").string();
   perf::save_calibration(file, path);
   const perf::CalibrationFile again = perf::load_calibration(path);
