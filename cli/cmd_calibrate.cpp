@@ -59,7 +59,7 @@ void add_calibrate_command(CLI::App& app) {
     if (command->silicon.step_model != "kernel_db" && command->silicon.step_model != "roofline") {
       throw CLI::ValidationError("--step-model", "kernel_db or roofline");
     }
-    validate::run_calibrate(*command, std::cout);
+    validate::run_calibrate(*command, std::cout, &std::cerr);
   });
 }
 

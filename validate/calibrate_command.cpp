@@ -3,6 +3,7 @@
 #include <ctime>
 #include <map>
 #include <ostream>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -28,7 +29,8 @@ std::string today() {
 
 }  // namespace
 
-perf::CalibrationFile run_calibrate(const CalibrateCommand& command, std::ostream& log) {
+perf::CalibrationFile run_calibrate(const CalibrateCommand& command, std::ostream& log,
+                                    std::ostream* progress) {
   const std::vector<MeasuredRun> runs =
       ends_with(command.measured, ".json")
           ? read_vllm_bench_json(command.measured, command.bench_defaults)
@@ -76,14 +78,38 @@ perf::CalibrationFile run_calibrate(const CalibrateCommand& command, std::ostrea
     }
   }
   std::vector<FoldPredictions> fold_predictions(fold_tasks.size());
-  parallel_for(group_rows.size() + fold_tasks.size(), command.num_threads, [&](size_t task) {
+  const size_t num_tasks = group_rows.size() + fold_tasks.size();
+  const auto describe = [&](size_t task) {
     if (task < group_rows.size()) {
-      file.groups[task] = fit_calibration(*group_rows[task], command.fit);
-    } else {
-      const size_t f = task - group_rows.size();
-      fold_predictions[f] = predict_fold(fold_tasks[f].fold, command.fit);
+      const PreparedRow& any = *group_rows[task]->front();
+      return fmt::format("fit of {} on {} ({} rows)", any.engine, any.gpu,
+                         group_rows[task]->size());
     }
-  });
+    const ArchitectureFold& fold = fold_tasks[task - group_rows.size()].fold;
+    std::set<std::string> names;
+    for (const PreparedRow* row : fold.test) names.insert(row->model);
+    std::string models;
+    for (const std::string& name : names) models += (models.empty() ? "" : " and ") + name;
+    return fmt::format("fit of {} on {} without {} ({} rows predicted)", fold.test.front()->engine,
+                       fold.test.front()->gpu, models, fold.test.size());
+  };
+  size_t num_done = 0;  // on_done runs one call at a time
+  parallel_for(
+      num_tasks, command.num_threads,
+      [&](size_t task) {
+        if (task < group_rows.size()) {
+          file.groups[task] = fit_calibration(*group_rows[task], command.fit);
+        } else {
+          const size_t f = task - group_rows.size();
+          fold_predictions[f] = predict_fold(fold_tasks[f].fold, command.fit);
+        }
+      },
+      [&](size_t task, double seconds) {
+        if (progress == nullptr) return;
+        *progress << fmt::format("calibrate: {}/{} done: {}, {:.1f} s\n", ++num_done, num_tasks,
+                                 describe(task), seconds)
+                  << std::flush;
+      });
   std::vector<char> has_folds(group_rows.size(), 0);  // [num_groups]
   for (size_t g = 0; g < group_rows.size(); ++g) {
     std::vector<FoldPredictions> folds;

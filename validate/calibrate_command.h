@@ -24,8 +24,10 @@ struct CalibrateCommand {
   int num_threads = 1;  // engine x GPU groups fitted at once
 };
 
-// Reads, fits, writes `out`; prints a line per group and the rows left out to `log`. InputError
+// Reads, fits, writes `out`; prints a line per group and the rows left out to `log`, and, when
+// `progress` is given, a line per finished fit as it finishes (they take minutes). InputError
 // for unreadable input and when no row can be expressed.
-perf::CalibrationFile run_calibrate(const CalibrateCommand& command, std::ostream& log);
+perf::CalibrationFile run_calibrate(const CalibrateCommand& command, std::ostream& log,
+                                    std::ostream* progress = nullptr);
 
 }  // namespace tidal::validate

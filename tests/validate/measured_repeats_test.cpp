@@ -129,7 +129,10 @@ TEST(MeasuredRepeats, CalibrateFitsARepeatedRunOnce) {
   command.silicon.requests_per_client = 2;
   command.fit.max_iterations = 1;
   std::ostringstream log;
-  const perf::CalibrationFile file = run_calibrate(command, log);
+  std::ostringstream progress;
+  const perf::CalibrationFile file = run_calibrate(command, log, &progress);
+  EXPECT_EQ(progress.str().find("calibrate: 1/1 done: fit of vllm on H100-SXM (1 rows), "), 0u)
+      << progress.str();
   ASSERT_EQ(file.groups.size(), 1u);
   EXPECT_EQ(file.groups[0].num_rows, 1);
   EXPECT_NE(log.str().find("1 of 2 rows used"), std::string::npos) << log.str();
