@@ -59,7 +59,8 @@ struct Calibration {
   std::vector<std::string> models;
   double ttft_mape_pct = 0.0;
   double tpot_mape_pct = 0.0;
-  // `tidal calibrate --held-out` only; absent where the group has one architecture.
+  // `tidal calibrate --held-out` only; absent where the group has one architecture or no
+  // held-out row finished a measured request.
   std::optional<HeldOutFigures> held_out;
 
   double scale(ScaledClass scaled) const { return scales[static_cast<size_t>(scaled)].value; }
