@@ -218,22 +218,23 @@ std::string calibration_to_json_text(const CalibrationFile& file) {
                         {"models", c.models},
                         {"ttft_mape_pct", c.ttft_mape_pct},
                         {"tpot_mape_pct", c.tpot_mape_pct}}}});
-    if (c.held_out) {
-      const HeldOutFigures& h = *c.held_out;
-      groups.back()["held_out"] = {{"num_rows", h.num_rows},
-                                   {"num_architectures", h.num_architectures},
-                                   {"num_rows_unfinished", h.num_rows_unfinished},
-                                   {"ttft_mape_pct", h.ttft_mape_pct},
-                                   {"tpot_mape_pct", h.tpot_mape_pct},
-                                   {"uncalibrated_ttft_mape_pct", h.uncalibrated_ttft_mape_pct},
-                                   {"uncalibrated_tpot_mape_pct", h.uncalibrated_tpot_mape_pct}};
-    }
+    if (c.held_out) groups.back()["held_out"] = held_out_json(*c.held_out);
   }
   const nlohmann::ordered_json root{{"format", kFormat},
                                     {"base_model", file.base_model},
                                     {"created", file.created},
                                     {"groups", groups}};
   return root.dump(2) + "\n";
+}
+
+nlohmann::ordered_json held_out_json(const HeldOutFigures& h) {
+  return {{"num_rows", h.num_rows},
+          {"num_architectures", h.num_architectures},
+          {"num_rows_unfinished", h.num_rows_unfinished},
+          {"ttft_mape_pct", h.ttft_mape_pct},
+          {"tpot_mape_pct", h.tpot_mape_pct},
+          {"uncalibrated_ttft_mape_pct", h.uncalibrated_ttft_mape_pct},
+          {"uncalibrated_tpot_mape_pct", h.uncalibrated_tpot_mape_pct}};
 }
 
 void save_calibration(const CalibrationFile& file, const std::string& path) {

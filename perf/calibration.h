@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "perf/step_time_model.h"
 
 namespace tidal::perf {
@@ -76,6 +78,8 @@ struct CalibrationFile {
 // InputError naming the file and JSON path) and atomic writing (temporary name, then rename).
 CalibrationFile load_calibration(const std::string& path);
 void save_calibration(const CalibrationFile& file, const std::string& path);
+// A group's `held_out` object as the file writes it (summary.json echoes the same).
+nlohmann::ordered_json held_out_json(const HeldOutFigures& h);
 std::string calibration_to_json_text(const CalibrationFile& file);
 
 // The group for (engine, gpu); InputError "<json_path>: <path> holds no calibration for

@@ -189,16 +189,7 @@ ojson step_model_json(const PoolSpec& p) {
                         {"fitted_on_models", c.models},
                         {"ttft_mape_pct", c.ttft_mape_pct},
                         {"tpot_mape_pct", c.tpot_mape_pct}};
-    if (c.held_out) {
-      j["calibration"]["held_out"] = {
-          {"num_rows", c.held_out->num_rows},
-          {"num_architectures", c.held_out->num_architectures},
-          {"num_rows_unfinished", c.held_out->num_rows_unfinished},
-          {"ttft_mape_pct", c.held_out->ttft_mape_pct},
-          {"tpot_mape_pct", c.held_out->tpot_mape_pct},
-          {"uncalibrated_ttft_mape_pct", c.held_out->uncalibrated_ttft_mape_pct},
-          {"uncalibrated_tpot_mape_pct", c.held_out->uncalibrated_tpot_mape_pct}};
-    }
+    if (c.held_out) j["calibration"]["held_out"] = perf::held_out_json(*c.held_out);
   }
   return j;
 }
