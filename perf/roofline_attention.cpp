@@ -12,13 +12,21 @@ double cached_read(double p, int64_t window) {
   return window > 0 ? std::min(p, static_cast<double>(window)) : p;
 }
 
-OpWork gqa_work(const AttentionShape& s, double c, double p) {
+// A GQA batch part's totals: new tokens, query-key pairs and cached tokens read.
+struct GqaSums {
+  double num_new_tokens = 0;
+  double num_pairs = 0;
+  double num_cached_reads = 0;
+};
+
+OpWork gqa_work(const AttentionShape& s, const GqaSums& sums) {
   const double q_width = s.num_heads * s.head_dim;
   const double kv_width = 2.0 * s.num_kv_heads * s.head_dim;
+  const double c = sums.num_new_tokens;
   // QK^T and PV: 2 FLOPs per multiply-add each, over head_dim, per query-key pair and head.
-  return {4.0 * q_width * attended_pairs(c, p, s.window),
+  return {4.0 * q_width * sums.num_pairs,
           2.0 * c * q_width * kActivationBytes +
-              (cached_read(p, s.window) + 2.0 * c) * kv_width * s.kv_bytes};
+              (sums.num_cached_reads + 2.0 * c) * kv_width * s.kv_bytes};
 }
 
 // Multi-head latent attention as vLLM runs it (vllm/v1/attention/backends/mla/common.py, v0.11,
@@ -78,26 +86,42 @@ double attended_pairs(double c, double p, int64_t window) {
 
 AttentionWork attention_work(const AttentionShape& shape, std::span<const SeqWork> batch) {
   AttentionWork work;
+  if (!shape.mla) {
+    // GQA's work is linear in each sequence's new tokens, pairs and cached reads: summed first,
+    // priced once. Every term is a whole number (a pair count, a token count) far below 2^53, so
+    // the sums are exact and equal to pricing each sequence and summing.
+    GqaSums prefill, decode;
+    for (const SeqWork& seq : batch) {
+      if (seq.num_new_tokens <= 0) continue;
+      const double c = static_cast<double>(seq.num_new_tokens);
+      const double p = static_cast<double>(seq.num_context_tokens);
+      // Decodes and speculative verifications run the decode kernels (step_time_model.h).
+      GqaSums& sums = decode_rows(seq) > 0 ? decode : prefill;
+      sums.num_new_tokens += c;
+      sums.num_pairs += attended_pairs(c, p, shape.window);
+      sums.num_cached_reads += cached_read(p, shape.window);
+    }
+    work.prefill = gqa_work(shape, prefill);
+    work.decode = gqa_work(shape, decode);
+    return work;
+  }
   bool any_prefill = false;
   bool any_decode = false;
   for (const SeqWork& seq : batch) {
     if (seq.num_new_tokens <= 0) continue;
     const double c = static_cast<double>(seq.num_new_tokens);
     const double p = static_cast<double>(seq.num_context_tokens);
-    // Decodes and speculative verifications run the decode kernels (step_time_model.h).
-    const bool decode = decode_rows(seq) > 0;
-    (decode ? any_decode : any_prefill) = true;
-    if (!shape.mla) {
-      (decode ? work.decode : work.prefill) += gqa_work(shape, c, p);
-    } else if (decode) {
+    if (decode_rows(seq) > 0) {
+      any_decode = true;
       work.decode += mla_decode_work(shape, c, p);
     } else {
+      any_prefill = true;
       work.prefill += mla_prefill_work(shape, c, p);
     }
   }
   // MLA streams kv_b_proj once per step for each kind of work it does.
-  if (shape.mla && any_prefill) work.prefill.bytes += kv_b_weight_bytes(shape);
-  if (shape.mla && any_decode) work.decode.bytes += kv_b_weight_bytes(shape);
+  if (any_prefill) work.prefill.bytes += kv_b_weight_bytes(shape);
+  if (any_decode) work.decode.bytes += kv_b_weight_bytes(shape);
   return work;
 }
 
