@@ -12,21 +12,36 @@ double cached_read(double p, int64_t window) {
   return window > 0 ? std::min(p, static_cast<double>(window)) : p;
 }
 
-// A GQA batch part's totals: new tokens, query-key pairs and cached tokens read.
+// A GQA batch part's totals: new tokens, query-key pairs and cached tokens read. Whole numbers,
+// summed as integers (a step's pairs stay far below 2^53, where doubles are exact too).
 struct GqaSums {
-  double num_new_tokens = 0;
-  double num_pairs = 0;
-  double num_cached_reads = 0;
+  int64_t num_new_tokens = 0;
+  int64_t num_pairs = 0;
+  int64_t num_cached_reads = 0;
+
+  // A chunk of c new tokens on p cached ones, each query seeing at most `window` keys (0 =
+  // unbounded): attended_pairs' count, in integers.
+  void add(int64_t c, int64_t p, int64_t window) {
+    num_new_tokens += c;
+    if (window <= 0) {
+      num_pairs += c * p + c * (c + 1) / 2;
+      num_cached_reads += p;
+      return;
+    }
+    const int64_t k0 = std::clamp<int64_t>(window - p, 0, c);
+    num_pairs += k0 * p + k0 * (k0 + 1) / 2 + (c - k0) * window;
+    num_cached_reads += std::min(p, window);
+  }
 };
 
 OpWork gqa_work(const AttentionShape& s, const GqaSums& sums) {
   const double q_width = s.num_heads * s.head_dim;
   const double kv_width = 2.0 * s.num_kv_heads * s.head_dim;
-  const double c = sums.num_new_tokens;
+  const auto c = static_cast<double>(sums.num_new_tokens);
   // QK^T and PV: 2 FLOPs per multiply-add each, over head_dim, per query-key pair and head.
-  return {4.0 * q_width * sums.num_pairs,
+  return {4.0 * q_width * static_cast<double>(sums.num_pairs),
           2.0 * c * q_width * kActivationBytes +
-              (sums.num_cached_reads + 2.0 * c) * kv_width * s.kv_bytes};
+              (static_cast<double>(sums.num_cached_reads) + 2.0 * c) * kv_width * s.kv_bytes};
 }
 
 // Multi-head latent attention as vLLM runs it (vllm/v1/attention/backends/mla/common.py, v0.11,
@@ -88,18 +103,14 @@ AttentionWork attention_work(const AttentionShape& shape, std::span<const SeqWor
   AttentionWork work;
   if (!shape.mla) {
     // GQA's work is linear in each sequence's new tokens, pairs and cached reads: summed first,
-    // priced once. Every term is a whole number (a pair count, a token count) far below 2^53, so
-    // the sums are exact and equal to pricing each sequence and summing.
+    // priced once. The sums are exact, and so is each priced term (whole numbers times the
+    // dtypes' 2, 1 or 0.5 bytes, far below 2^53): equal to pricing each sequence and summing.
     GqaSums prefill, decode;
     for (const SeqWork& seq : batch) {
       if (seq.num_new_tokens <= 0) continue;
-      const double c = static_cast<double>(seq.num_new_tokens);
-      const double p = static_cast<double>(seq.num_context_tokens);
       // Decodes and speculative verifications run the decode kernels (step_time_model.h).
-      GqaSums& sums = decode_rows(seq) > 0 ? decode : prefill;
-      sums.num_new_tokens += c;
-      sums.num_pairs += attended_pairs(c, p, shape.window);
-      sums.num_cached_reads += cached_read(p, shape.window);
+      (decode_rows(seq) > 0 ? decode : prefill)
+          .add(seq.num_new_tokens, seq.num_context_tokens, shape.window);
     }
     work.prefill = gqa_work(shape, prefill);
     work.decode = gqa_work(shape, decode);
