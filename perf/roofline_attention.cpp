@@ -12,29 +12,7 @@ double cached_read(double p, int64_t window) {
   return window > 0 ? std::min(p, static_cast<double>(window)) : p;
 }
 
-// A GQA batch part's totals: new tokens, query-key pairs and cached tokens read. Whole numbers,
-// summed as integers (a step's pairs stay far below 2^53, where doubles are exact too).
-struct GqaSums {
-  int64_t num_new_tokens = 0;
-  int64_t num_pairs = 0;
-  int64_t num_cached_reads = 0;
-
-  // A chunk of c new tokens on p cached ones, each query seeing at most `window` keys (0 =
-  // unbounded): attended_pairs' count, in integers.
-  void add(int64_t c, int64_t p, int64_t window) {
-    num_new_tokens += c;
-    if (window <= 0) {
-      num_pairs += c * p + c * (c + 1) / 2;
-      num_cached_reads += p;
-      return;
-    }
-    const int64_t k0 = std::clamp<int64_t>(window - p, 0, c);
-    num_pairs += k0 * p + k0 * (k0 + 1) / 2 + (c - k0) * window;
-    num_cached_reads += std::min(p, window);
-  }
-};
-
-OpWork gqa_work(const AttentionShape& s, const GqaSums& sums) {
+OpWork gqa_part_work(const AttentionShape& s, const GqaSums& sums) {
   const double q_width = s.num_heads * s.head_dim;
   const double kv_width = 2.0 * s.num_kv_heads * s.head_dim;
   const auto c = static_cast<double>(sums.num_new_tokens);
@@ -91,6 +69,21 @@ double kv_b_weight_bytes(const AttentionShape& s) {
 
 }  // namespace
 
+GqaBatchSums gqa_sums(std::span<const SeqWork> batch, int64_t window) {
+  GqaBatchSums sums;
+  for (const SeqWork& seq : batch) {
+    if (seq.num_new_tokens <= 0) continue;
+    // Decodes and speculative verifications run the decode kernels (step_time_model.h).
+    (decode_rows(seq) > 0 ? sums.decode : sums.prefill)
+        .add(seq.num_new_tokens, seq.num_context_tokens, window);
+  }
+  return sums;
+}
+
+AttentionWork gqa_work(const AttentionShape& shape, const GqaBatchSums& sums) {
+  return {gqa_part_work(shape, sums.prefill), gqa_part_work(shape, sums.decode)};
+}
+
 double attended_pairs(double c, double p, int64_t window) {
   if (window <= 0) return c * (p + (c + 1.0) / 2.0);
   const double w = static_cast<double>(window);
@@ -101,21 +94,7 @@ double attended_pairs(double c, double p, int64_t window) {
 
 AttentionWork attention_work(const AttentionShape& shape, std::span<const SeqWork> batch) {
   AttentionWork work;
-  if (!shape.mla) {
-    // GQA's work is linear in each sequence's new tokens, pairs and cached reads: summed first,
-    // priced once. The sums are exact, and so is each priced term (whole numbers times the
-    // dtypes' 2, 1 or 0.5 bytes, far below 2^53): equal to pricing each sequence and summing.
-    GqaSums prefill, decode;
-    for (const SeqWork& seq : batch) {
-      if (seq.num_new_tokens <= 0) continue;
-      // Decodes and speculative verifications run the decode kernels (step_time_model.h).
-      (decode_rows(seq) > 0 ? decode : prefill)
-          .add(seq.num_new_tokens, seq.num_context_tokens, shape.window);
-    }
-    work.prefill = gqa_work(shape, prefill);
-    work.decode = gqa_work(shape, decode);
-    return work;
-  }
+  if (!shape.mla) return gqa_work(shape, gqa_sums(batch, shape.window));
   bool any_prefill = false;
   bool any_decode = false;
   for (const SeqWork& seq : batch) {

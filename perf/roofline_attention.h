@@ -3,6 +3,7 @@
 // prefill, absorbed for decode), and either of them over a sliding window.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 
@@ -34,5 +35,41 @@ struct AttentionWork {
 double attended_pairs(double c, double p, int64_t window);
 
 AttentionWork attention_work(const AttentionShape& shape, std::span<const SeqWork> batch);
+
+// Grouped-query attention's work is linear in a batch's new tokens, query-key pairs and cached
+// tokens read, so attention_work sums those and prices them once. They are whole numbers, summed
+// as integers (a step's pairs stay far below 2^53); each priced term is a whole number times the
+// dtypes' 2, 1 or 0.5 bytes, so the work equals pricing each sequence alone and adding up, to
+// the bit (tests/perf/gqa_attention_sums_test.cpp).
+struct GqaSums {
+  int64_t num_new_tokens = 0;
+  int64_t num_pairs = 0;
+  int64_t num_cached_reads = 0;
+
+  // A chunk of c new tokens on p cached ones, each query seeing at most `window` keys (0 =
+  // unbounded): attended_pairs' count, in integers. Inline: called for every sequence of every
+  // step.
+  void add(int64_t c, int64_t p, int64_t window) {
+    num_new_tokens += c;
+    if (window <= 0) {
+      num_pairs += c * p + c * (c + 1) / 2;
+      num_cached_reads += p;
+      return;
+    }
+    const int64_t k0 = std::clamp<int64_t>(window - p, 0, c);
+    num_pairs += k0 * p + k0 * (k0 + 1) / 2 + (c - k0) * window;
+    num_cached_reads += std::min(p, window);
+  }
+};
+
+// A batch's GQA sums, split as the kernels run them (decode_rows).
+struct GqaBatchSums {
+  GqaSums prefill;
+  GqaSums decode;
+};
+
+GqaBatchSums gqa_sums(std::span<const SeqWork> batch, int64_t window);
+// attention_work of a GQA shape from its batch's sums.
+AttentionWork gqa_work(const AttentionShape& shape, const GqaBatchSums& sums);
 
 }  // namespace tidal::perf

@@ -1,6 +1,7 @@
 #include "perf/roofline_costs.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <utility>
 
@@ -422,10 +423,8 @@ OpWork RooflineCosts::token_work(int64_t num_tokens) const {
   return total;
 }
 
-OpWork RooflineCosts::rank_work(std::span<const SeqWork> batch, TokenWorkMemo* memo) const {
-  const BatchCounts counts = count_batch(batch);
+OpWork RooflineCosts::token_and_row_work(const BatchCounts& counts, TokenWorkMemo* memo) const {
   OpWork total;
-  if (counts.num_seqs == 0) return total;
   const double rows = static_cast<double>(counts.num_logit_rows);
   // The same sums in the same order whether remembered or not: bit-identical work.
   if (const OpWork* known = memo != nullptr ? memo->find(counts.num_tokens) : nullptr) {
@@ -438,6 +437,13 @@ OpWork RooflineCosts::rank_work(std::span<const SeqWork> batch, TokenWorkMemo* m
     total += lm_head_work(rows);
     total += sampling_work(rows);
   }
+  return total;
+}
+
+OpWork RooflineCosts::rank_work(std::span<const SeqWork> batch, TokenWorkMemo* memo) const {
+  const BatchCounts counts = count_batch(batch);
+  if (counts.num_seqs == 0) return {};
+  OpWork total = token_and_row_work(counts, memo);
   const std::pair<const AttentionShape*, double> kinds[] = {
       {&full_attention_, static_cast<double>(model_.num_full_layers())},
       {&sliding_attention_, static_cast<double>(model_.num_sliding_layers())}};
@@ -449,6 +455,36 @@ OpWork RooflineCosts::rank_work(std::span<const SeqWork> batch, TokenWorkMemo* m
   }
   if (const double layers = static_cast<double>(model_.num_linear_layers()); layers > 0) {
     const AttentionWork work = linear_attention_work(linear_attention_, batch);
+    total += OpWork{layers * (work.prefill.flops + work.decode.flops),
+                    layers * (work.prefill.bytes + work.decode.bytes)};
+  }
+  return total;
+}
+
+bool RooflineCosts::prices_by_sums() const {
+  return !full_attention_.mla && full_attention_.window == 0 && model_.num_sliding_layers() == 0 &&
+         model_.num_linear_layers() == 0 && deployment_.attention_dp <= 1;
+}
+
+RankSums RooflineCosts::rank_sums(std::span<const SeqWork> batch) const {
+  RankSums sums;
+  for (const SeqWork& seq : batch) {
+    if (seq.num_new_tokens <= 0) continue;
+    sums.counts.num_tokens += seq.num_new_tokens;
+    ++sums.counts.num_seqs;
+    sums.counts.num_logit_rows += seq.num_logit_rows;
+    (decode_rows(seq) > 0 ? sums.full.decode : sums.full.prefill)
+        .add(seq.num_new_tokens, seq.num_context_tokens, full_attention_.window);
+  }
+  return sums;
+}
+
+OpWork RooflineCosts::rank_work(const RankSums& sums, TokenWorkMemo* memo) const {
+  assert(prices_by_sums());
+  if (sums.counts.num_seqs == 0) return {};
+  OpWork total = token_and_row_work(sums.counts, memo);
+  if (const double layers = static_cast<double>(model_.num_full_layers()); layers > 0) {
+    const AttentionWork work = gqa_work(full_attention_, sums.full);
     total += OpWork{layers * (work.prefill.flops + work.decode.flops),
                     layers * (work.prefill.bytes + work.decode.bytes)};
   }

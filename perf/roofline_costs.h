@@ -63,6 +63,12 @@ class TokenWorkMemo {
   std::vector<char> known_;   // [largest count kept + 1]
 };
 
+// What a step's work needs of a batch where the GQA sums suffice (RooflineCosts::prices_by_sums).
+struct RankSums {
+  BatchCounts counts;
+  GqaBatchSums full;  // over the full-attention layers' shape
+};
+
 class RooflineCosts final : public StepCosts {
  public:
   // Checks the deployment (tp against heads) and the options; InputError on bad values.
@@ -120,6 +126,16 @@ class RooflineCosts final : public StepCosts {
   // final norm and every layer's token op classes, summed in rank_work's order.
   OpWork token_work(int64_t num_tokens) const;
 
+  // Whether a step's work follows from its RankSums: grouped-query attention over every token in
+  // every layer (no latent, sliding or linear attention) and one attention rank. A repeated
+  // decode step's work then follows from the previous step's sums (StepWorkCounter).
+  bool prices_by_sums() const;
+  // A batch's counts and full-attention GQA sums, in one pass.
+  RankSums rank_sums(std::span<const SeqWork> batch) const;
+  // step_work from the batch's sums; prices_by_sums() only. The same sums in the same order as
+  // step_work of the batch: bit-identical.
+  OpWork rank_work(const RankSums& sums, TokenWorkMemo* memo) const;
+
  private:
   OpWork embedding_work(double num_tokens) const;   // gather [t, h] rows once per step
   OpWork final_norm_work(double num_tokens) const;  // the final RMSNorm: read and write [t, h]
@@ -127,6 +143,8 @@ class RooflineCosts final : public StepCosts {
   OpWork sampling_work(double num_logit_rows) const;
   // step_work of one rank's own classes
   OpWork rank_work(std::span<const SeqWork> batch, TokenWorkMemo* memo) const;
+  // rank_work's token and logit-row part: token_work (remembered in `memo`), LM head, sampling.
+  OpWork token_and_row_work(const BatchCounts& counts, TokenWorkMemo* memo) const;
   // routed_expert_work on expert-parallel rank `rank` under `load`.
   OpWork rank_routed_expert_work(double num_tokens, const ExpertLoad& load, int32_t rank) const;
   double gemm_seconds(const OpWork& work, double peak_flops) const;

@@ -187,7 +187,7 @@ void Replica::account_hol(double step_s) {
 }
 
 // The load figures of the planned step: its batch, the KV blocks it holds, its work.
-void Replica::account_load(const sched::StepPlan& plan, int64_t duration_ns) {
+void Replica::account_load(const sched::StepPlan& plan, int64_t duration_ns, bool repeated) {
   const size_t batch = plan.seqs.size();
   if (load_.busy_ns_by_batch.size() <= batch) load_.busy_ns_by_batch.resize(batch + 1, 0);
   load_.busy_ns_by_batch[batch] += duration_ns;
@@ -204,7 +204,13 @@ void Replica::account_load(const sched::StepPlan& plan, int64_t duration_ns) {
     load_.full_power_s += seconds;
     return;
   }
-  step_work_ = work_counter_->step_work(work_);
+  if (!work_counter_->advances_repeated_steps()) {
+    step_work_ = work_counter_->step_work(work_);
+  } else if (repeated) {
+    step_work_ = work_counter_->repeated_step_work(step_sums_);
+  } else {
+    step_work_ = work_counter_->step_work(work_, step_sums_);
+  }
   load_.full_power_s +=
       fleet::step_utilisation(step_work_.flops, step_work_.bytes, work_counter_->peak_flops(),
                               work_counter_->peak_bandwidth_Bps(), seconds) *
@@ -241,7 +247,8 @@ int64_t Replica::plan_step(int64_t now_ns, std::span<const Request> requests) {
     throw std::logic_error(
         "sim::Replica: a request came or went between a repeated step and its plan");
   }
-  const sched::StepPlan& plan = repeated_ ? scheduler_->plan() : scheduler_->schedule(now_ns);
+  const bool repeated = repeated_;
+  const sched::StepPlan& plan = repeated ? scheduler_->plan() : scheduler_->schedule(now_ns);
   repeated_ = false;
   plan_ = &plan;
   if (plan.empty()) return -1;
@@ -272,7 +279,7 @@ int64_t Replica::plan_step(int64_t now_ns, std::span<const Request> requests) {
   }
   // Positive: rounding by adding a half is exact enough and avoids a libm call per step.
   const int64_t duration_ns = std::max<int64_t>(1, static_cast<int64_t>(seconds * 1e9 + 0.5));
-  account_load(plan, duration_ns);
+  account_load(plan, duration_ns, repeated);
   return duration_ns;
 }
 
