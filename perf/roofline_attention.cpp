@@ -1,6 +1,7 @@
 #include "perf/roofline_attention.h"
 
 #include <algorithm>
+#include <cassert>
 
 namespace tidal::perf {
 namespace {
@@ -78,6 +79,14 @@ GqaBatchSums gqa_sums(std::span<const SeqWork> batch, int64_t window) {
         .add(seq.num_new_tokens, seq.num_context_tokens, window);
   }
   return sums;
+}
+
+void GqaBatchSums::advance_repeated_step() {
+  assert(prefill.num_pairs == prefill.num_new_tokens && prefill.num_cached_reads == 0);
+  decode.num_pairs += decode.num_new_tokens + 2 * prefill.num_new_tokens;
+  decode.num_cached_reads += decode.num_new_tokens + prefill.num_new_tokens;
+  decode.num_new_tokens += prefill.num_new_tokens;
+  prefill = GqaSums{};
 }
 
 AttentionWork gqa_work(const AttentionShape& shape, const GqaBatchSums& sums) {

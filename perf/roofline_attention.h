@@ -66,6 +66,13 @@ struct GqaSums {
 struct GqaBatchSums {
   GqaSums prefill;
   GqaSums decode;
+
+  // To the sums of the step that repeats this one (sched::Scheduler::repeat_step: the same
+  // sequences, one new token each, each on one more cached token), attending to every token.
+  // The step repeated held decodes (c = 1 on p cached tokens: p + 1 pairs, p reads) and first
+  // tokens of one-token prompts (the prefill part: 1 pair, no read each); now every one of them
+  // decodes on one more cached token.
+  void advance_repeated_step();
 };
 
 GqaBatchSums gqa_sums(std::span<const SeqWork> batch, int64_t window);

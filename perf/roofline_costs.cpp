@@ -423,6 +423,19 @@ OpWork RooflineCosts::token_work(int64_t num_tokens) const {
   return total;
 }
 
+RankSums rank_sums(std::span<const SeqWork> batch) {
+  RankSums sums;
+  for (const SeqWork& seq : batch) {
+    if (seq.num_new_tokens <= 0) continue;
+    sums.counts.num_tokens += seq.num_new_tokens;
+    ++sums.counts.num_seqs;
+    sums.counts.num_logit_rows += seq.num_logit_rows;
+    (decode_rows(seq) > 0 ? sums.full.decode : sums.full.prefill)
+        .add(seq.num_new_tokens, seq.num_context_tokens, 0);
+  }
+  return sums;
+}
+
 OpWork RooflineCosts::token_and_row_work(const BatchCounts& counts, TokenWorkMemo* memo) const {
   OpWork total;
   const double rows = static_cast<double>(counts.num_logit_rows);
@@ -466,19 +479,6 @@ bool RooflineCosts::prices_by_sums() const {
          model_.num_linear_layers() == 0 && deployment_.attention_dp <= 1;
 }
 
-RankSums RooflineCosts::rank_sums(std::span<const SeqWork> batch) const {
-  RankSums sums;
-  for (const SeqWork& seq : batch) {
-    if (seq.num_new_tokens <= 0) continue;
-    sums.counts.num_tokens += seq.num_new_tokens;
-    ++sums.counts.num_seqs;
-    sums.counts.num_logit_rows += seq.num_logit_rows;
-    (decode_rows(seq) > 0 ? sums.full.decode : sums.full.prefill)
-        .add(seq.num_new_tokens, seq.num_context_tokens, full_attention_.window);
-  }
-  return sums;
-}
-
 OpWork RooflineCosts::rank_work(const RankSums& sums, TokenWorkMemo* memo) const {
   assert(prices_by_sums());
   if (sums.counts.num_seqs == 0) return {};
@@ -514,6 +514,24 @@ AttentionSeconds RooflineCosts::attention_seconds(std::span<const SeqWork> batch
   const AttentionSeconds linear = linear_attention_seconds(batch);
   seconds.prefill += linear.prefill;
   seconds.decode += linear.decode;
+  return seconds;
+}
+
+AttentionSeconds RooflineCosts::attention_seconds(const RankSums& sums) const {
+  assert(prices_by_sums());
+  // attention_seconds of the batch with no sliding or linear layers.
+  // A part with no tokens does no work and takes no time: its two divisions are skipped.
+  AttentionSeconds seconds;
+  const double full_layers = static_cast<double>(model_.num_full_layers());
+  if (full_layers > 0) {
+    const AttentionWork work = gqa_work(full_attention_, sums.full);
+    if (sums.full.prefill.num_new_tokens > 0) {
+      seconds.prefill = full_layers * attention_layer_seconds(work.prefill);
+    }
+    if (sums.full.decode.num_new_tokens > 0) {
+      seconds.decode = full_layers * attention_layer_seconds(work.decode);
+    }
+  }
   return seconds;
 }
 

@@ -63,11 +63,14 @@ class TokenWorkMemo {
   std::vector<char> known_;   // [largest count kept + 1]
 };
 
-// What a step's work needs of a batch where the GQA sums suffice (RooflineCosts::prices_by_sums).
+// What a step's time and work need of a batch where the GQA sums suffice
+// (RooflineCosts::prices_by_sums): its counts and its sums over attention to every token.
 struct RankSums {
   BatchCounts counts;
-  GqaBatchSums full;  // over the full-attention layers' shape
+  GqaBatchSums full;
 };
+// A batch's RankSums, in one pass.
+RankSums rank_sums(std::span<const SeqWork> batch);
 
 class RooflineCosts final : public StepCosts {
  public:
@@ -126,15 +129,15 @@ class RooflineCosts final : public StepCosts {
   // final norm and every layer's token op classes, summed in rank_work's order.
   OpWork token_work(int64_t num_tokens) const;
 
-  // Whether a step's work follows from its RankSums: grouped-query attention over every token in
-  // every layer (no latent, sliding or linear attention) and one attention rank. A repeated
-  // decode step's work then follows from the previous step's sums (StepWorkCounter).
+  // Whether a step's time and work follow from its RankSums: grouped-query attention over every
+  // token in every layer (no latent, sliding or linear attention) and one attention rank. A
+  // repeated decode step's sums then follow from the previous step's
+  // (GqaBatchSums::advance_repeated_step) without a pass over the batch.
   bool prices_by_sums() const;
-  // A batch's counts and full-attention GQA sums, in one pass.
-  RankSums rank_sums(std::span<const SeqWork> batch) const;
-  // step_work from the batch's sums; prices_by_sums() only. The same sums in the same order as
-  // step_work of the batch: bit-identical.
+  // step_work and attention_seconds from the batch's sums; prices_by_sums() only. The same sums
+  // in the same order as from the batch: bit-identical.
   OpWork rank_work(const RankSums& sums, TokenWorkMemo* memo) const;
+  AttentionSeconds attention_seconds(const RankSums& sums) const;
 
  private:
   OpWork embedding_work(double num_tokens) const;   // gather [t, h] rows once per step

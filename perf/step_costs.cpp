@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cassert>
 
+#include "perf/roofline_costs.h"
+
 namespace tidal::perf {
 
 int64_t layers_running(const ModelSpec& model, OpClass op) {
@@ -42,6 +44,10 @@ TabulatedStepModel::TabulatedStepModel(std::unique_ptr<StepCosts> costs,
       token_totals_(static_cast<std::size_t>(max_precomputed_tokens + 1), 0.0),
       row_totals_(static_cast<std::size_t>(max_precomputed_seqs + 1), 0.0),
       seq_totals_(static_cast<std::size_t>(max_precomputed_seqs + 1), 0.0) {
+  if (const auto* roofline = dynamic_cast<const RooflineCosts*>(costs_.get());
+      roofline != nullptr && roofline->prices_by_sums() && attention_dp_ <= 1) {
+    roofline_ = roofline;
+  }
   // Index 0 stays 0: a step with no tokens costs nothing.
   for (std::size_t n = 1; n < token_totals_.size(); ++n) {
     for (OpClass op : kTokenOpClasses) {
@@ -174,6 +180,17 @@ double TabulatedStepModel::step_seconds(std::span<const SeqWork> batch) const {
   const double operators = token_total(counts.num_tokens) + row_total(counts.num_logit_rows) +
                            attention.prefill + attention.decode;
   return operators * (1.0 + costs_->operator_share()) + seq_total(counts.num_seqs);
+}
+
+double TabulatedStepModel::summed_step_seconds(const RankSums& sums) const {
+  assert(roofline_ != nullptr);
+  // step_seconds of the batch, its attention from the sums.
+  if (sums.counts.num_seqs == 0) return 0.0;
+  const AttentionSeconds attention = roofline_->attention_seconds(sums);
+  const double operators = token_total(sums.counts.num_tokens) +
+                           row_total(sums.counts.num_logit_rows) + attention.prefill +
+                           attention.decode;
+  return operators * (1.0 + costs_->operator_share()) + seq_total(sums.counts.num_seqs);
 }
 
 double TabulatedStepModel::swap_seconds(int64_t num_blocks) const {

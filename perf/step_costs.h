@@ -50,6 +50,8 @@ struct BatchCounts {
 };
 BatchCounts count_batch(std::span<const SeqWork> batch);
 
+class RooflineCosts;
+
 class StepCosts {
  public:
   virtual ~StepCosts() = default;
@@ -82,6 +84,8 @@ class TabulatedStepModel final : public StepTimeModel {
   double step_seconds(std::span<const SeqWork> batch) const override;
   double swap_seconds(int64_t num_blocks) const override;
   StepBreakdown breakdown(std::span<const SeqWork> batch) const override;
+  bool prices_by_sums() const override { return roofline_ != nullptr; }
+  double summed_step_seconds(const RankSums& sums) const override;
 
  private:
   double token_total(int64_t num_tokens) const;
@@ -108,6 +112,8 @@ class TabulatedStepModel final : public StepTimeModel {
   StepBreakdown data_parallel_breakdown(std::span<const SeqWork> batch) const;
 
   std::unique_ptr<StepCosts> costs_;
+  // costs_ where it is a roofline that prices by sums (RooflineCosts::prices_by_sums), else null.
+  const RooflineCosts* roofline_ = nullptr;
   int32_t attention_dp_ = 1;
   std::vector<double> token_totals_;   // [max_precomputed_tokens + 1], sum over kTokenOpClasses
   std::vector<double> shared_totals_;  // [max_precomputed_tokens + 1] with attention_dp > 1, else

@@ -1,6 +1,7 @@
 #include "perf/step_time_model.h"
 
 #include <array>
+#include <stdexcept>
 
 namespace tidal::perf {
 namespace {
@@ -25,6 +26,10 @@ bool parse_op_class(std::string_view name, OpClass* op) {
     }
   }
   return false;
+}
+
+double StepTimeModel::summed_step_seconds(const RankSums& /*sums*/) const {
+  throw std::logic_error("perf::StepTimeModel: summed_step_seconds of a model that prices batches");
 }
 
 double StepBreakdown::total_seconds() const {

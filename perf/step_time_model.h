@@ -75,6 +75,8 @@ struct StepBreakdown {
   double total_seconds() const;
 };
 
+struct RankSums;  // roofline_costs.h
+
 class StepTimeModel {
  public:
   virtual ~StepTimeModel() = default;
@@ -85,6 +87,12 @@ class StepTimeModel {
   virtual double swap_seconds(int64_t num_blocks) const = 0;
   // The same step split by operator class; total_seconds() equals step_seconds() up to rounding.
   virtual StepBreakdown breakdown(std::span<const SeqWork> batch) const = 0;
+  // Whether step_seconds follows from a batch's RankSums (roofline_costs.h: the roofline over
+  // grouped-query attention to every token, one attention rank), so that a repeated decode step
+  // is priced without a pass over its batch. False unless a model says so.
+  virtual bool prices_by_sums() const { return false; }
+  // step_seconds of the batch `sums` sums, bit-identical; prices_by_sums() only.
+  virtual double summed_step_seconds(const RankSums& sums) const;
 };
 
 }  // namespace tidal::perf

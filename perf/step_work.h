@@ -24,17 +24,10 @@ class StepWorkCounter {
   // Not thread-safe: it remembers the token part of the work between calls (TokenWorkMemo).
   OpWork step_work(std::span<const SeqWork> batch) const { return costs_.step_work(batch, &memo_); }
 
-  // Whether a repeated decode step's work follows from the previous step's sums
-  // (RooflineCosts::prices_by_sums: GQA over every token, one attention rank).
-  bool advances_repeated_steps() const { return advances_repeated_steps_; }
-  // step_work, leaving the batch's sums in `sums` for the steps that repeat it.
-  // advances_repeated_steps() only.
-  OpWork step_work(std::span<const SeqWork> batch, RankSums& sums) const;
-  // The work of a step that repeats the one `sums` holds (the same decodes, each one token
-  // further: one more cached token read and one more query-key pair each), advancing `sums` to
-  // it. Bit-identical to step_work of that step's batch (tests/sim/repeated_steps_test.cpp runs
-  // every example both ways). advances_repeated_steps() only.
-  OpWork repeated_step_work(RankSums& sums) const;
+  // Whether step_work follows from a batch's RankSums (RooflineCosts::prices_by_sums).
+  bool prices_by_sums() const { return prices_by_sums_; }
+  // step_work of the batch `sums` sums; prices_by_sums() only. Bit-identical.
+  OpWork step_work(const RankSums& sums) const { return costs_.rank_work(sums, &memo_); }
   // Peak FLOP/s of one GPU at the tensor rate of the served weights' format (the rate the
   // roofline prices GEMMs at), and its memory bandwidth in bytes/s.
   double peak_flops() const { return costs_.gemm_peak_flops(); }
@@ -43,7 +36,7 @@ class StepWorkCounter {
  private:
   RooflineCosts costs_;
   double peak_bandwidth_Bps_;
-  bool advances_repeated_steps_;
+  bool prices_by_sums_;
   mutable TokenWorkMemo memo_;
 };
 

@@ -57,6 +57,8 @@ Replica::Replica(int32_t index, int32_t pool, const PoolSpec& spec, int64_t long
       accepting_seed_(traces::derive_seed(seed, 2)) {
   block_manager_->attach_tiers(tier_store_.get());
   work_counter_ = work_counter != nullptr ? std::move(work_counter) : make_work_counter(spec);
+  prices_by_sums_ =
+      step_model_.prices_by_sums() || (work_counter_ != nullptr && work_counter_->prices_by_sums());
   if (spec.lora) {
     lora_spec_ = &*spec.lora;
     lora_ = std::make_unique<LoraCache>(
@@ -173,21 +175,23 @@ void Replica::account_hol(double step_s) {
   hol_.delay_s.clear();
   hol_.caused_s.clear();
   if (long_prefill_tokens_ <= 0 || work_.size() < 2) return;
+  const auto is_long = [this](const perf::SeqWork& seq) {
+    return fleet::is_long_prefill(seq.num_new_tokens, long_prefill_tokens_);
+  };
+  if (std::none_of(work_.begin(), work_.end(), is_long)) return;
   short_work_.clear();
   new_tokens_.resize(work_.size());
   for (size_t i = 0; i < work_.size(); ++i) {
     new_tokens_[i] = work_[i].num_new_tokens;
-    if (!fleet::is_long_prefill(work_[i].num_new_tokens, long_prefill_tokens_)) {
-      short_work_.push_back(work_[i]);
-    }
+    if (!is_long(work_[i])) short_work_.push_back(work_[i]);
   }
-  if (short_work_.empty() || short_work_.size() == work_.size()) return;
+  if (short_work_.empty()) return;  // every sequence a long prefill: none delayed
   hol_ = fleet::attribute_step_stretch(new_tokens_, long_prefill_tokens_, step_s,
                                        step_model_.step_seconds(short_work_));
 }
 
 // The load figures of the planned step: its batch, the KV blocks it holds, its work.
-void Replica::account_load(const sched::StepPlan& plan, int64_t duration_ns, bool repeated) {
+void Replica::account_load(const sched::StepPlan& plan, int64_t duration_ns) {
   const size_t batch = plan.seqs.size();
   if (load_.busy_ns_by_batch.size() <= batch) load_.busy_ns_by_batch.resize(batch + 1, 0);
   load_.busy_ns_by_batch[batch] += duration_ns;
@@ -204,13 +208,8 @@ void Replica::account_load(const sched::StepPlan& plan, int64_t duration_ns, boo
     load_.full_power_s += seconds;
     return;
   }
-  if (!work_counter_->advances_repeated_steps()) {
-    step_work_ = work_counter_->step_work(work_);
-  } else if (repeated) {
-    step_work_ = work_counter_->repeated_step_work(step_sums_);
-  } else {
-    step_work_ = work_counter_->step_work(work_, step_sums_);
-  }
+  step_work_ = work_counter_->prices_by_sums() ? work_counter_->step_work(step_sums_)
+                                               : work_counter_->step_work(work_);
   load_.full_power_s +=
       fleet::step_utilisation(step_work_.flops, step_work_.bytes, work_counter_->peak_flops(),
                               work_counter_->peak_bandwidth_Bps(), seconds) *
@@ -258,7 +257,16 @@ int64_t Replica::plan_step(int64_t now_ns, std::span<const Request> requests) {
     work_[i] = perf::SeqWork{seq.num_new_tokens, seq.num_context_tokens,
                              seq.samples ? 1 + seq.num_spec_tokens : 0};
   }
-  double seconds = step_model_.step_seconds(work_);
+  if (prices_by_sums_) {
+    // A repeated step's sums follow from the last step's, without a pass over the batch.
+    if (repeated) {
+      step_sums_.full.advance_repeated_step();
+    } else {
+      step_sums_ = perf::rank_sums(work_);
+    }
+  }
+  double seconds = step_model_.prices_by_sums() ? step_model_.summed_step_seconds(step_sums_)
+                                                : step_model_.step_seconds(work_);
   account_hol(seconds);
   if (speculative_) {
     // Drafting: each draft position costs draft_cost_ratio target steps (FACTS.md's
@@ -279,7 +287,7 @@ int64_t Replica::plan_step(int64_t now_ns, std::span<const Request> requests) {
   }
   // Positive: rounding by adding a half is exact enough and avoids a libm call per step.
   const int64_t duration_ns = std::max<int64_t>(1, static_cast<int64_t>(seconds * 1e9 + 0.5));
-  account_load(plan, duration_ns, repeated);
+  account_load(plan, duration_ns);
   return duration_ns;
 }
 

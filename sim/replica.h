@@ -155,8 +155,7 @@ class Replica {
   kv::BlockManagerStats released_block_manager_stats_;
   kv::TierStoreStats released_tier_stats_;
   void account_hol(double step_s);
-  // `repeated`: the step repeats the one before (Scheduler::repeat_step).
-  void account_load(const sched::StepPlan& plan, int64_t duration_ns, bool repeated);
+  void account_load(const sched::StepPlan& plan, int64_t duration_ns);
 
   const perf::StepTimeModel& step_model_;
   const sched::StepPlan* plan_ = nullptr;
@@ -187,7 +186,9 @@ class Replica {
   // Roofline counts of each step; null when the pool has no model or GPU figures to count by.
   std::shared_ptr<const perf::StepWorkCounter> work_counter_;
   perf::OpWork step_work_;  // of the planned step
-  // The planned step's sums, where the work counter advances repeated steps from them.
+  // The step model or the work counter prices steps by their sums (perf::RankSums): the planned
+  // step's, kept between steps so that a repeated step advances them.
+  bool prices_by_sums_ = false;
   perf::RankSums step_sums_;
   StepLoad load_;
   // The pool's `lora`: its adapters loaded, and each step's distinct adapters; null without.
