@@ -18,6 +18,12 @@ constexpr double kUnquantizedBytes = 2.0;  // embeddings, LM head, router stay b
 constexpr double kLogitBytes = 4.0;        // fp32 logits
 constexpr double kSamplingPasses = 3.0;    // softmax read, probabilities write, sampling read
 
+// One layer's attention work (prefill and decode parts) over `layers` layers.
+OpWork all_layers(const AttentionWork& work, double layers) {
+  return {layers * (work.prefill.flops + work.decode.flops),
+          layers * (work.prefill.bytes + work.decode.bytes)};
+}
+
 // Tensor FLOP/s a GEMM with weights of `dtype` runs at: fp8/int8/fp4 weights use their own tensor
 // path where the chip has it and otherwise dequantize to bf16; int4 is weight-only (bf16 compute);
 // fp32 runs as tf32 at half the bf16 rate.
@@ -463,13 +469,11 @@ OpWork RooflineCosts::rank_work(std::span<const SeqWork> batch, TokenWorkMemo* m
   for (const auto& [shape, layers] : kinds) {
     if (layers <= 0) continue;
     const AttentionWork work = attention_work(*shape, batch);
-    total += OpWork{layers * (work.prefill.flops + work.decode.flops),
-                    layers * (work.prefill.bytes + work.decode.bytes)};
+    total += all_layers(work, layers);
   }
   if (const double layers = static_cast<double>(model_.num_linear_layers()); layers > 0) {
     const AttentionWork work = linear_attention_work(linear_attention_, batch);
-    total += OpWork{layers * (work.prefill.flops + work.decode.flops),
-                    layers * (work.prefill.bytes + work.decode.bytes)};
+    total += all_layers(work, layers);
   }
   return total;
 }
@@ -485,8 +489,7 @@ OpWork RooflineCosts::rank_work(const RankSums& sums, TokenWorkMemo* memo) const
   OpWork total = token_and_row_work(sums.counts, memo);
   if (const double layers = static_cast<double>(model_.num_full_layers()); layers > 0) {
     const AttentionWork work = gqa_work(full_attention_, sums.full);
-    total += OpWork{layers * (work.prefill.flops + work.decode.flops),
-                    layers * (work.prefill.bytes + work.decode.bytes)};
+    total += all_layers(work, layers);
   }
   return total;
 }

@@ -176,21 +176,21 @@ double TabulatedStepModel::step_seconds(std::span<const SeqWork> batch) const {
   if (attention_dp_ > 1) return data_parallel_step_seconds(batch);
   const BatchCounts counts = count_batch(batch);
   if (counts.num_seqs == 0) return 0.0;
-  const AttentionSeconds attention = costs_->attention_seconds(batch);
-  const double operators = token_total(counts.num_tokens) + row_total(counts.num_logit_rows) +
-                           attention.prefill + attention.decode;
-  return operators * (1.0 + costs_->operator_share()) + seq_total(counts.num_seqs);
+  return one_rank_seconds(counts, costs_->attention_seconds(batch));
 }
 
 double TabulatedStepModel::summed_step_seconds(const RankSums& sums) const {
   assert(roofline_ != nullptr);
   // step_seconds of the batch, its attention from the sums.
   if (sums.counts.num_seqs == 0) return 0.0;
-  const AttentionSeconds attention = roofline_->attention_seconds(sums);
-  const double operators = token_total(sums.counts.num_tokens) +
-                           row_total(sums.counts.num_logit_rows) + attention.prefill +
-                           attention.decode;
-  return operators * (1.0 + costs_->operator_share()) + seq_total(sums.counts.num_seqs);
+  return one_rank_seconds(sums.counts, roofline_->attention_seconds(sums));
+}
+
+double TabulatedStepModel::one_rank_seconds(const BatchCounts& counts,
+                                            const AttentionSeconds& attention) const {
+  const double operators = token_total(counts.num_tokens) + row_total(counts.num_logit_rows) +
+                           attention.prefill + attention.decode;
+  return operators * (1.0 + costs_->operator_share()) + seq_total(counts.num_seqs);
 }
 
 double TabulatedStepModel::swap_seconds(int64_t num_blocks) const {

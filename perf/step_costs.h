@@ -92,6 +92,9 @@ class TabulatedStepModel final : public StepTimeModel {
   double row_total(int64_t num_logit_rows) const;  // sum over kRowOpClasses
   double seq_total(int64_t num_seqs) const;        // sum over kSeqOpClasses
   double shared_total(int64_t num_tokens) const;   // shared_token_seconds over its classes
+  // A step on one attention rank: its operators, the CPU overhead's share of them and its
+  // sequences' classes (step_seconds and summed_step_seconds alike).
+  double one_rank_seconds(const BatchCounts& counts, const AttentionSeconds& attention) const;
 
   // One attention rank's own operators (token and row classes, attention) for its sequences.
   struct RankWork {
