@@ -32,7 +32,10 @@ Simulation simulate_at(const PlanContext& context, const Candidate& candidate, d
       sim::parse_scenario(candidate_scenario_json(context, candidate, rate_scale),
                           context.scenario_file, context.scenario_dir);
   const std::shared_ptr<const sim::RequestTable> table = context.tables->get(rate_scale, scenario);
-  sim::RunResult result = sim::simulate(scenario, *table);
+  // A candidate's figures read no ITL unless its SLO bounds one: its samples (one per output
+  // token) are not collected.
+  sim::RunResult result =
+      sim::simulate(scenario, *table, sim::RunOptions{.itl_samples = bounds_itl(context.slo)});
   Simulation s;
   s.metrics = sim::compute_metrics(scenario, result);
   s.setup = pool_setup(scenario.pools.at(context.space.pool_index));

@@ -1,5 +1,6 @@
 #include "plan/slo_target.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -133,6 +134,11 @@ std::optional<double> slo_value(const SloTarget& target, const sim::RunMetrics& 
   const sim::LatencySummary* s = latency_of(target.metric.substr(underscore + 1), metrics, c);
   if (s == nullptr) return std::nullopt;
   return statistic(target.metric.substr(0, underscore), *s);
+}
+
+bool bounds_itl(const std::vector<SloTarget>& targets) {
+  return std::any_of(targets.begin(), targets.end(),
+                     [](const SloTarget& t) { return t.metric.ends_with("_itl"); });
 }
 
 std::optional<std::string> slo_violation(const std::vector<SloTarget>& targets,

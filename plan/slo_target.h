@@ -30,6 +30,10 @@ SloTarget parse_slo_target(const std::string& text);
 // in that class, or an unknown class).
 std::optional<double> slo_value(const SloTarget& target, const sim::RunMetrics& metrics);
 
+// Whether some target bounds an inter-token-latency figure (`p99_itl`, ...): only then does a
+// run need its ITL samples (sim::RunOptions::itl_samples).
+bool bounds_itl(const std::vector<SloTarget>& targets);
+
 // Empty when every target holds; else why the first failing one does not
 // ("p99_ttft = 1.31 s > 1 s").
 std::optional<std::string> slo_violation(const std::vector<SloTarget>& targets,

@@ -29,7 +29,7 @@ namespace tidal::sim::detail {
 
 class Simulator {
  public:
-  Simulator(const Scenario& scenario, RequestTable table, ProgressSink* progress);
+  Simulator(const Scenario& scenario, RequestTable table, const RunOptions& options);
   RunResult run();
 
  private:
@@ -88,6 +88,7 @@ class Simulator {
 
   const Scenario& scenario_;
   ProgressSink* progress_;
+  bool itl_samples_;  // RunOptions::itl_samples
   RunResult result_;
   Cluster cluster_;
   std::unique_ptr<Router> router_;  // requests that name no model (all, without model routing)

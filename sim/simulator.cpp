@@ -40,9 +40,10 @@ int32_t class_rank(const RouterSpec& router, const std::string& slo_class) {
 
 namespace detail {
 
-Simulator::Simulator(const Scenario& scenario, RequestTable table, ProgressSink* progress)
+Simulator::Simulator(const Scenario& scenario, RequestTable table, const RunOptions& options)
     : scenario_(scenario),
-      progress_(progress),
+      progress_(options.progress),
+      itl_samples_(options.itl_samples),
       cluster_(scenario),
       router_(make_router(scenario.router, traces::derive_seed(scenario.seed ^ kRouterStream, 0))),
       timeline_(std::max<int64_t>(1, std::llround(scenario.timeline_interval_s * 1e9)), cluster_),
@@ -104,7 +105,10 @@ Simulator::Simulator(const Scenario& scenario, RequestTable table, ProgressSink*
   queue_.reserve(static_cast<size_t>(cluster_.num_replicas()) * 2 + 2);
   int64_t num_output_tokens = 0;
   for (const Request& r : result_.table.requests) num_output_tokens += r.output_tokens;
-  result_.itl.reserve(static_cast<size_t>(std::min(num_output_tokens, SampleSet::kExactLimit + 1)));
+  if (itl_samples_) {
+    result_.itl.reserve(
+        static_cast<size_t>(std::min(num_output_tokens, SampleSet::kExactLimit + 1)));
+  }
 }
 
 RunResult Simulator::run() {
@@ -571,8 +575,12 @@ void Simulator::escalate(int64_t request, int64_t now) {
 
 }  // namespace detail
 
+RunResult simulate(const Scenario& scenario, RequestTable table, const RunOptions& options) {
+  return detail::Simulator(scenario, std::move(table), options).run();
+}
+
 RunResult simulate(const Scenario& scenario, RequestTable table, ProgressSink* progress) {
-  return detail::Simulator(scenario, std::move(table), progress).run();
+  return simulate(scenario, std::move(table), RunOptions{.progress = progress});
 }
 
 RunResult run_scenario(const Scenario& scenario, ProgressSink* progress) {

@@ -99,6 +99,16 @@ class ProgressSink {
   virtual bool stop_requested() const { return false; }
 };
 
+// What a run collects beyond what every caller reads.
+struct RunOptions {
+  // Every gap between consecutive output tokens (RunResult::itl): one sample per output token.
+  // A caller that reads no ITL figure (a plan search whose SLO bounds none) leaves them out;
+  // RunResult::itl is then empty, and so is RunMetrics::itl. RequestRecord::max_itl_ns stays.
+  bool itl_samples = true;
+  ProgressSink* progress = nullptr;
+};
+
+RunResult simulate(const Scenario& scenario, RequestTable table, const RunOptions& options);
 RunResult simulate(const Scenario& scenario, RequestTable table, ProgressSink* progress = nullptr);
 
 // load_workloads + simulate.

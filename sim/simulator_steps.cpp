@@ -100,7 +100,7 @@ void Simulator::on_step_end(int32_t index, int64_t now) {
   for (const sched::RequestEvent& ev : events) {
     RequestRecord& rec = result_.records[static_cast<size_t>(ev.request_id)];
     // An answer a cascade escalates is not shown: its gaps are no inter-token latency.
-    const bool keep_itl = in_metrics_[static_cast<size_t>(ev.request_id)] != 0 &&
+    const bool keep_itl = itl_samples_ && in_metrics_[static_cast<size_t>(ev.request_id)] != 0 &&
                           !result_.models.escalates(ev.request_id);
     const bool decoding = decoding_[static_cast<size_t>(ev.request_id)] != 0;
     rec.num_preemptions = ev.num_preemptions +

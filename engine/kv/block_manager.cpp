@@ -410,25 +410,24 @@ void BlockManager::compact_free_ring() {
   // Keeps the live entries, in order, at the front of a ring at least twice their number. Live
   // entries number at most num_gpu_blocks (the fresh run's one entry stands for a block not
   // yet materialized), so the largest ring is always left at most half full.
+  // In place first, from the head on: an entry moves only towards the head, over entries read
+  // already.
   const uint64_t mask = free_ring_.size() - 1;
   uint64_t num_live = 0;
   for (uint64_t i = 0; i < num_free_entries_; ++i) {
     const FreeEntry entry = free_ring_[(free_ring_head_ + i) & mask];
-    if (entry.block == kFreshRun || gpu(entry.block).free_stamp == entry.stamp) ++num_live;
-  }
-  uint64_t capacity = free_ring_.size();
-  while (2 * num_live > capacity && capacity < max_free_ring_capacity()) capacity *= 2;
-  std::vector<FreeEntry> compacted(capacity);  // [capacity]
-  uint64_t next = 0;
-  for (uint64_t i = 0; i < num_free_entries_; ++i) {
-    const FreeEntry entry = free_ring_[(free_ring_head_ + i) & mask];
     if (entry.block == kFreshRun || gpu(entry.block).free_stamp == entry.stamp) {
-      compacted[next++] = entry;
+      free_ring_[(free_ring_head_ + num_live++) & mask] = entry;
     }
   }
-  free_ring_.swap(compacted);
-  free_ring_head_ = 0;
   num_free_entries_ = num_live;
+  uint64_t capacity = free_ring_.size();
+  while (2 * num_live > capacity && capacity < max_free_ring_capacity()) capacity *= 2;
+  if (capacity == free_ring_.size()) return;
+  std::vector<FreeEntry> grown(capacity);  // [capacity]
+  for (uint64_t i = 0; i < num_live; ++i) grown[i] = free_ring_[(free_ring_head_ + i) & mask];
+  free_ring_.swap(grown);
+  free_ring_head_ = 0;
 }
 
 int32_t BlockManager::take_cpu_block() {

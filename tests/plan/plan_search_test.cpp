@@ -1,8 +1,11 @@
 // The plan search end to end: the same optimum as an exhaustive loop written here, invalid
 // combinations recorded with their reason, identical output for 1 and 4 threads and for a
 // search resumed after a kill, and capacity mode by bisection.
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+
+#include <fmt/format.h>
 
 #include <gtest/gtest.h>
 
@@ -136,6 +139,31 @@ TEST(PlanSearch, CheapestEqualsAnExhaustiveLoop) {
   }
   EXPECT_TRUE(fs::exists(dir / "out" / "plan.json"));
   EXPECT_TRUE(fs::exists(dir / "out" / "plan.csv"));
+}
+
+// Candidates are simulated without ITL samples unless the SLO bounds ITL; one that does is
+// judged on the same ITL as a run made here.
+TEST(PlanSearch, AnItlSloIsJudgedOnTheRunsItl) {
+  const fs::path dir = testing::fresh_dir("itl_slo");
+  const Files files = write_inputs(
+      dir, nlohmann::json::parse(R"({"dimensions": {"gpu": ["H100-SXM", "A100-80GB"]}})"));
+  std::vector<double> p99_itl;
+  for (const char* gpu : {"H100-SXM", "A100-80GB"}) {
+    nlohmann::json s = testing::small_scenario();
+    s["fleet"]["pools"][0]["gpu"] = gpu;
+    const sim::Scenario scenario = sim::parse_scenario(s, files.scenario, dir.string());
+    sim::RunResult result = sim::run_scenario(scenario);
+    p99_itl.push_back(sim::compute_metrics(scenario, result).itl.p99);
+  }
+  ASSERT_LT(p99_itl[0], p99_itl[1]);  // H100 decodes faster
+  PlanOptions o = options_for(files, dir / "out", 1);
+  o.slo = {fmt::format("p99_itl<={}", std::sqrt(p99_itl[0] * p99_itl[1]))};
+  const PlanRun run = run_plan(o);
+  ASSERT_EQ(run.outcome.results.size(), 2u);
+  EXPECT_EQ(run.outcome.results[0].status, "feasible") << run.outcome.results[0].reason;
+  EXPECT_EQ(run.outcome.results[1].status, "slo_missed");
+  EXPECT_NE(run.outcome.results[1].reason.find("p99_itl = "), std::string::npos)
+      << run.outcome.results[1].reason;
 }
 
 TEST(PlanSearch, OneAndFourThreadsGiveIdenticalOutput) {

@@ -74,5 +74,14 @@ TEST(SloTarget, EvaluatesAgainstMetrics) {
   EXPECT_FALSE(slo_value(parse_slo_target("other:p99_ttft<=1"), m).has_value());
 }
 
+TEST(SloTarget, SaysWhetherARunNeedsItsItlSamples) {
+  EXPECT_FALSE(bounds_itl({}));
+  EXPECT_FALSE(
+      bounds_itl({parse_slo_target("p99_ttft<=1s"), parse_slo_target("p90_tpot<=50ms"),
+                  parse_slo_target("mean_queue_delay<=1"), parse_slo_target("attainment>=99%")}));
+  EXPECT_TRUE(bounds_itl({parse_slo_target("p99_ttft<=1s"), parse_slo_target("p99_itl<=80ms")}));
+  EXPECT_TRUE(bounds_itl({parse_slo_target("max_itl<=1")}));
+}
+
 }  // namespace
 }  // namespace tidal::plan

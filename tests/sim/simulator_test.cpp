@@ -192,5 +192,35 @@ TEST(Simulator, SameInputsGiveTheSameRun) {
   EXPECT_EQ(a.num_events, b.num_events);
 }
 
+// Leaving out the ITL samples changes nothing else: the same records, steps and events, and
+// every metric but ITL's.
+TEST(Simulator, RunWithoutItlSamplesDiffersOnlyInItl) {
+  const nlohmann::json j = {{"seed", 5},
+                            {"workloads", {{{"generator", poisson(8.0, 20.0, 800, 200)}}}},
+                            {"fleet", {{"pools", {h100_pool(2)}}}}};
+  const Scenario s = scenario_from(j);
+  const RequestTable table = load_workloads(s);
+  RunResult with = simulate(s, table);
+  RunResult without = simulate(s, table, RunOptions{.itl_samples = false});
+  EXPECT_GT(with.itl.count(), 1000);
+  EXPECT_EQ(without.itl.count(), 0);
+  EXPECT_EQ(with.num_steps, without.num_steps);
+  EXPECT_EQ(with.num_events, without.num_events);
+  ASSERT_EQ(with.records.size(), without.records.size());
+  for (size_t i = 0; i < with.records.size(); ++i) {
+    EXPECT_EQ(with.records[i].first_token_ns, without.records[i].first_token_ns);
+    EXPECT_EQ(with.records[i].finish_ns, without.records[i].finish_ns);
+    EXPECT_EQ(with.records[i].max_itl_ns, without.records[i].max_itl_ns);
+  }
+  const RunMetrics a = compute_metrics(s, with);
+  const RunMetrics b = compute_metrics(s, without);
+  EXPECT_EQ(b.itl.count, 0);
+  EXPECT_EQ(a.ttft.p99, b.ttft.p99);
+  EXPECT_EQ(a.tpot.p50, b.tpot.p50);
+  EXPECT_EQ(a.e2e.mean, b.e2e.mean);
+  EXPECT_EQ(a.dollars, b.dollars);
+  EXPECT_EQ(a.slo_attainment, b.slo_attainment);
+}
+
 }  // namespace
 }  // namespace tidal::sim
