@@ -141,12 +141,16 @@ int64_t BlockManager::num_new_blocks_needed(int64_t request_id, int64_t num_toke
   return num_grow + (copy_on_write ? 1 : 0);
 }
 
-bool BlockManager::allocate_slots(int64_t request_id, int64_t num_tokens) {
-  int32_t s = slot_of_request_.find(static_cast<uint64_t>(request_id));
+bool BlockManager::allocate_slots(int64_t request_id, int64_t num_tokens, int32_t* slot_hint) {
+  const bool hint_holds = slot_hint != nullptr && *slot_hint >= 0 &&
+                          static_cast<size_t>(*slot_hint) < slots_.size() &&
+                          slots_[static_cast<size_t>(*slot_hint)].request_id == request_id;
+  int32_t s = hint_holds ? *slot_hint : slot_of_request_.find(static_cast<uint64_t>(request_id));
   if (s == FlatMap::kAbsent) {
     if (num_blocks_for(num_tokens) > num_free_blocks_) return false;
     s = new_slot(request_id);
   }
+  if (slot_hint != nullptr) *slot_hint = s;
   Slot& slot = slots_[static_cast<size_t>(s)];
   require(!slot.swapped, "allocate_slots on a swapped-out request");
   if (num_tokens <= slot.num_tokens) return true;
@@ -317,6 +321,7 @@ int32_t BlockManager::new_slot(int64_t request_id) {
 void BlockManager::release_slot(int32_t s) {
   Slot& slot = slots_[static_cast<size_t>(s)];
   slot_of_request_.erase(static_cast<uint64_t>(slot.request_id));
+  slot.request_id = kReleasedSlot;
   slot.blocks.clear();
   free_slots_.push_back(s);
 }

@@ -31,6 +31,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -143,7 +144,9 @@ class BlockManager {
   // new). Blocks come from the front of the free list (evicting their hashes). A partially
   // filled last block shared with another request (after fork) is copied first (see
   // cow_copies()). Returns false and changes nothing when fewer than needed blocks are free.
-  bool allocate_slots(int64_t request_id, int64_t num_tokens);
+  // `slot_hint`, where given, is where the caller last saw the request's table (-1: nowhere);
+  // it is checked before use and updated, so a stale one costs only the lookup it would save.
+  bool allocate_slots(int64_t request_id, int64_t num_tokens, int32_t* slot_hint = nullptr);
   // Shrinks the request's slots to `num_tokens` (rejected speculative tokens), releasing blocks
   // beyond ceil(num_tokens / block_size).
   void truncate(int64_t request_id, int64_t num_tokens);
@@ -183,7 +186,7 @@ class BlockManager {
 
  private:
   struct Slot {
-    int64_t request_id = 0;
+    int64_t request_id = kReleasedSlot;
     int64_t num_tokens = 0;         // token slots held
     int64_t num_cached_blocks = 0;  // leading blocks whose hashes cache_blocks already handled
     bool swapped = false;           // blocks hold CPU ids
@@ -193,6 +196,7 @@ class BlockManager {
     std::vector<int32_t> blocks;  // [num_blocks_for(num_tokens)] block ids
   };
 
+  static constexpr int64_t kReleasedSlot = std::numeric_limits<int64_t>::min();  // no request
   int32_t slot_index(int64_t request_id) const;  // throws std::logic_error when unknown
   int32_t new_slot(int64_t request_id);          // throws std::logic_error when it exists
   void release_slot(int32_t slot);

@@ -273,7 +273,7 @@ const StepPlan& SchedulerCore::finish_step() {
 
 bool SchedulerCore::grow(int32_t slot, int64_t num_tokens) {
   SeqState& st = state(slot);
-  while (!kv_.allocate_slots(st.request_id, num_tokens)) {
+  while (!kv_.allocate_slots(st.request_id, num_tokens, &st.kv_slot_hint)) {
     require(admission_->allows_preemption(), "out of KV blocks under guaranteed_no_evict");
     const int32_t victim = running_.back();
     preempt(victim);

@@ -55,6 +55,7 @@ struct SeqState {
   int32_t adapter_id = -1;       // its LoRA adapter's id in SchedulerCore, -1: none
   int32_t num_preemptions = 0;
   int32_t preemption_rank = 0;  // the victim rule's rank: larger is preempted first
+  int32_t kv_slot_hint = -1;    // where the KV manager last kept its table (allocate_slots)
   SeqStatus status = SeqStatus::waiting;
   bool ever_scheduled = false;
   bool awaiting_first_step = false;    // enrolled (enroll_next) and not scheduled since
@@ -174,10 +175,13 @@ class SchedulerCore {
   void note_running_adapters();           // the running requests' adapters join the step
   // Whether the pending plan's next step is a repeat of it (repeat_step).
   bool repeats_pending_plan(bool policy_admits) const;
-  // The update() event of a scheduled sequence whose tokens the step computed and which
-  // produced `num_produced` output tokens (0: it does not sample): counts them and offers its
-  // newly filled blocks to the prefix cache; finishing is the caller's.
-  RequestEvent step_event(int32_t slot, const ScheduledSeq& seq, int32_t num_produced);
+  // Appends to events_ the update() event of a scheduled sequence whose tokens the step
+  // computed and which produced `num_produced` output tokens (0: it does not sample): counts
+  // them and offers its newly filled blocks to the prefix cache; finishing is the caller's. The
+  // event is built where it stays (one built aside and copied in cost a stalled reload per
+  // sequence and step).
+  const RequestEvent& append_step_event(int32_t slot, const ScheduledSeq& seq,
+                                        int32_t num_produced);
 
   SchedulerConfig config_;
   kv::BlockManager& kv_;

@@ -58,7 +58,7 @@ std::optional<std::span<const RequestEvent>> SchedulerCore::repeat_step(int64_t 
   events_.clear();
   for (size_t i = 0; i < plan_.seqs.size(); ++i) {
     ++state(plan_slots_[i]).num_computed_tokens;
-    events_.push_back(step_event(plan_slots_[i], plan_.seqs[i], 1));
+    append_step_event(plan_slots_[i], plan_.seqs[i], 1);
   }
   // begin_step() .. finish_step(): every running request again, in running order, one token,
   // its KV grown as schedule_running grows it.
@@ -69,7 +69,8 @@ std::optional<std::span<const RequestEvent>> SchedulerCore::repeat_step(int64_t 
   for (const int32_t slot : running_) {
     SeqState& st = state(slot);
     const int64_t num_tokens = st.num_computed_tokens + 1;
-    require(kv_.allocate_slots(st.request_id, num_tokens), "a repeated step ran out of blocks");
+    require(kv_.allocate_slots(st.request_id, num_tokens, &st.kv_slot_hint),
+            "a repeated step ran out of blocks");
     set_held_blocks(st, std::max(st.num_held_blocks, kv_.num_blocks_for(num_tokens)));
   }
   if (std::equal(plan_slots_.begin(), plan_slots_.end(), running_.begin())) {

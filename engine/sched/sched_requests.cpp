@@ -89,10 +89,10 @@ void SchedulerCore::set_spec_tokens(int64_t request_id, int32_t num_spec_tokens)
   state(slot).spec_override = num_spec_tokens;
 }
 
-RequestEvent SchedulerCore::step_event(int32_t slot, const ScheduledSeq& seq,
-                                       int32_t num_produced) {
+const RequestEvent& SchedulerCore::append_step_event(int32_t slot, const ScheduledSeq& seq,
+                                                     int32_t num_produced) {
   SeqState& st = state(slot);
-  RequestEvent event;
+  RequestEvent& event = events_.emplace_back();
   event.request_id = seq.request_id;
   event.first_scheduled = seq.first_scheduled;
   if (num_produced > 0) {
@@ -143,8 +143,7 @@ std::span<const RequestEvent> SchedulerCore::update(std::span<const SeqOutput> o
       require(outputs.empty() || outputs[i].num_accepted_tokens == 0,
               "tokens reported for a sequence that does not sample");
     }
-    const RequestEvent event = step_event(plan_slots_[i], seq, num_produced);
-    events_.push_back(event);
+    const RequestEvent& event = append_step_event(plan_slots_[i], seq, num_produced);
     if (event.finished) {
       st.status = SeqStatus::finished;
       num_reserved_blocks_ -= st.num_lifetime_blocks - st.num_held_blocks;

@@ -65,6 +65,40 @@ TEST(BlockManager, AllocateFreeRoundTrip) {
   EXPECT_EQ(kv.check_invariants(), "");
 }
 
+// A slot hint is checked before use: a stale one (another request's table, a freed one, one
+// out of range) grows the right request's table, as without a hint, and is corrected.
+TEST(BlockManager, SlotHintsAreCheckedAndCorrected) {
+  BlockManager kv(pool(10));
+  int32_t hint_1 = -1;
+  int32_t hint_2 = 7;  // out of range
+  ASSERT_TRUE(kv.allocate_slots(1, 16, &hint_1));
+  ASSERT_TRUE(kv.allocate_slots(2, 16, &hint_2));
+  ASSERT_GE(hint_1, 0);
+  ASSERT_GE(hint_2, 0);
+  EXPECT_NE(hint_1, hint_2);
+  int32_t wrong = hint_2;  // request 2's table, given for request 1
+  ASSERT_TRUE(kv.allocate_slots(1, 17, &wrong));
+  EXPECT_EQ(wrong, hint_1);
+  EXPECT_EQ(kv.num_tokens(1), 17);
+  EXPECT_EQ(kv.num_tokens(2), 16);
+  EXPECT_EQ(kv.block_table(1).size(), 2u);
+  // Request 1 freed and back: its old table's place may go to another request first.
+  const int32_t freed = hint_1;
+  kv.free(1);
+  ASSERT_TRUE(kv.allocate_slots(3, 32));
+  int32_t stale = freed;
+  ASSERT_TRUE(kv.allocate_slots(1, 5, &stale));
+  EXPECT_EQ(kv.num_tokens(1), 5);
+  EXPECT_EQ(kv.num_tokens(3), 32);
+  EXPECT_EQ(kv.block_table(3).size(), 2u);
+  EXPECT_EQ(kv.num_used_blocks(), 4);
+  int32_t again = stale;
+  ASSERT_TRUE(kv.allocate_slots(1, 20, &again));
+  EXPECT_EQ(again, stale);
+  EXPECT_EQ(kv.num_tokens(1), 20);
+  EXPECT_EQ(kv.check_invariants(), "");
+}
+
 TEST(BlockManager, TruncateReleasesBlocksBeyondTheTokens) {
   BlockManager kv(pool(10));
   ASSERT_TRUE(kv.allocate_slots(1, 40));
