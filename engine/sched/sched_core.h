@@ -178,8 +178,7 @@ class SchedulerCore {
   // Appends to events_ the update() event of a scheduled sequence whose tokens the step
   // computed and which produced `num_produced` output tokens (0: it does not sample): counts
   // them and offers its newly filled blocks to the prefix cache; finishing is the caller's. The
-  // event is built where it stays (one built aside and copied in cost a stalled reload per
-  // sequence and step).
+  // event is built where it stays, not built aside and copied in.
   const RequestEvent& append_step_event(int32_t slot, const ScheduledSeq& seq,
                                         int32_t num_produced);
 
