@@ -5,6 +5,7 @@
 #include <array>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace tidal::sim {
 namespace {
@@ -14,11 +15,14 @@ class RoundRobinRouter final : public Router {
  public:
   int32_t route(const Request&, std::span<const ReplicaLoad> replicas) override {
     const auto n = static_cast<int32_t>(replicas.size());
-    for (int32_t k = 0; k < n; ++k) {
-      const int32_t i = (next_ + k) % n;
-      if (is_usable(replicas[static_cast<size_t>(i)])) {
-        next_ = (i + 1) % n;
-        return i;
+    if (n == 0) return -1;
+    const int32_t start = next_ < n ? next_ : next_ % n;  // fewer replicas than last time
+    for (const auto& [from, to] : {std::pair{start, n}, std::pair{0, start}}) {
+      for (int32_t i = from; i < to; ++i) {
+        if (is_usable(replicas[static_cast<size_t>(i)])) {
+          next_ = i + 1 < n ? i + 1 : 0;
+          return i;
+        }
       }
     }
     return -1;
@@ -34,16 +38,21 @@ class LeastOutstandingRouter final : public Router {
  public:
   int32_t route(const Request&, std::span<const ReplicaLoad> replicas) override {
     const auto n = static_cast<int32_t>(replicas.size());
+    if (n == 0) return -1;
+    const int32_t start = next_ < n ? next_ : next_ % n;  // fewer replicas than last time
     int32_t best = -1;
-    for (int32_t k = 0; k < n; ++k) {
-      const int32_t i = (next_ + k) % n;
-      const ReplicaLoad& load = replicas[static_cast<size_t>(i)];
-      if (!is_usable(load)) continue;
-      if (best < 0 || load.num_outstanding < replicas[static_cast<size_t>(best)].num_outstanding) {
-        best = i;
+    int64_t best_outstanding = 0;
+    for (const auto& [from, to] : {std::pair{start, n}, std::pair{0, start}}) {
+      for (int32_t i = from; i < to; ++i) {
+        const ReplicaLoad& load = replicas[static_cast<size_t>(i)];
+        if (!is_usable(load)) continue;
+        if (best < 0 || load.num_outstanding < best_outstanding) {
+          best = i;
+          best_outstanding = load.num_outstanding;
+        }
       }
     }
-    if (best >= 0) next_ = (best + 1) % n;
+    if (best >= 0) next_ = best + 1 < n ? best + 1 : 0;
     return best;
   }
 

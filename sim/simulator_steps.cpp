@@ -102,7 +102,8 @@ void Simulator::on_step_end(int32_t index, int64_t now) {
     // An answer a cascade escalates is not shown: its gaps are no inter-token latency.
     const bool keep_itl = itl_samples_ && in_metrics_[static_cast<size_t>(ev.request_id)] != 0 &&
                           !result_.models.escalates(ev.request_id);
-    const bool decoding = decoding_[static_cast<size_t>(ev.request_id)] != 0;
+    // Only disaggregated runs hand requests to decode replicas.
+    const bool decoding = handoff_ && decoding_[static_cast<size_t>(ev.request_id)] != 0;
     rec.num_preemptions = ev.num_preemptions +
                           (decoding ? prefill_preemptions_[static_cast<size_t>(ev.request_id)] : 0);
     if (rec.num_requeues == 0 && !decoding) rec.num_prefix_hit_tokens = ev.num_prefix_hit_tokens;
