@@ -3,6 +3,7 @@
 //   simulator.cpp          the run loop, arrivals, routing, delivery, rejections and finishes
 //   simulator_steps.cpp    replica steps: waking, planning, applying what a step produced
 //   simulator_handoff.cpp  disaggregated serving: KV hand-off to decode replicas
+//   simulator_decode_run.cpp  repeated decode steps whose records are updated at once
 #pragma once
 
 #include <cstdint>
@@ -80,6 +81,15 @@ class Simulator {
   // once that answer reached its client (the router's side of the network).
   void escalate(int64_t request, int64_t now);
   void start_step(Replica& replica, int64_t now);
+  // The step that ended at `now` repeated the one before: applies it as part of the replica's
+  // decode run (sim/decode_run.h), beginning one if none is open; false, changing nothing, when
+  // it cannot (the run's limit, a sequence that finishes, a kind of run that shows tokens
+  // otherwise), and on_step_end applies it one request at a time.
+  bool continue_decode_run(Replica& replica, int64_t now);
+  bool begin_decode_run(Replica& replica);
+  // Puts the run's steps into its requests' records and charges and closes it (none: nothing).
+  void fold_decode_run(Replica& replica);
+  void fold_decode_runs();  // every replica's
   void request_wake(Replica& replica, int64_t at);
   void schedule_event(int64_t time_ns, EventKind kind, int32_t replica, int64_t request);
   // Hands the sink what happened since the previous report; `rows` are the intervals closed
@@ -89,6 +99,9 @@ class Simulator {
   const Scenario& scenario_;
   ProgressSink* progress_;
   bool itl_samples_;  // RunOptions::itl_samples
+  // Repeated decode steps may be deferred (sim/decode_run.h): not where a step's tokens are
+  // held for a decode replica or priced as egress per response.
+  bool decode_runs_ = false;
   RunResult result_;
   Cluster cluster_;
   std::unique_ptr<Router> router_;  // requests that name no model (all, without model routing)

@@ -112,6 +112,7 @@ void Replica::release() {
   block_manager_.reset();
   tier_store_.reset();
   plan_ = nullptr;
+  plan_repeats_ = false;
 }
 
 sched::SchedulerStats Replica::scheduler_stats() const {
@@ -249,6 +250,7 @@ int64_t Replica::plan_step(int64_t now_ns, std::span<const Request> requests) {
   const bool repeated = repeated_;
   const sched::StepPlan& plan = repeated ? scheduler_->plan() : scheduler_->schedule(now_ns);
   repeated_ = false;
+  plan_repeats_ = repeated;
   plan_ = &plan;
   if (plan.empty()) return -1;
   work_.resize(plan.seqs.size());

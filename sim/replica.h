@@ -15,6 +15,7 @@
 #include "engine/sched/scheduler.h"
 #include "perf/step_time_model.h"
 #include "perf/step_work.h"
+#include "sim/decode_run.h"
 #include "sim/fleet/hol_blocking.h"
 #include "sim/lora_cache.h"
 #include "sim/replica_state.h"
@@ -93,6 +94,9 @@ class Replica {
   // nothing may be added to or removed from the scheduler in between (std::logic_error).
   int64_t plan_step(int64_t now_ns, std::span<const Request> requests = {});
   const sched::StepPlan& plan() const { return *plan_; }
+  // Whether the planned step repeats the one before (Scheduler::repeat_step: the same
+  // sequences, each one token further).
+  bool plan_repeats() const { return plan_repeats_; }
   // Applies the planned step, which ended at `now_ns`: Scheduler::update(outputs, now_ns), or,
   // when the next step repeats this one (Scheduler::repeat_step; not with step_by_step or
   // speculative outputs), the update and the next step's plan at once. Returns the events.
@@ -143,6 +147,7 @@ class Replica {
   int64_t warm_ns = 0;                 // time spent warm or draining (closed stretches)
   int64_t powered_ns = 0;  // time in states that draw power (fleet::draws_power), closed stretches
   std::vector<int64_t> in_flight;  // requests routed here, not finished (unordered)
+  DecodeRun decode_run;            // its repeated decode steps not yet in the records
 
  private:
   int32_t index_;
@@ -163,6 +168,7 @@ class Replica {
   // apply_step repeated the step: the scheduler's plan is the next one, made when the
   // scheduler had seen this many requests added and removed.
   bool repeated_ = false;
+  bool plan_repeats_ = false;  // plan_repeats()
   int64_t repeated_at_num_changes_ = 0;
   std::vector<perf::SeqWork> work_;        // [num scheduled seqs] reused every step
   std::vector<perf::SeqWork> short_work_;  // [num scheduled seqs] work_ less long prefills

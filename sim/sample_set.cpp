@@ -55,6 +55,26 @@ void SampleSet::add(double seconds) {
   if (count_ > kExactLimit) spill_to_histogram();
 }
 
+void SampleSet::add(double seconds, int64_t count) {
+  if (count <= 0) return;
+  if (count_ == 0) {
+    min_ = max_ = seconds;
+  } else {
+    min_ = std::min(min_, seconds);
+    max_ = std::max(max_, seconds);
+  }
+  count_ += count;
+  for (int64_t i = 0; i < count; ++i) sum_ += seconds;  // one at a time, as add() sums
+  if (!bins_.empty()) {
+    bins_[bin_of(seconds)] += count;
+    return;
+  }
+  if (!samples_.empty() && seconds < samples_.back()) sorted_ = false;
+  samples_.insert(samples_.end(), static_cast<size_t>(count), seconds);
+  partition_ = 0;
+  if (count_ > kExactLimit) spill_to_histogram();
+}
+
 void SampleSet::spill_to_histogram() {
   bins_.assign(kNumBins, 0);
   for (double s : samples_) ++bins_[bin_of(s)];

@@ -26,6 +26,8 @@ class SampleSet {
   static constexpr int64_t kExactLimit = 1'000'000;
 
   void add(double seconds);
+  // `count` samples of `seconds`: the same set, sum included bit for bit, as `count` add()s.
+  void add(double seconds, int64_t count);
   void reserve(size_t n) { samples_.reserve(n); }
 
   int64_t count() const { return count_; }

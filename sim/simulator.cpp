@@ -100,6 +100,7 @@ Simulator::Simulator(const Scenario& scenario, RequestTable table, const RunOpti
     const auto& network = cluster_.network();
     egress_.emplace(scenario, network ? &*network : nullptr);
   }
+  decode_runs_ = !handoff_ && !egress_;
   result_.records.resize(n);
   for (size_t i = 0; i < n; ++i) result_.records[i].arrival_ns = result_.table.arrival_ns[i];
   queue_.reserve(static_cast<size_t>(cluster_.num_replicas()) * 2 + 2);
@@ -184,6 +185,7 @@ RunResult Simulator::run() {
       }
     }
   }
+  fold_decode_runs();
   // Requests still pending here could never be scheduled (e.g. deps that never finished).
   // A stopped run leaves them pending: they were not simulated to the end.
   for (int64_t i = 0; i < n && !result_.stopped_early; ++i) {
@@ -210,6 +212,7 @@ RunResult Simulator::run() {
 }
 
 void Simulator::report_progress(std::span<const TimelineRow> rows, bool last) {
+  fold_decode_runs();  // the sink may read the records of requests still running
   const auto n = static_cast<int64_t>(result_.records.size());
   ProgressReport report;
   report.fraction_done = n > 0 ? static_cast<double>(num_done_) / static_cast<double>(n) : 1.0;
@@ -497,6 +500,7 @@ void Simulator::on_spot_interrupt(int32_t index, int64_t now) {
   Replica& replica = cluster_.replica(index);
   if (replica.state == ReplicaState::stopped) return;
   fleet_.set_state(index, ReplicaState::stopped, now);
+  fold_decode_run(replica);
   std::vector<int64_t> ids = replica.in_flight;
   std::sort(ids.begin(), ids.end(), std::greater<>());  // pushed to the front: lowest id first
   for (int64_t id : ids) {

@@ -1,6 +1,7 @@
 // The event loop's replica steps: waking idle replicas, planning a step and applying what it
 // produced (tokens to clients, finishes, hand-offs).
 #include <algorithm>
+#include <cassert>
 
 #include "sim/event_loop.h"
 #include "sim/fleet/spec_reading.h"
@@ -71,9 +72,16 @@ void Simulator::on_step_end(int32_t index, int64_t now) {
   Replica& replica = cluster_.replica(index);
   replica.stepping = false;
   if (replica.state == ReplicaState::stopped) {  // interrupted: the step is lost
+    assert(!replica.decode_run.active());        // on_spot_interrupt folded it
     if (!replica.released()) replica.release();
     return;
   }
+  if (continue_decode_run(replica, now)) {
+    start_step(replica, now);
+    fleet_.stop_if_drained(index, now);
+    return;
+  }
+  fold_decode_run(replica);
   const std::span<const sched::SeqOutput> outputs = replica.step_outputs(result_.table.slo_class);
   const sched::StepPlan& plan = replica.plan();
   const std::span<const double> hol_delay = replica.hol_delay_s();
