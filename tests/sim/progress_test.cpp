@@ -1,5 +1,8 @@
 // The progress sink: reports hand over the timeline rows and the requests that ended since the
 // previous report, and a sink that asks to stop ends the run there.
+#include <array>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "sim/simulator.h"
@@ -146,6 +149,37 @@ TEST(Progress, ASinkDoesNotChangeTheRun) {
   for (size_t i = 0; i < without.records.size(); ++i) {
     EXPECT_EQ(with_sink.records[i].finish_ns, without.records[i].finish_ns) << "request " << i;
   }
+}
+
+// The requests' records as each report hands them over, every request's: the deferred decode
+// runs (sim/decode_run.h) must be in them, as stepping one by one has them.
+class RecordSnapshots final : public ProgressSink {
+ public:
+  void update(const ProgressReport& report) override {
+    for (const RequestRecord& r : report.records) {
+      snapshots.push_back({r.num_output_tokens_done, r.last_token_ns, r.max_itl_ns});
+    }
+  }
+  bool stop_requested() const override { return false; }
+
+  std::vector<std::array<int64_t, 3>> snapshots;  // [num reports x num requests]
+};
+
+TEST(Progress, ReportsShowRunningRequestsAsSteppingOneByOne) {
+  Scenario scenario = busy_scenario();
+  RecordSnapshots deferred;
+  const RunResult with_runs = run_scenario(scenario, &deferred);
+  scenario.step_by_step = true;
+  RecordSnapshots one_by_one;
+  const RunResult stepped = run_scenario(scenario, &one_by_one);
+  ASSERT_GT(one_by_one.snapshots.size(), 3 * with_runs.records.size());
+  EXPECT_TRUE(deferred.snapshots == one_by_one.snapshots);
+  const LatencySummary itl = SampleSet(with_runs.itl).summarize();
+  const LatencySummary stepped_itl = SampleSet(stepped.itl).summarize();
+  EXPECT_GT(stepped_itl.count, 0);
+  EXPECT_EQ(itl.count, stepped_itl.count);
+  EXPECT_EQ(itl.mean, stepped_itl.mean);
+  EXPECT_EQ(itl.p99, stepped_itl.p99);
 }
 
 TEST(Progress, ASinkAskingToStopEndsTheRunEarly) {

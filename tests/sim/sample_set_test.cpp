@@ -128,5 +128,41 @@ TEST(SampleSet, ExactUpToTheLimit) {
   EXPECT_FALSE(s.exact());
 }
 
+void expect_same_summary(SampleSet& a, SampleSet& b) {
+  const LatencySummary x = a.summarize();
+  const LatencySummary y = b.summarize();
+  EXPECT_EQ(x.count, y.count);
+  EXPECT_EQ(x.mean, y.mean);  // the same sum, bit for bit
+  EXPECT_EQ(x.p50, y.p50);
+  EXPECT_EQ(x.p90, y.p90);
+  EXPECT_EQ(x.p99, y.p99);
+  EXPECT_EQ(x.max, y.max);
+  EXPECT_EQ(a.exact(), b.exact());
+}
+
+// add(value, count) is count add(value)s: exact, across the spill into the sketch, and in it.
+TEST(SampleSet, RepeatedSamplesAreAddedAsOneByOne) {
+  SampleSet one_by_one;
+  SampleSet repeated;
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> value(1e-4, 0.2);
+  std::uniform_int_distribution<int64_t> count(0, 300);
+  bool spilled = false;
+  while (one_by_one.count() < SampleSet::kExactLimit + 200'000) {
+    const double v = value(rng);
+    const int64_t n = count(rng);
+    for (int64_t i = 0; i < n; ++i) one_by_one.add(v);
+    repeated.add(v, n);
+    EXPECT_EQ(one_by_one.count(), repeated.count());
+    EXPECT_EQ(one_by_one.exact(), repeated.exact());
+    if (!spilled && one_by_one.count() > SampleSet::kExactLimit / 2) {
+      expect_same_summary(one_by_one, repeated);  // exact, unsorted, selected
+      spilled = true;
+    }
+  }
+  EXPECT_FALSE(repeated.exact());
+  expect_same_summary(one_by_one, repeated);
+}
+
 }  // namespace
 }  // namespace tidal::sim
