@@ -67,8 +67,9 @@ std::string random_lines(int num_lines, uint64_t seed) {
 class CompressedLines : public ::testing::TestWithParam<Codec> {
  protected:
   std::string codec_name() const { return GetParam() == Codec::gzip ? "gzip" : "zstd"; }
-  std::filesystem::path root_ =
-      testing::fresh_root("line_source_" + std::to_string(static_cast<int>(GetParam())));
+  const ScratchFolder scratch_{testing::kScratch,
+                               "line_source_" + std::to_string(static_cast<int>(GetParam()))};
+  const std::filesystem::path& root_ = scratch_.path();
 };
 
 TEST_P(CompressedLines, SameLinesAsThePlainFile) {
@@ -194,13 +195,15 @@ INSTANTIATE_TEST_SUITE_P(Codecs, CompressedLines, ::testing::Values(Codec::gzip,
                          });
 
 TEST(PlainLines, EmptyFileHasNoLines) {
-  const auto root = testing::fresh_root("line_source_plain");
+  const ScratchFolder scratch(testing::kScratch, "line_source_plain");
+  const std::filesystem::path& root = scratch.path();
   EXPECT_TRUE(lines_of_file(write_file(root / "empty.txt", "")).empty());
   EXPECT_TRUE(lines_of_file(write_file(root / "one.txt", "\x1f")).size() == 1);
 }
 
 TEST(PlainLines, MissingFileAndDirectory) {
-  const auto root = testing::fresh_root("line_source_missing");
+  const ScratchFolder scratch(testing::kScratch, "line_source_missing");
+  const std::filesystem::path& root = scratch.path();
   EXPECT_EQ(error_reading((root / "none.gz").string()),
             (root / "none.gz").string() + ": cannot open: No such file or directory");
   EXPECT_EQ(error_reading(root.string()), root.string() + ": is a directory, not a trace file");

@@ -14,12 +14,13 @@
 namespace tidal::base {
 namespace {
 
-using testing::fresh_root;
+using testing::kScratch;
 using testing::names_in;
 using testing::read_all;
 
 TEST(OutputFiles, CreatesNestedFoldersAndWritesFiles) {
-  const auto root = fresh_root("nested");
+  const ScratchFolder scratch(kScratch, "nested");
+  const std::filesystem::path& root = scratch.path();
   const std::string dir = (root / "a" / "b").string();
   create_output_folder(dir);
   create_output_folder(dir);  // an existing folder is fine
@@ -33,7 +34,8 @@ TEST(OutputFiles, CreatesNestedFoldersAndWritesFiles) {
 }
 
 TEST(OutputFiles, AFileWhereTheFolderShouldBeIsAnInputError) {
-  const auto root = fresh_root("taken");
+  const ScratchFolder scratch(kScratch, "taken");
+  const std::filesystem::path& root = scratch.path();
   write_output_text((root / "taken").string(), "");
   const std::string dir = (root / "taken").string();
   try {
@@ -47,7 +49,8 @@ TEST(OutputFiles, AFileWhereTheFolderShouldBeIsAnInputError) {
 }
 
 TEST(OutputFiles, AnUnopenablePathIsAnInputError) {
-  const auto root = fresh_root("unopenable");
+  const ScratchFolder scratch(kScratch, "unopenable");
+  const std::filesystem::path& root = scratch.path();
   const std::string path = (root / "missing" / "x.csv").string();
   try {
     write_output_text(path, "x");
@@ -60,7 +63,8 @@ TEST(OutputFiles, AnUnopenablePathIsAnInputError) {
 
 // A writer that fails half-way leaves the previous file byte for byte and no temporary.
 TEST(OutputFiles, AWriterThatThrowsHalfWayLeavesThePreviousFile) {
-  const auto root = fresh_root("throws");
+  const ScratchFolder scratch(kScratch, "throws");
+  const std::filesystem::path& root = scratch.path();
   const std::string path = (root / "requests.csv").string();
   write_output_text(path, "id\n0\n1\n");
   EXPECT_THROW(write_output_file(path,
@@ -75,7 +79,8 @@ TEST(OutputFiles, AWriterThatThrowsHalfWayLeavesThePreviousFile) {
 }
 
 TEST(OutputFiles, AThrowingWriterLeavesNoFileWhereThereWasNone) {
-  const auto root = fresh_root("throws_new");
+  const ScratchFolder scratch(kScratch, "throws_new");
+  const std::filesystem::path& root = scratch.path();
   EXPECT_THROW(write_output_file((root / "new.csv").string(),
                                  [](std::ostream& out) {
                                    out << "id\n";
@@ -87,7 +92,8 @@ TEST(OutputFiles, AThrowingWriterLeavesNoFileWhereThereWasNone) {
 }
 
 TEST(OutputFiles, APendingFileAppearsOnlyOnCommit) {
-  const auto root = fresh_root("pending");
+  const ScratchFolder scratch(kScratch, "pending");
+  const std::filesystem::path& root = scratch.path();
   const std::string path = (root / "t.jsonl").string();
   {
     PendingFile file(path);
@@ -110,7 +116,8 @@ TEST(OutputFiles, TheDigestIsTheLengthAndFnv1aOfTheBytes) {
   EXPECT_EQ(hex64(fnv1a64("")), "cbf29ce484222325");
   EXPECT_EQ(hex64(fnv1a64("a")), "af63dc4c8601ec8c");
   EXPECT_EQ(fnv1a64("ab"), fnv1a64("b", fnv1a64("a")));
-  const auto root = fresh_root("digest");
+  const ScratchFolder scratch(kScratch, "digest");
+  const std::filesystem::path& root = scratch.path();
   const FileDigest digest =
       write_output_file((root / "a.txt").string(), [](std::ostream& out) { out << 'a'; });
   EXPECT_EQ(digest.num_bytes, 1);
@@ -119,7 +126,8 @@ TEST(OutputFiles, TheDigestIsTheLengthAndFnv1aOfTheBytes) {
 }
 
 TEST(OutputFiles, AnOutputThatIsTheInputIsRefused) {
-  const auto root = fresh_root("same");
+  const ScratchFolder scratch(kScratch, "same");
+  const std::filesystem::path& root = scratch.path();
   const std::string input = (root / "t.csv").string();
   write_output_text(input, "x");
   const std::string other_spelling = (root / "." / "t.csv").string();

@@ -16,7 +16,7 @@ namespace tidal::base {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::fresh_root;
+using testing::kScratch;
 using testing::names_in;
 using testing::read_all;
 
@@ -29,7 +29,8 @@ void write_run(const fs::path& dir, const std::string& a, bool with_extra) {
 }
 
 TEST(RunFolder, SummaryIsStampedWithKindRunIdAndTheFilesDigests) {
-  const auto root = fresh_root("stamp");
+  const ScratchFolder scratch(kScratch, "stamp");
+  const fs::path& root = scratch.path();
   write_run(root / "run", "x\n", true);
   EXPECT_EQ(names_in(root), std::vector<std::string>{"run"});  // no temporary left
   EXPECT_EQ(names_in(root / "run"), (std::vector<std::string>{"a.csv", "b.csv", "summary.json"}));
@@ -49,7 +50,8 @@ TEST(RunFolder, SummaryIsStampedWithKindRunIdAndTheFilesDigests) {
 }
 
 TEST(RunFolder, EqualRunsGetEqualIdsAndARerunDropsFilesItDidNotWrite) {
-  const auto root = fresh_root("rerun");
+  const ScratchFolder scratch(kScratch, "rerun");
+  const fs::path& root = scratch.path();
   write_run(root / "run", "x\n", true);
   const std::string first = read_all(root / "run" / "summary.json");
   write_run(root / "run", "x\n", true);
@@ -64,7 +66,8 @@ TEST(RunFolder, EqualRunsGetEqualIdsAndARerunDropsFilesItDidNotWrite) {
 
 // A writer that throws half-way through a file leaves the previous run as it was.
 TEST(RunFolder, AFailedWriteLeavesThePreviousRunIntact) {
-  const auto root = fresh_root("failed");
+  const ScratchFolder scratch(kScratch, "failed");
+  const fs::path& root = scratch.path();
   write_run(root / "run", "old\n", true);
   const std::string summary = read_all(root / "run" / "summary.json");
   EXPECT_THROW(
@@ -87,7 +90,8 @@ TEST(RunFolder, AFailedWriteLeavesThePreviousRunIntact) {
 
 // The swap fails when the new folder is moved in: the old run is put back, whole.
 TEST(RunFolder, AFailedSwapPutsThePreviousRunBack) {
-  const auto root = fresh_root("swap");
+  const ScratchFolder scratch(kScratch, "swap");
+  const fs::path& root = scratch.path();
   write_run(root / "run", "old\n", true);
   const std::string summary = read_all(root / "run" / "summary.json");
   int num_renames = 0;
@@ -118,7 +122,8 @@ TEST(RunFolder, AFailedSwapPutsThePreviousRunBack) {
 }
 
 TEST(RunFolder, AFolderTidalDidNotWriteIsNeverReplaced) {
-  const auto root = fresh_root("foreign");
+  const ScratchFolder scratch(kScratch, "foreign");
+  const fs::path& root = scratch.path();
   fs::create_directories(root / "mine");
   write_output_text((root / "mine" / "notes.txt").string(), "keep me");
   write_output_text((root / "mine" / "summary.json").string(), "{\"kind\": \"other\"}");
@@ -142,7 +147,8 @@ TEST(RunFolder, AFolderTidalDidNotWriteIsNeverReplaced) {
 }
 
 TEST(RunFolder, EmptyDotAndFilePathsAreRefused) {
-  const auto root = fresh_root("paths");
+  const ScratchFolder scratch(kScratch, "paths");
+  const fs::path& root = scratch.path();
   EXPECT_THROW(check_run_folder_target(""), InputError);
   EXPECT_THROW(check_run_folder_target("."), InputError);
   EXPECT_THROW(check_run_folder_target(".."), InputError);
@@ -154,7 +160,8 @@ TEST(RunFolder, EmptyDotAndFilePathsAreRefused) {
 }
 
 TEST(RunFolder, ATrailingSeparatorNamesTheSameFolder) {
-  const auto root = fresh_root("slash");
+  const ScratchFolder scratch(kScratch, "slash");
+  const fs::path& root = scratch.path();
   write_run(root / "run", "x\n", false);
   write_run((root / "run").string() + "/", "y\n", false);
   EXPECT_EQ(names_in(root), std::vector<std::string>{"run"});

@@ -1,7 +1,5 @@
-// Helpers of the base tests: a fresh folder per test and whole-file reads.
+// Helpers of the base tests: their scratch folders' prefix and whole-file reads.
 #pragma once
-
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -10,16 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "tests/scratch_folder.h"
+
 namespace tidal::base::testing {
 
-// An empty folder of its own for each test, under the system's temporary folder.
-inline std::filesystem::path fresh_root(const std::string& test) {
-  const auto root = std::filesystem::temp_directory_path() /
-                    ("tidal_base_" + std::to_string(::getpid()) + "_" + test);
-  std::filesystem::remove_all(root);
-  std::filesystem::create_directories(root);
-  return root;
-}
+// The prefix of the base tests' scratch folders (one per test, tests/scratch_folder.h).
+inline const std::string kScratch = "tidal_base";
 
 inline std::string read_all(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);

@@ -5,7 +5,6 @@
 // device.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -15,6 +14,7 @@
 #include "engine/profile/cuda_target.h"
 #include "perf/profile.h"
 #include "tests/cuda/cuda_test_util.h"
+#include "tests/scratch_folder.h"
 
 namespace tidal::profile {
 namespace {
@@ -49,12 +49,11 @@ TEST(CudaProfile, TinyPresetGivesASchemaValidProfile) {
   EXPECT_FALSE(profile.attention.decode_seconds.empty());
   EXPECT_FALSE(measured.empty());
 
-  const std::filesystem::path path = std::filesystem::temp_directory_path() /
-                                     ("tidal_cuda_profile_" + std::to_string(::getpid()) + ".json");
+  const ScratchFolder scratch("tidal_cuda_profile", "round_trip");
+  const std::filesystem::path path = scratch.path() / "profile.json";
   perf::save_profile(profile, path.string());
   const perf::Profile loaded = perf::load_profile(path.string());
   EXPECT_EQ(loaded.provenance.backend, "tidal-cuda");
-  std::filesystem::remove(path);
 }
 
 TEST(CudaProfile, MoreRanksThanGpusIsAnInputError) {

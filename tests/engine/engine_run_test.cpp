@@ -1,7 +1,5 @@
 // `tidal engine run` end to end: a generated tiny checkpoint and a generated trace replayed in
 // real time, through the library entry point and once through the CLI.
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +14,7 @@
 #include "models/checkpoint.h"
 #include "models/model_init.h"
 #include "models/presets.h"
+#include "tests/scratch_folder.h"
 #include "traces/generators.h"
 #include "traces/writer.h"
 
@@ -24,13 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("tidal_engine_test_" + std::to_string(::getpid()) + "_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+const std::string kScratch = "tidal_engine_test";
 
 std::vector<std::string> read_lines(const fs::path& path) {
   std::ifstream in(path);
@@ -60,7 +53,8 @@ fs::path write_trace(const fs::path& dir) {
 }
 
 TEST(EngineRun, GeneratedModelAndTraceWriteEveryRequest) {
-  const fs::path dir = fresh_dir("run");
+  const ScratchFolder scratch(kScratch, "run");
+  const fs::path& dir = scratch.path();
   models::init_checkpoint(*models::find_preset("tiny"), dir / "model", 5, models::TensorDType::f32);
   EngineRunArgs args;
   args.model = (dir / "model").string();
@@ -110,7 +104,8 @@ TEST(EngineRun, GeneratedModelAndTraceWriteEveryRequest) {
 }
 
 TEST(EngineRun, MissingCheckpointTensorIsNamed) {
-  const fs::path dir = fresh_dir("missing");
+  const ScratchFolder scratch(kScratch, "missing");
+  const fs::path& dir = scratch.path();
   models::init_checkpoint(*models::find_preset("tiny"), dir / "model", 5, models::TensorDType::f32);
   // Claim a third layer the file does not hold.
   nlohmann::json config;
@@ -130,7 +125,8 @@ TEST(EngineRun, MissingCheckpointTensorIsNamed) {
 }
 
 TEST(EngineRun, BadOptionsAreInputErrors) {
-  const fs::path dir = fresh_dir("bad");
+  const ScratchFolder scratch(kScratch, "bad");
+  const fs::path& dir = scratch.path();
   EngineRunArgs args;
   args.model = "no-such-model";
   args.trace = write_trace(dir).string();
@@ -147,7 +143,8 @@ TEST(EngineRun, BadOptionsAreInputErrors) {
 
 #ifdef TIDAL_CLI
 TEST(EngineRun, CliSmokeTest) {
-  const fs::path dir = fresh_dir("cli");
+  const ScratchFolder scratch(kScratch, "cli");
+  const fs::path& dir = scratch.path();
   const fs::path trace = write_trace(dir);
   const std::string command = std::string(TIDAL_CLI) + " engine run --model tiny --trace " +
                               trace.string() + " --out " + (dir / "out").string() +

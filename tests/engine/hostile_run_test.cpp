@@ -1,8 +1,6 @@
 // Hostile engine runs (issue 19): impossible flags, scales and traces end in one InputError
 // naming the flag or file before anything runs, and over-long requests are rejected without
 // their prompts being made.
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +13,7 @@
 #include "engine/engine_run.h"
 #include "engine/trace_replay.h"
 #include "tests/engine/engine_test_support.h"
+#include "tests/scratch_folder.h"
 #include "traces/writer.h"
 
 namespace tidal::engine {
@@ -23,13 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::make_request;
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("tidal_hostile_test_" + std::to_string(::getpid()) + "_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+const std::string kScratch = "tidal_hostile_test";
 
 std::string write_trace(const fs::path& dir, const std::vector<Request>& requests) {
   const fs::path path = dir / "trace.jsonl";
@@ -56,7 +49,8 @@ EngineRunArgs tiny_run(const fs::path& dir, const std::vector<Request>& requests
 }
 
 TEST(HostileEngineRun, ImpossibleSettingsAreRefused) {
-  const fs::path dir = fresh_dir("settings");
+  const ScratchFolder scratch(kScratch, "settings");
+  const fs::path& dir = scratch.path();
   EngineRunArgs args = tiny_run(dir, {make_request(0, 0.0, 8, 2)});
   args.config.block_size = 0;
   EXPECT_EQ(error_of(args), "--block-size: must be between 1 and 1024 tokens (got 0)");
@@ -93,7 +87,8 @@ TEST(HostileEngineRun, ScaledArrivalsAndLengthsAreBounded) {
 }
 
 TEST(HostileEngineRun, HugeRequestsAreRejectedWithoutTheirPrompts) {
-  const fs::path dir = fresh_dir("huge");
+  const ScratchFolder scratch(kScratch, "huge");
+  const fs::path& dir = scratch.path();
   const EngineRunArgs args =
       tiny_run(dir, {make_request(0, 0.0, 8, 2), make_request(1, 0.0, 100'000'000'000, 4),
                      make_request(2, 0.0, 8, 100'000'000'000)});
@@ -105,7 +100,8 @@ TEST(HostileEngineRun, HugeRequestsAreRejectedWithoutTheirPrompts) {
 // The last arrival rejected on arrival used to leave the replay waiting for nothing ("engine
 // replay stalled").
 TEST(HostileEngineRun, ARequestLargerThanTheArenaIsRejected) {
-  const fs::path dir = fresh_dir("arena");
+  const ScratchFolder scratch(kScratch, "arena");
+  const fs::path& dir = scratch.path();
   EngineRunArgs args = tiny_run(dir, {make_request(0, 0.0, 8, 2), make_request(1, 0.0, 100, 4)});
   args.config.num_gpu_blocks = 4;  // 64 tokens
   const EngineRunSummary summary = run_engine(args);
@@ -114,7 +110,8 @@ TEST(HostileEngineRun, ARequestLargerThanTheArenaIsRejected) {
 }
 
 TEST(HostileEngineRun, DepsInACycleNameTheTrace) {
-  const fs::path dir = fresh_dir("cycle");
+  const ScratchFolder scratch(kScratch, "cycle");
+  const fs::path& dir = scratch.path();
   Request a = make_request(0, 0.0, 8, 2);
   Request b = make_request(1, 0.0, 8, 2);
   a.deps = {1};
@@ -125,7 +122,8 @@ TEST(HostileEngineRun, DepsInACycleNameTheTrace) {
 
 // A trace with a header and no rows would run nothing and say nothing: refused, naming it.
 TEST(HostileEngineRun, AHeaderOnlyTraceIsAnError) {
-  const fs::path dir = fresh_dir("header_only");
+  const ScratchFolder scratch(kScratch, "header_only");
+  const fs::path& dir = scratch.path();
   EngineRunArgs args = tiny_run(dir, {make_request(0, 0.0, 8, 2)});
   args.trace = (dir / "header.csv").string();
   std::ofstream(args.trace) << "arrived_at,num_prefill_tokens,num_decode_tokens\n";
@@ -148,7 +146,8 @@ std::string cli_error(const fs::path& dir, const std::string& extra) {
 }
 
 TEST(HostileEngineRun, ZeroAndNegativeFlagsAreErrors) {
-  const fs::path dir = fresh_dir("flags");
+  const ScratchFolder scratch(kScratch, "flags");
+  const fs::path& dir = scratch.path();
   EXPECT_EQ(cli_error(dir, "--kv-blocks 0"),
             "tidal: error: --kv-blocks: must be at least 1 (got 0); leave it out to size the "
             "arena from --kv-memory");

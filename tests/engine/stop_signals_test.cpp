@@ -5,7 +5,6 @@
 #include "engine/stop_signals.h"
 
 #include <signal.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -18,6 +17,7 @@
 #include "engine/run_writer.h"
 #include "engine/trace_replay.h"
 #include "engine_test_support.h"
+#include "tests/scratch_folder.h"
 
 namespace tidal::engine {
 namespace {
@@ -76,9 +76,8 @@ TEST(StopSignals, SigtermWritesARunFolderMarkedPartial) {
   Engine engine(models::random_weights(tiny_config(), 1), small_config());
   const StopOnSignals stop;
   const EngineRun run = replay_and_raise(engine, SIGTERM, stop);
-  const fs::path dir =
-      fs::temp_directory_path() / ("tidal_stop_signals_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const ScratchFolder scratch("tidal_stop_signals", "partial");
+  const fs::path dir = scratch.path() / "run";
   write_run_folder(dir.string(), nlohmann::ordered_json{{"model", "tiny"}}, engine, run,
                    ReplayOptions{}, RunFolderOptions{});
   std::ifstream in(dir / "summary.json");
@@ -91,7 +90,6 @@ TEST(StopSignals, SigtermWritesARunFolderMarkedPartial) {
                                                 {"num_unfinished", 5},
                                                 {"num_steps", 3}}));
   EXPECT_EQ(summary["metrics"]["num_finished"], 1);
-  fs::remove_all(dir);
 }
 
 TEST(StopSignals, ACompleteRunIsNotPartial) {

@@ -2,8 +2,6 @@
 // scaling and validation never crash and end in bounded requests or an InputError (10^5
 // inputs); the cheap accepted ones run, and their summary.json holds no negative time and no
 // non-finite figure.
-#include <unistd.h>
-
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +18,7 @@
 #include "engine/engine_run.h"
 #include "engine/trace_replay.h"
 #include "models/presets.h"
+#include "tests/scratch_folder.h"
 #include "tests/traces/fuzz_mutations.h"
 #include "traces/reader.h"
 
@@ -85,10 +84,8 @@ void check_summary(const nlohmann::json& node, const std::string& key) {
 
 TEST(EngineFuzz, MutatedTracesAndFlagsParseOrFailCleanly) {
   const models::ModelConfig tiny = *models::find_preset("tiny");
-  const fs::path dir =
-      fs::temp_directory_path() / ("tidal_engine_fuzz_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const ScratchFolder scratch("tidal_engine_fuzz", "runs");
+  const fs::path& dir = scratch.path();
   std::mt19937_64 rng(0xe9f1a95u);
   int64_t num_accepted = 0;
   int64_t num_rejected = 0;
@@ -137,7 +134,6 @@ TEST(EngineFuzz, MutatedTracesAndFlagsParseOrFailCleanly) {
       ++num_rejected;
     }
   }
-  fs::remove_all(dir);
   EXPECT_GT(num_accepted, kNumInputs / 20);
   EXPECT_GT(num_rejected, kNumInputs / 20);
   EXPECT_EQ(num_runs, kNumRuns);

@@ -1,8 +1,6 @@
 // safetensors files and Hugging Face checkpoints: init -> save -> load gives identical tensors
 // (F32 exactly, BF16 after rounding), F16 and sharded (index.json) checkpoints load, and bad
 // files fail with errors naming the tensor and the file.
-#include <unistd.h>
-
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -17,20 +15,13 @@
 #include "models/model_init.h"
 #include "models/presets.h"
 #include "models/random_weights.h"
+#include "tests/scratch_folder.h"
 
 namespace tidal::models {
 namespace {
 
 class CheckpointTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("tidal_checkpoint_test_" + std::to_string(::getpid()) + "_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   std::string error_of(const std::filesystem::path& dir) {
     try {
       load_weights(dir);
@@ -40,7 +31,10 @@ class CheckpointTest : public ::testing::Test {
     return "no error";
   }
 
-  std::filesystem::path dir_;
+  // A folder per test; dir_, the checkpoint's folder in it, is not there until the test makes it.
+  const ScratchFolder scratch_{"tidal_checkpoint_test",
+                               ::testing::UnitTest::GetInstance()->current_test_info()->name()};
+  const std::filesystem::path dir_ = scratch_.path() / "checkpoint";
 };
 
 // Every tensor of a and b, under the same names, equal after applying `round`.

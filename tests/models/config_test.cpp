@@ -1,7 +1,5 @@
 // Model config: Hugging Face config.json parsing (Llama 3, Mixtral), defaults, strict errors
 // naming file and key, JSON round trip, presets and parameter counts.
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 
@@ -10,6 +8,7 @@
 #include "base/input_error.h"
 #include "models/config.h"
 #include "models/presets.h"
+#include "tests/scratch_folder.h"
 
 namespace tidal::models {
 namespace {
@@ -149,9 +148,8 @@ TEST(Config, JsonRoundTrip) {
 }
 
 TEST(Config, LoadFromFileAndResolve) {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("tidal_config_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const ScratchFolder scratch("tidal_config_test", "load");
+  const std::filesystem::path& dir = scratch.path();
   {
     std::ofstream out(dir / "config.json");
     out << llama3_8b().dump();
@@ -173,7 +171,6 @@ TEST(Config, LoadFromFileAndResolve) {
               "--config: 'no-such-model' is neither a preset (tiny, tiny-llama3, tiny-moe, "
               "small-100m) nor a config.json file or checkpoint folder");
   }
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Config, Presets) {

@@ -4,8 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -14,6 +12,7 @@
 
 #include "base/input_error.h"
 #include "perf/hf_config.h"
+#include "tests/scratch_folder.h"
 
 namespace tidal::perf::hf_test {
 
@@ -65,25 +64,16 @@ inline json mixtral_config() {
   return c;
 }
 
-// A folder under the system temp directory, one per process, removed afterwards.
-class TempDir {
+// A scratch folder tidal_hf_config_test_<pid>_configs, removed afterwards, and files in it.
+class TempDir : public ScratchFolder {
  public:
-  TempDir()
-      : path_(fs::temp_directory_path() / ("tidal_hf_config_test_" + std::to_string(getpid()))) {
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
+  TempDir() : ScratchFolder("tidal_hf_config_test", "configs") {}
   fs::path write(const std::string& relative, const std::string& text) const {
-    const fs::path file = path_ / relative;
+    const fs::path file = path() / relative;
     fs::create_directories(file.parent_path());
     std::ofstream(file) << text;
     return file;
   }
-
- private:
-  fs::path path_;
 };
 
 }  // namespace tidal::perf::hf_test

@@ -4,8 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -15,25 +13,16 @@
 #include "base/input_error.h"
 #include "perf/gpu_catalog.h"
 #include "perf/kernel_db_folders.h"
+#include "tests/scratch_folder.h"
 
 namespace tidal::perf::kdb_test {
 
 namespace fs = std::filesystem;
 
-// A folder of this process's own under the temp dir, removed by the destructor.
-class TempDir {
+// A scratch folder tidal-kdb_<pid>_<name>, removed by the destructor.
+class TempDir : public ScratchFolder {
  public:
-  explicit TempDir(const std::string& name)
-      : path_(fs::temp_directory_path() /
-              ("tidal-kdb-" + std::to_string(::getpid()) + "-" + name)) {
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+  explicit TempDir(const std::string& name) : ScratchFolder("tidal-kdb", name) {}
 };
 
 inline void write_file(const fs::path& path, const std::string& text) {

@@ -1,6 +1,4 @@
 // Profile JSON: round trip and strict loading with JSON paths in the errors.
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -10,15 +8,12 @@
 
 #include "base/input_error.h"
 #include "perf/profile.h"
+#include "tests/scratch_folder.h"
 
 namespace tidal::perf {
 namespace {
 
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() /
-          ("tidal_perf_" + std::to_string(::getpid()) + "_" + name))
-      .string();
-}
+const std::string kScratch = "tidal_perf";
 
 Profile sample_profile() {
   Profile p;
@@ -43,7 +38,8 @@ Profile sample_profile() {
 }
 
 std::string load_error(const nlohmann::json& json, const std::string& name) {
-  const std::string path = temp_path(name);
+  const ScratchFolder scratch(kScratch, "load_error");
+  const std::string path = (scratch.path() / name).string();
   std::ofstream(path) << json.dump();
   try {
     load_profile(path);
@@ -55,18 +51,20 @@ std::string load_error(const nlohmann::json& json, const std::string& name) {
 }
 
 nlohmann::json sample_json() {
-  const std::string path = temp_path("sample.json");
+  const ScratchFolder scratch(kScratch, "sample");
+  const std::string path = (scratch.path() / "sample.json").string();
   save_profile(sample_profile(), path);
   std::ifstream in(path);
   return nlohmann::json::parse(in);
 }
 
 TEST(ProfileJson, RoundTrips) {
-  const std::string path = temp_path("round_trip.json");
+  const ScratchFolder scratch(kScratch, "round_trip");
+  const std::string path = (scratch.path() / "round_trip.json").string();
   save_profile(sample_profile(), path);
   EXPECT_EQ(load_profile(path), sample_profile());
   // Saving again writes the same bytes.
-  const std::string again = temp_path("round_trip_again.json");
+  const std::string again = (scratch.path() / "round_trip_again.json").string();
   save_profile(load_profile(path), again);
   std::ifstream a(path);
   std::ifstream b(again);
@@ -77,7 +75,8 @@ TEST(ProfileJson, RoundTrips) {
 TEST(ProfileJson, CpuOverheadShareOfOperatorTime) {
   Profile p = sample_profile();
   p.cpu_overhead = {TimeSource::measured, {1, 8}, {1e-6, 2e-6}, 0.025};
-  const std::string path = temp_path("share.json");
+  const ScratchFolder scratch(kScratch, "share");
+  const std::string path = (scratch.path() / "share.json").string();
   save_profile(p, path);
   EXPECT_EQ(load_profile(path), p);
   std::ifstream in(path);
@@ -85,7 +84,7 @@ TEST(ProfileJson, CpuOverheadShareOfOperatorTime) {
   EXPECT_DOUBLE_EQ(json["cpu_overhead"]["share_of_operator_time"].get<double>(), 0.025);
   // Profiles written before the share load with 0.
   json["cpu_overhead"].erase("share_of_operator_time");
-  const std::string older = temp_path("share_absent.json");
+  const std::string older = (scratch.path() / "share_absent.json").string();
   std::ofstream(older) << json.dump();
   EXPECT_DOUBLE_EQ(load_profile(older).cpu_overhead.share_of_operator_time, 0.0);
   json["cpu_overhead"]["share_of_operator_time"] = 1.5;
@@ -144,18 +143,20 @@ TEST(ProfileJson, RooflineSectionsCarryNoTables) {
   Profile p = sample_profile();
   p.cpu_overhead.num_seqs = {8};
   p.cpu_overhead.seconds = {1e-3};
+  const ScratchFolder scratch(kScratch, "roofline_table");
+  const std::string path = (scratch.path() / "roofline_table.json").string();
   try {
-    save_profile(p, temp_path("roofline_table.json"));
+    save_profile(p, path);
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              temp_path("roofline_table.json") + ": cpu_overhead: a roofline section has no table");
+    EXPECT_EQ(std::string(e.what()), path + ": cpu_overhead: a roofline section has no table");
   }
 }
 
 TEST(ProfileJson, MissingFileAndBadJson) {
-  EXPECT_THROW(load_profile(temp_path("does_not_exist.json")), InputError);
-  const std::string path = temp_path("broken.json");
+  const ScratchFolder scratch(kScratch, "bad_files");
+  EXPECT_THROW(load_profile((scratch.path() / "does_not_exist.json").string()), InputError);
+  const std::string path = (scratch.path() / "broken.json").string();
   std::ofstream(path) << "{\"format\": ";
   EXPECT_THROW(load_profile(path), InputError);
 }

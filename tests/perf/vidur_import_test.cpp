@@ -1,6 +1,4 @@
 // Importing Vidur's public profiling CSVs (read from ../shared/profiles, never copied).
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -8,6 +6,7 @@
 #include "base/input_error.h"
 #include "perf/profiled_model.h"
 #include "perf/vidur_import.h"
+#include "tests/scratch_folder.h"
 
 namespace tidal::perf {
 namespace {
@@ -67,10 +66,8 @@ TEST(VidurImport, A100Tp2UsesTheMeasuredAttentionTable) {
 
 TEST(VidurImport, RoundTripsThroughJson) {
   const Profile p = import_vidur(kVidur, "h100", "Llama-2-70b-hf", 8);
-  const std::string path =
-      (std::filesystem::temp_directory_path() /
-       ("tidal_perf_vidur_h100_l70_tp8_" + std::to_string(::getpid()) + ".json"))
-          .string();
+  const ScratchFolder scratch("tidal_perf_vidur", "h100_l70_tp8");
+  const std::string path = (scratch.path() / "profile.json").string();
   save_profile(p, path);
   EXPECT_EQ(load_profile(path), p);
 }

@@ -99,7 +99,8 @@ TEST(PdSearch, BadRoleAxesAreErrorsOfTheSpace) {
 }
 
 TEST(PdSearch, DisaggregatedCandidatesAreEvaluatedWithBothRoles) {
-  const auto dir = testing::fresh_dir("pd_search");
+  const ScratchFolder scratch(testing::kScratch, "pd_search");
+  const std::filesystem::path& dir = scratch.path();
   PlanOptions o;
   o.scenario_path = testing::write_json(dir / "pd.json", pd_scenario());
   // (nlohmann::json sorts keys: decode_tp, then prefill_replicas, varying fastest.)

@@ -1,11 +1,7 @@
 #include "tests/plan/plan_fixture.h"
 
-#include <unistd.h>
-
 #include <fstream>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 namespace tidal::plan::testing {
 
@@ -25,14 +21,6 @@ nlohmann::json small_scenario() {
                          "scheduler": {"policy": "continuous", "max_num_seqs": 128}}]},
     "output": {"trace_json": false}
   })");
-}
-
-std::filesystem::path fresh_dir(const std::string& name) {
-  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) /
-                                    ("tidal_plan_" + std::to_string(::getpid())) / name;
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
 }
 
 std::string write_json(const std::filesystem::path& path, const nlohmann::json& value) {

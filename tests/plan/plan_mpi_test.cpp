@@ -20,7 +20,8 @@ bool on_path(const std::string& program) {
 TEST(PlanMpi, TwoRanksMatchTheThreadedRun) {
   if (!have_mpi()) GTEST_SKIP() << "this build has no MPI (libopenmpi-dev not found by CMake)";
   if (!on_path("mpirun")) GTEST_SKIP() << "mpirun is not on PATH (Debian package openmpi-bin)";
-  const fs::path dir = testing::fresh_dir("mpi");
+  const ScratchFolder scratch(testing::kScratch, "mpi");
+  const fs::path& dir = scratch.path();
   const std::string scenario =
       testing::write_json(dir / "scenario.json", testing::small_scenario());
   const std::string space = testing::write_json(dir / "space.json", nlohmann::json::parse(R"({

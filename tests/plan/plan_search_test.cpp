@@ -49,7 +49,8 @@ PlanOptions options_for(const Files& files, const fs::path& out, int num_threads
 }
 
 TEST(PlanSearch, CheapestEqualsAnExhaustiveLoop) {
-  const fs::path dir = testing::fresh_dir("exhaustive");
+  const ScratchFolder scratch(testing::kScratch, "exhaustive");
+  const fs::path& dir = scratch.path();
   const Files files = write_inputs(dir, kSpace);
   const PlanRun run = run_plan(options_for(files, dir / "out", 2));
   ASSERT_EQ(run.outcome.results.size(), 24u);
@@ -144,7 +145,8 @@ TEST(PlanSearch, CheapestEqualsAnExhaustiveLoop) {
 // Candidates are simulated without ITL samples unless the SLO bounds ITL; one that does is
 // judged on the same ITL as a run made here.
 TEST(PlanSearch, AnItlSloIsJudgedOnTheRunsItl) {
-  const fs::path dir = testing::fresh_dir("itl_slo");
+  const ScratchFolder scratch(testing::kScratch, "itl_slo");
+  const fs::path& dir = scratch.path();
   const Files files = write_inputs(
       dir, nlohmann::json::parse(R"({"dimensions": {"gpu": ["H100-SXM", "A100-80GB"]}})"));
   std::vector<double> p99_itl;
@@ -167,7 +169,8 @@ TEST(PlanSearch, AnItlSloIsJudgedOnTheRunsItl) {
 }
 
 TEST(PlanSearch, OneAndFourThreadsGiveIdenticalOutput) {
-  const fs::path dir = testing::fresh_dir("threads");
+  const ScratchFolder scratch(testing::kScratch, "threads");
+  const fs::path& dir = scratch.path();
   const Files files = write_inputs(dir, kSpace);
   run_plan(options_for(files, dir / "t1", 1));
   run_plan(options_for(files, dir / "t4", 4));
@@ -178,7 +181,8 @@ TEST(PlanSearch, OneAndFourThreadsGiveIdenticalOutput) {
 }
 
 TEST(PlanSearch, ResumedSearchEqualsUninterrupted) {
-  const fs::path dir = testing::fresh_dir("resume");
+  const ScratchFolder scratch(testing::kScratch, "resume");
+  const fs::path& dir = scratch.path();
   const Files files = write_inputs(dir, kSpace);
   run_plan(options_for(files, dir / "full", 3));
   // A killed search: the first 7 results and half of the 8th line.
@@ -208,7 +212,8 @@ TEST(PlanSearch, ResumedSearchEqualsUninterrupted) {
 }
 
 TEST(PlanSearch, CapacityModeFindsTheLargestRateScaleMeetingTheSlo) {
-  const fs::path dir = testing::fresh_dir("capacity");
+  const ScratchFolder scratch(testing::kScratch, "capacity");
+  const fs::path& dir = scratch.path();
   const Files files = write_inputs(dir, nlohmann::json::parse(R"({
     "dimensions": {"num_replicas": [1, 2]},
     "capacity": {"min_rate_scale": 0.5, "max_rate_scale": 8, "tolerance": 0.05}})"));
@@ -237,7 +242,8 @@ TEST(PlanSearch, CapacityModeFindsTheLargestRateScaleMeetingTheSlo) {
 }
 
 TEST(PlanSearch, InputErrors) {
-  const fs::path dir = testing::fresh_dir("errors");
+  const ScratchFolder scratch(testing::kScratch, "errors");
+  const fs::path& dir = scratch.path();
   const Files files = write_inputs(dir, kSpace);
   PlanOptions o = options_for(files, dir / "out", 1);
   o.slo = {"chat:p99_ttft<=1"};

@@ -175,7 +175,8 @@ TEST(PlanTable, NoWinnerNamesTheCheapestMiss) {
 
 // The report's plan section renders plan.json's ranking as the same table.
 TEST(PlanTable, ReportShowsTheSameRankedTable) {
-  const std::filesystem::path dir = testing::fresh_dir("plan_table_report");
+  const ScratchFolder scratch(testing::kScratch, "plan_table_report");
+  const std::filesystem::path& dir = scratch.path();
   PlanHeader header;
   header.scenario = "fixed";
   header.slo = {"p99_ttft<=1s"};

@@ -26,7 +26,8 @@ CandidateResult sample(int64_t index) {
 }
 
 TEST(ResultsFile, RoundTripsExactly) {
-  const auto dir = testing::fresh_dir("results_roundtrip");
+  const ScratchFolder scratch(testing::kScratch, "results_roundtrip");
+  const std::filesystem::path& dir = scratch.path();
   const std::string path = (dir / "results.jsonl").string();
   {
     ResultsWriter w(path, "fp");
@@ -45,7 +46,8 @@ TEST(ResultsFile, RoundTripsExactly) {
 }
 
 TEST(ResultsFile, PartialLastLineIsIgnoredAndCutBeforeAppending) {
-  const auto dir = testing::fresh_dir("results_partial");
+  const ScratchFolder scratch(testing::kScratch, "results_partial");
+  const std::filesystem::path& dir = scratch.path();
   const std::string path = (dir / "results.jsonl").string();
   {
     ResultsWriter w(path, "fp");
@@ -64,7 +66,8 @@ TEST(ResultsFile, PartialLastLineIsIgnoredAndCutBeforeAppending) {
 }
 
 TEST(ResultsFile, OtherPlansAndBadLinesAreErrors) {
-  const auto dir = testing::fresh_dir("results_bad");
+  const ScratchFolder scratch(testing::kScratch, "results_bad");
+  const std::filesystem::path& dir = scratch.path();
   const std::string path = (dir / "results.jsonl").string();
   {
     ResultsWriter w(path, "fp");

@@ -3,8 +3,6 @@
 // fitted to within 5%. Only the measured numbers are inputs; no timing is asserted.
 #include "engine/profile/profiler.h"
 
-#include <unistd.h>
-
 #include <cmath>
 #include <filesystem>
 #include <string>
@@ -15,6 +13,7 @@
 #include "engine/profile/piecewise_fit.h"
 #include "models/presets.h"
 #include "perf/profiled_model.h"
+#include "tests/scratch_folder.h"
 
 namespace tidal::profile {
 namespace {
@@ -49,13 +48,11 @@ perf::Profile* ProfilerTest::profile_ = nullptr;
 std::vector<MeasuredSeries>* ProfilerTest::measured_ = nullptr;
 
 TEST_F(ProfilerTest, RoundTripsThroughTheSchema) {
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("tidal_profiler_test_" + std::to_string(::getpid()) + ".json"))
-                               .string();
+  const ScratchFolder scratch("tidal_profiler_test", "round_trip");
+  const std::string path = (scratch.path() / "profile.json").string();
   perf::save_profile(*profile_, path);
   const perf::Profile loaded = perf::load_profile(path);
   EXPECT_EQ(loaded, *profile_);
-  std::filesystem::remove(path);
   EXPECT_EQ(profile_->provenance.backend, "tidal-cpu");
   EXPECT_FALSE(profile_->provenance.device.empty());
   EXPECT_FALSE(profile_->provenance.commit.empty());
@@ -77,12 +74,10 @@ TEST_F(ProfilerTest, DraftCostRoundTrips) {
   // A lookup over a longer context scans more tokens: it costs something per context token.
   EXPECT_GE(profile_->draft->seconds_per_seq, 0.0);
   EXPECT_GT(profile_->draft->seconds_per_context_token, 0.0);
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("tidal_profiler_draft_test_" + std::to_string(::getpid()) + ".json"))
-                               .string();
+  const ScratchFolder scratch("tidal_profiler_draft_test", "round_trip");
+  const std::string path = (scratch.path() / "profile.json").string();
   perf::save_profile(*profile_, path);
   const perf::Profile loaded = perf::load_profile(path);
-  std::filesystem::remove(path);
   ASSERT_TRUE(loaded.draft.has_value());
   EXPECT_EQ(*loaded.draft, *profile_->draft);
 }

@@ -20,7 +20,8 @@ using testing::figures_of;
 using testing::section_of;
 
 TEST(EnergyReport, AbsentWithoutEnergy) {
-  const fs::path root = testing::fresh_dir("energy_report_off");
+  const ScratchFolder scratch(testing::kScratch, "energy_report_off");
+  const fs::path& root = scratch.path();
   const std::string run =
       testing::write_run_folder(testing::small_scenario(1, "plain"), root / "run");
   EXPECT_FALSE(read_summary((fs::path(run) / "summary.json").string()).energy);
@@ -28,7 +29,8 @@ TEST(EnergyReport, AbsentWithoutEnergy) {
 }
 
 TEST(EnergyReport, ShowsTheSummaryFigures) {
-  const fs::path root = testing::fresh_dir("energy_report_on");
+  const ScratchFolder scratch(testing::kScratch, "energy_report_on");
+  const fs::path& root = scratch.path();
   nlohmann::json scenario = testing::small_scenario(2, "energy");
   scenario["energy"] = {{"pue", 1.2}, {"carbon_intensity_g_per_kwh", 400}};
   scenario["fleet"]["pools"][0]["energy"] = {{"host_power_w", 4600}};
@@ -52,7 +54,8 @@ TEST(EnergyReport, ShowsTheSummaryFigures) {
 }
 
 TEST(EnergyReport, NamesPoolsWithoutAnIntensity) {
-  const fs::path root = testing::fresh_dir("energy_report_missing");
+  const ScratchFolder scratch(testing::kScratch, "energy_report_missing");
+  const fs::path& root = scratch.path();
   nlohmann::json scenario = testing::small_scenario(1, "no-carbon");
   scenario["energy"] = nlohmann::json::object();
   const std::string run = testing::write_run_folder(scenario, root / "run");

@@ -4,6 +4,7 @@
 // run compares with a simulator run (the engine/ and sim/ halves of a validation folder).
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -96,14 +97,18 @@ nlohmann::json engine_figure(const nlohmann::json& table, const std::string& nam
 class EngineReportTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    root_ = testing::fresh_dir("engine_report");
+    scratch_.emplace(testing::kScratch, "engine_report");
+    root_ = scratch_->path();
     engine_ = write_engine_folder(root_ / "validation");
     sim_ = testing::write_run_folder(testing::small_scenario(1, "sim-h100"),
                                      root_ / "validation" / "sim");
   }
+  static void TearDownTestSuite() { scratch_.reset(); }
+  static std::optional<ScratchFolder> scratch_;  // holds root_, the suite's folder
   static fs::path root_;
   static std::string engine_, sim_;
 };
+std::optional<ScratchFolder> EngineReportTest::scratch_;
 fs::path EngineReportTest::root_;
 std::string EngineReportTest::engine_, EngineReportTest::sim_;
 

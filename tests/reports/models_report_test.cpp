@@ -20,7 +20,8 @@ using testing::figures_of;
 using testing::section_of;
 
 TEST(ModelsReport, AbsentWithoutModelRouting) {
-  const fs::path root = testing::fresh_dir("models_report_off");
+  const ScratchFolder scratch(testing::kScratch, "models_report_off");
+  const fs::path& root = scratch.path();
   const std::string run =
       testing::write_run_folder(testing::small_scenario(1, "plain"), root / "run");
   EXPECT_FALSE(read_summary((fs::path(run) / "summary.json").string()).models);
@@ -28,7 +29,8 @@ TEST(ModelsReport, AbsentWithoutModelRouting) {
 }
 
 TEST(ModelsReport, ShowsTheSummaryFigures) {
-  const fs::path root = testing::fresh_dir("models_report_on");
+  const ScratchFolder scratch(testing::kScratch, "models_report_on");
+  const fs::path& root = scratch.path();
   nlohmann::json scenario = testing::small_scenario(2, "models");
   scenario["model_router"] = {{"policy", "fixed"}};
   const std::string run = testing::write_run_folder(scenario, root / "run");

@@ -4,6 +4,7 @@
 // ratios; validation and plan folders render.
 #include <algorithm>
 #include <fstream>
+#include <optional>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -58,13 +59,17 @@ const nlohmann::json* find_table(const nlohmann::json& report, const std::string
 class ReportTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    root_ = testing::fresh_dir("report");
+    scratch_.emplace(testing::kScratch, "report");
+    root_ = scratch_->path();
     one_ = testing::write_run_folder(testing::small_scenario(1, "one-replica"), root_ / "one");
     two_ = testing::write_run_folder(testing::small_scenario(2, "two-replicas"), root_ / "two");
   }
+  static void TearDownTestSuite() { scratch_.reset(); }
+  static std::optional<ScratchFolder> scratch_;  // holds root_, the suite's folder
   static fs::path root_;
   static std::string one_, two_;
 };
+std::optional<ScratchFolder> ReportTest::scratch_;
 fs::path ReportTest::root_;
 std::string ReportTest::one_, ReportTest::two_;
 
@@ -301,7 +306,8 @@ TEST_F(ReportTest, SameInputsSameBytes) {
 }
 
 TEST_F(ReportTest, ValidationFolderRendersAFidelitySection) {
-  const fs::path dir = testing::fresh_dir("validation");
+  const ScratchFolder scratch(testing::kScratch, "validation");
+  const fs::path& dir = scratch.path();
   fs::copy(one_, dir / "predicted");
   fs::copy(two_, dir / "measured");
   std::ofstream(dir / "validation.json") << R"({
@@ -327,7 +333,8 @@ TEST_F(ReportTest, ValidationFolderRendersAFidelitySection) {
 }
 
 TEST_F(ReportTest, PlanFolderRendersAPlanSection) {
-  const fs::path dir = testing::fresh_dir("plan");
+  const ScratchFolder scratch(testing::kScratch, "plan");
+  const fs::path& dir = scratch.path();
   std::ofstream(dir / "plan.json") << R"({
     "kind": "tidal-plan", "scenario": "chat", "pool": "h100", "mode": "cost",
     "slo": ["p99_ttft<=1 s"], "objective": "dollars", "latency_metric": "p99_ttft_s",
@@ -357,7 +364,8 @@ TEST_F(ReportTest, PlanFolderRendersAPlanSection) {
 }
 
 TEST_F(ReportTest, UnknownFolderIsAnInputError) {
-  const fs::path dir = testing::fresh_dir("empty");
+  const ScratchFolder scratch(testing::kScratch, "empty");
+  const fs::path& dir = scratch.path();
   try {
     build_report({dir.string()});
     FAIL() << "expected an InputError";

@@ -1,6 +1,7 @@
 // Reading run folders strictly: figures match summary.json, and a missing file, column or
 // field is an InputError naming it.
 #include <fstream>
+#include <optional>
 
 #include <gtest/gtest.h>
 
@@ -31,11 +32,14 @@ void write(const fs::path& path, const std::string& text) {
 class RunDataTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = testing::write_run_folder(testing::small_scenario(1, "small"),
-                                     testing::fresh_dir("run_data") / "run");
+    scratch_.emplace(testing::kScratch, "run_data");
+    dir_ = testing::write_run_folder(testing::small_scenario(1, "small"), scratch_->path() / "run");
   }
+  static void TearDownTestSuite() { scratch_.reset(); }
+  static std::optional<ScratchFolder> scratch_;  // holds dir_, the suite's run folder
   static std::string dir_;
 };
+std::optional<ScratchFolder> RunDataTest::scratch_;
 std::string RunDataTest::dir_;
 
 TEST_F(RunDataTest, FiguresMatchTheRunFiles) {
@@ -72,7 +76,8 @@ TEST_F(RunDataTest, FiguresMatchTheRunFiles) {
 }
 
 TEST_F(RunDataTest, MissingFilesAreNamed) {
-  const fs::path copy = testing::fresh_dir("run_data_missing") / "run";
+  const ScratchFolder scratch(testing::kScratch, "run_data_missing");
+  const fs::path copy = scratch.path() / "run";
   fs::create_directories(copy);
   fs::copy_file(fs::path(dir_) / "summary.json", copy / "summary.json");
   fs::copy_file(fs::path(dir_) / "timeline.csv", copy / "timeline.csv");
@@ -83,7 +88,8 @@ TEST_F(RunDataTest, MissingFilesAreNamed) {
 TEST_F(RunDataTest, TheStepTimeModelLineGivesTheCalibrationsErrors) {
   // A calibrated pool says how far its calibration was off on the rows it was fitted to and, when
   // `tidal calibrate --held-out` measured it, on models it was not fitted to.
-  const fs::path dir = testing::fresh_dir("run_data_calibration");
+  const ScratchFolder scratch(testing::kScratch, "run_data_calibration");
+  const fs::path& dir = scratch.path();
   nlohmann::json summary = read_json_file(dir_ + "/summary.json");
   nlohmann::json& model = summary["resolved"]["pools"][0]["step_time_model"];
   model["calibration"] = {{"fitted_on_rows", 4},
@@ -120,7 +126,8 @@ TEST_F(RunDataTest, TheStepTimeModelLineGivesTheCalibrationsErrors) {
 }
 
 TEST_F(RunDataTest, MissingColumnsAndFieldsAreNamed) {
-  const fs::path dir = testing::fresh_dir("run_data_columns");
+  const ScratchFolder scratch(testing::kScratch, "run_data_columns");
+  const fs::path& dir = scratch.path();
   write(dir / "timeline.csv", "start_s,end_s,arrivals\n0,1,2\n");
   EXPECT_EQ(error_of([&] { read_timeline((dir / "timeline.csv").string()); }),
             (dir / "timeline.csv").string() + ":1: column \"finished\" is missing from the header");
@@ -155,7 +162,8 @@ TEST_F(RunDataTest, MissingColumnsAndFieldsAreNamed) {
 }
 
 TEST(CsvColumns, QuotedFieldsAndOptionalColumns) {
-  const fs::path dir = testing::fresh_dir("csv_quoted");
+  const ScratchFolder scratch(testing::kScratch, "csv_quoted");
+  const fs::path& dir = scratch.path();
   write(dir / "q.csv", "name,v\n\"a, \"\"b\"\"\",1.5\nc,\n");
   const CsvColumns csv =
       read_csv_columns((dir / "q.csv").string(), {{"name", CellKind::text, true},

@@ -20,7 +20,7 @@ namespace tidal::reports {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::fresh_dir;
+using testing::kScratch;
 using testing::read_text;
 using testing::small_scenario;
 using testing::write_run_folder;
@@ -39,7 +39,8 @@ bool starts_with(const std::string& text, const std::string& prefix) {
 }
 
 TEST(RunFiles, AReportNeverWritesIntoARunFolder) {
-  const fs::path root = fresh_dir("report_into_run");
+  const ScratchFolder scratch(kScratch, "report_into_run");
+  const fs::path& root = scratch.path();
   const std::string run = write_run_folder(small_scenario(1, "one"), root / "run");
   const std::string summary = read_text(root / "run" / "summary.json");
   const std::string requests = read_text(root / "run" / "requests.csv");
@@ -59,7 +60,8 @@ TEST(RunFiles, TheDefaultReportGoesBesideTheRun) {
   EXPECT_EQ(default_report_path({"out/run"}), "out/run.report.html");
   EXPECT_EQ(default_report_path({"out/run/"}), "out/run.report.html");
   EXPECT_EQ(default_report_path({"out/a", "out/b"}), "out/a.comparison.html");
-  const fs::path root = fresh_dir("report_default");
+  const ScratchFolder scratch(kScratch, "report_default");
+  const fs::path& root = scratch.path();
   const std::string run = write_run_folder(small_scenario(1, "one"), root / "run");
   const ReportPaths paths = write_report({run}, "");
   EXPECT_EQ(paths.html, (root / "run.report.html").string());
@@ -68,7 +70,8 @@ TEST(RunFiles, TheDefaultReportGoesBesideTheRun) {
 }
 
 TEST(RunFiles, RunsWithoutRequestsOrTimelineFilesAreReported) {
-  const fs::path root = fresh_dir("report_files_off");
+  const ScratchFolder scratch(kScratch, "report_files_off");
+  const fs::path& root = scratch.path();
   nlohmann::json no_requests = small_scenario(1, "no-requests");
   no_requests["output"] = {{"requests_csv", false}};
   nlohmann::json no_timeline = small_scenario(1, "no-timeline");
@@ -97,7 +100,8 @@ TEST(RunFiles, RunsWithoutRequestsOrTimelineFilesAreReported) {
 }
 
 TEST(RunFiles, AFileFromAnotherRunIsRefused) {
-  const fs::path root = fresh_dir("report_mixed");
+  const ScratchFolder scratch(kScratch, "report_mixed");
+  const fs::path& root = scratch.path();
   const std::string a = write_run_folder(small_scenario(1, "a"), root / "a");
   const std::string b = write_run_folder(small_scenario(2, "b"), root / "b");
   fs::copy_file(root / "b" / "timeline.csv", root / "a" / "timeline.csv",
@@ -125,7 +129,8 @@ TEST(RunFiles, AFileFromAnotherRunIsRefused) {
 // whose only request is rejected on arrival ends within microseconds and writes one row that
 // still ends after it starts. Both report.
 TEST(RunFiles, EngineRunsThatEndAtTimeZeroAreReported) {
-  const fs::path root = fresh_dir("report_engine_empty");
+  const ScratchFolder scratch(kScratch, "report_engine_empty");
+  const fs::path& root = scratch.path();
   engine::Engine engine(models::random_weights(*models::find_preset("tiny"), 1),
                         engine::EngineConfig{});
   Request too_long;

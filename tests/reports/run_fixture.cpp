@@ -1,12 +1,8 @@
 #include "tests/reports/run_fixture.h"
 
-#include <unistd.h>
-
 #include <fstream>
 #include <sstream>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "reports/report.h"
 #include "sim/metrics.h"
@@ -46,14 +42,6 @@ std::string write_run_folder(const nlohmann::json& scenario_json,
   const sim::RunMetrics metrics = sim::compute_metrics(scenario, result);
   sim::write_run_output(dir.string(), scenario, result, metrics);
   return dir.string();
-}
-
-std::filesystem::path fresh_dir(const std::string& name) {
-  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) /
-                                    ("tidal_reports_" + std::to_string(::getpid())) / name;
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
 }
 
 std::string read_text(const std::filesystem::path& path) {

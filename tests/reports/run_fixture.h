@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/scratch_folder.h"
+
 namespace tidal::reports::testing {
 
 // A two-tenant, two-class scenario: `num_replicas` Llama-3-8B replicas on H100, 90 s of
@@ -17,8 +19,8 @@ nlohmann::json small_scenario(int num_replicas, const std::string& name);
 // Simulates `scenario` and writes its run folder to `dir` (created); returns dir.
 std::string write_run_folder(const nlohmann::json& scenario, const std::filesystem::path& dir);
 
-// A fresh empty folder under the test temp dir.
-std::filesystem::path fresh_dir(const std::string& name);
+// The prefix of the reports tests' scratch folders (one per test, tests/scratch_folder.h).
+inline const std::string kScratch = "tidal_reports";
 
 std::string read_text(const std::filesystem::path& path);
 

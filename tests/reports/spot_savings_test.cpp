@@ -4,6 +4,7 @@
 // the field.
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -72,12 +73,16 @@ bool has_label_starting(const std::vector<std::pair<std::string, std::string>>& 
 class SpotSavingsTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    root_ = testing::fresh_dir("spot_savings");
+    scratch_.emplace(testing::kScratch, "spot_savings");
+    root_ = scratch_->path();
     spot_ = testing::write_run_folder(spot_scenario(), root_ / "spot");
   }
+  static void TearDownTestSuite() { scratch_.reset(); }
+  static std::optional<ScratchFolder> scratch_;  // holds root_, the suite's folder
   static fs::path root_;
   static std::string spot_;
 };
+std::optional<ScratchFolder> SpotSavingsTest::scratch_;
 fs::path SpotSavingsTest::root_;
 std::string SpotSavingsTest::spot_;
 

@@ -32,7 +32,8 @@ nlohmann::json networked(const std::string& name, double per_gb) {
 }
 
 TEST(EgressReport, AbsentWhenNothingIsPriced) {
-  const fs::path root = testing::fresh_dir("egress_report_off");
+  const ScratchFolder scratch(testing::kScratch, "egress_report_off");
+  const fs::path& root = scratch.path();
   const std::string run = testing::write_run_folder(networked("free", 0.0), root / "run");
   EXPECT_FALSE(read_summary((fs::path(run) / "summary.json").string()).egress);
   EXPECT_TRUE(section_of(run, root, "egress").is_null());
@@ -40,7 +41,8 @@ TEST(EgressReport, AbsentWhenNothingIsPriced) {
 }
 
 TEST(EgressReport, ShowsTheSummaryFigures) {
-  const fs::path root = testing::fresh_dir("egress_report_on");
+  const ScratchFolder scratch(testing::kScratch, "egress_report_on");
+  const fs::path& root = scratch.path();
   const std::string run = testing::write_run_folder(networked("priced", 0.09), root / "run");
   const RunSummary s = read_summary((fs::path(run) / "summary.json").string());
   ASSERT_TRUE(s.egress);
@@ -59,7 +61,8 @@ TEST(EgressReport, ShowsTheSummaryFigures) {
 }
 
 TEST(LossyReport, MarksTheDeclaredLossNotVerified) {
-  const fs::path root = testing::fresh_dir("lossy_report");
+  const ScratchFolder scratch(testing::kScratch, "lossy_report");
+  const fs::path& root = scratch.path();
   nlohmann::json scenario = testing::small_scenario(1, "lossy");
   scenario["fleet"]["pools"][0]["lossy"] = {{"kv_kept_ratio", 0.5},
                                             {"declared_quality_loss", 0.03}};
@@ -82,7 +85,8 @@ TEST(LossyReport, MarksTheDeclaredLossNotVerified) {
 }
 
 TEST(LoraReport, ShowsEachLoraPoolsLoads) {
-  const fs::path root = testing::fresh_dir("lora_report");
+  const ScratchFolder scratch(testing::kScratch, "lora_report");
+  const fs::path& root = scratch.path();
   nlohmann::json scenario = testing::small_scenario(1, "lora");
   scenario["fleet"]["pools"][0]["lora"] = {{"max_loras_per_batch", 2}, {"max_cpu_loras", 4}};
   scenario["workloads"][0]["adapters"] = {{"count", 10}};

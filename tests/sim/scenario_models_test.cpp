@@ -1,7 +1,5 @@
 // A pool's model and GPU as a catalog name, a Hugging Face config.json path, or an inline object:
 // what the scenario resolves, what it echoes, and the errors a bad one gives.
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -10,6 +8,7 @@
 
 #include "base/input_error.h"
 #include "sim/scenario.h"
+#include "tests/scratch_folder.h"
 
 namespace tidal::sim {
 namespace {
@@ -34,22 +33,16 @@ std::string error_of(const std::string& text) {
   return "(no error)";
 }
 
-// A per-process scratch folder holding `name` with `text`.
-fs::path write_file(const std::string& name, const std::string& text) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("tidal_scenario_models_" + std::to_string(::getpid()));
-  fs::create_directories((dir / name).parent_path());
-  std::ofstream(dir / name) << text;
-  return dir;
-}
-
 constexpr char kTinyLlama[] = R"({"model_type": "llama", "hidden_size": 1024,
     "num_hidden_layers": 4, "num_attention_heads": 16, "num_key_value_heads": 4,
     "intermediate_size": 4096, "vocab_size": 32000, "max_position_embeddings": 4096,
     "rms_norm_eps": 1e-5})";
 
 TEST(ScenarioModels, ConfigPathResolvesAgainstTheScenarioFolderAndEchoesResolved) {
-  const fs::path dir = write_file("models/small/config.json", kTinyLlama);
+  const ScratchFolder scratch("tidal_scenario_models", "config_path");
+  const fs::path& dir = scratch.path();
+  fs::create_directories(dir / "models/small");
+  std::ofstream(dir / "models/small/config.json") << kTinyLlama;
   std::ofstream(dir / "s.json") << scenario_text(R"("models/small")", R"("H100-SXM")");
   const Scenario s = load_scenario_file((dir / "s.json").string());
   const PoolSpec& p = s.pools[0];
@@ -59,7 +52,6 @@ TEST(ScenarioModels, ConfigPathResolvesAgainstTheScenarioFolderAndEchoesResolved
   // The echo names the resolved path, so it loads from anywhere.
   const std::string echo = scenario_to_json(s).dump();
   EXPECT_EQ(scenario_to_json(load_scenario_text(echo, "echo.json", "")).dump(), echo);
-  fs::remove_all(dir);
 }
 
 TEST(ScenarioModels, InlineModelAndGpuObjects) {

@@ -1,7 +1,5 @@
 #include "sim/scenario.h"
 
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -11,6 +9,7 @@
 #include "base/input_error.h"
 #include "perf/profile.h"
 #include "perf/vidur_import.h"
+#include "tests/scratch_folder.h"
 
 namespace tidal::sim {
 namespace {
@@ -99,9 +98,8 @@ TEST(Scenario, SeedsDeriveFromTheScenarioSeed) {
 }
 
 TEST(Scenario, RelativeTracePathsResolveAgainstTheScenarioFolder) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("tidal_scenario_test_paths_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const ScratchFolder scratch("tidal_scenario_test", "paths");
+  const std::filesystem::path& dir = scratch.path();
   const std::filesystem::path file = dir / "s.json";
   std::ofstream(file) << R"({"workloads": [{"trace": {"path": "data/t.jsonl", "format": "jsonl"}},
       {"trace": {"path": "/abs/t.csv"}}],
@@ -111,7 +109,6 @@ TEST(Scenario, RelativeTracePathsResolveAgainstTheScenarioFolder) {
   EXPECT_EQ(s.workloads[0].trace->resolved_path, (dir / "data/t.jsonl").string());
   EXPECT_EQ(s.workloads[0].trace->path, "data/t.jsonl");
   EXPECT_EQ(s.workloads[1].trace->resolved_path, "/abs/t.csv");
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Scenario, SloClassesGatherAcrossWorkloads) {
@@ -131,9 +128,8 @@ TEST(Scenario, SloClassesGatherAcrossWorkloads) {
 }
 
 TEST(Scenario, ProfiledStepModelFromAVidurImport) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("tidal_scenario_test_profile_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const ScratchFolder scratch("tidal_scenario_test", "profile");
+  const std::filesystem::path& dir = scratch.path();
   perf::save_profile(
       perf::import_vidur(TIDAL_SHARED_DIR "/profiles/vidur", "h100", "Llama-2-7b-hf", 1),
       (dir / "llama2-7b-h100-tp1.json").string());
@@ -153,7 +149,6 @@ TEST(Scenario, ProfiledStepModelFromAVidurImport) {
   } catch (const InputError& e) {
     EXPECT_PRED2(starts_with, std::string(e.what()), "scenario.json: fleet.pools[0].perf.profile");
   }
-  std::filesystem::remove_all(dir);
 }
 
 TEST(ScenarioErrors, TpNotDividingHeads) {

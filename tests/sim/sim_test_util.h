@@ -1,8 +1,6 @@
 // Helpers shared by the simulator suites: scenarios from JSON text, temporary trace files.
 #pragma once
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -12,6 +10,7 @@
 
 #include "base/input_error.h"
 #include "sim/scenario.h"
+#include "tests/scratch_folder.h"
 #include "traces/request.h"
 #include "traces/writer.h"
 
@@ -31,27 +30,17 @@ inline std::string scenario_error(const nlohmann::json& j, const std::string& ba
   return "no error";
 }
 
-// A folder under the system temp dir, emptied on construction and removed on destruction.
-class TempDir {
+// A scratch folder tidal_sim_<pid>_<name>, removed at scope exit, and trace files in it.
+class TempDir : public ScratchFolder {
  public:
-  explicit TempDir(const std::string& name)
-      : path_(std::filesystem::temp_directory_path() /
-              ("tidal_sim_" + std::to_string(::getpid()) + "_" + name)) {
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  const std::filesystem::path& path() const { return path_; }
+  explicit TempDir(const std::string& name) : ScratchFolder("tidal_sim", name) {}
 
   // Writes `requests` as tidal JSONL into the folder; returns the file name.
   std::string write_trace(const std::string& name, const std::vector<Request>& requests) const {
-    std::ofstream out(path_ / name);
+    std::ofstream out(path() / name);
     traces::write_jsonl(requests, out);
     return name;
   }
-
- private:
-  std::filesystem::path path_;
 };
 
 inline Request make_request(int64_t id, double arrival_s, int64_t prompt, int64_t output) {

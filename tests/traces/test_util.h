@@ -6,6 +6,8 @@
 #include <random>
 #include <string>
 
+#include "tests/scratch_folder.h"
+
 namespace tidal::traces::testing {
 
 inline std::string shared_trace(const std::string& relative_path) {
@@ -19,29 +21,16 @@ inline const std::string kVidurConv = "vidur/splitwise_conv.csv";
 inline const std::string kVidurArxiv =
     "vidur/arxiv_summarization_stats_llama2_tokenizer_filtered_v2.csv";
 
-// A fresh folder under the system temp dir, removed with everything in it at scope exit.
-class ScratchDir {
+// A scratch folder tidal_traces_test_<pid>_<random>, removed with everything in it at scope
+// exit, and files in it.
+class ScratchDir : public ScratchFolder {
  public:
-  ScratchDir() {
-    std::random_device entropy;
-    path_ = std::filesystem::temp_directory_path() /
-            ("tidal_traces_test_" + std::to_string(entropy()) + std::to_string(entropy()));
-    std::filesystem::create_directories(path_);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  ~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  ScratchDir() : ScratchFolder("tidal_traces_test", std::to_string(std::random_device{}())) {}
+  std::string file(const std::string& name) const { return (path() / name).string(); }
   std::string write(const std::string& name, const std::string& content) const {
     std::ofstream(file(name), std::ios::binary) << content;
     return file(name);
   }
-
- private:
-  std::filesystem::path path_;
 };
 
 }  // namespace tidal::traces::testing

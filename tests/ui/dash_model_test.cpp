@@ -11,6 +11,7 @@
 
 #include "base/input_error.h"
 #include "sim/simulate_command.h"
+#include "tests/scratch_folder.h"
 #include "tests/ui/scratch_dirs.h"
 
 namespace tidal::ui {
@@ -18,7 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using test_support::fresh_dir;
 const std::string& kScenario = test_support::kSmallScenario;
 const std::string kScratch = "tidal_ui_model";
 
@@ -28,7 +28,8 @@ nlohmann::json read_json(const fs::path& path) {
 }
 
 TEST(DashModel, RunPinEditRerunAndExport) {
-  const fs::path out = fresh_dir(kScratch, "what_if");
+  const ScratchFolder scratch(kScratch, "what_if");
+  const fs::path& out = scratch.path();
   DashModel model(out.string());
   model.load(kScenario);
   ASSERT_TRUE(model.scenario().valid()) << model.scenario().error();
@@ -94,7 +95,8 @@ std::vector<double> csv_column(const fs::path& path, const std::string& name) {
 }
 
 TEST(DashModel, PlottedSeriesAreTheRunFoldersColumns) {
-  const fs::path out = fresh_dir(kScratch, "columns");
+  const ScratchFolder scratch(kScratch, "columns");
+  const fs::path& out = scratch.path();
   DashModel model(out.string());
   model.load(kScenario);
   model.start_run();
@@ -115,7 +117,8 @@ TEST(DashModel, PlottedSeriesAreTheRunFoldersColumns) {
 }
 
 TEST(DashModel, InvalidScenariosDoNotRun) {
-  DashModel model(fresh_dir(kScratch, "invalid").string());
+  const ScratchFolder scratch(kScratch, "invalid");
+  DashModel model(scratch.path().string());
   model.scenario().set("fleet.pools[0].tp", 3);
   try {
     model.start_run();
@@ -127,7 +130,8 @@ TEST(DashModel, InvalidScenariosDoNotRun) {
 }
 
 TEST(DashModel, WorkloadErrorsFoundByTheRunAreFlaggedOnTheField) {
-  DashModel model(fresh_dir(kScratch, "bad_generator").string());
+  const ScratchFolder scratch(kScratch, "bad_generator");
+  DashModel model(scratch.path().string());
   model.load(kScenario);
   model.scenario().set("workloads[0].generator.rate", -1);
   ASSERT_TRUE(model.scenario().valid());  // generator specs are checked when the run loads them
@@ -141,7 +145,8 @@ TEST(DashModel, WorkloadErrorsFoundByTheRunAreFlaggedOnTheField) {
 }
 
 TEST(DashModel, CancelEndsTheRunWithoutARunFolder) {
-  const fs::path out = fresh_dir(kScratch, "cancel");
+  const ScratchFolder scratch(kScratch, "cancel");
+  const fs::path& out = scratch.path();
   DashModel model(out.string());  // the built-in default scenario: an hour of traffic
   model.start_run();
   model.cancel_run();
@@ -152,7 +157,8 @@ TEST(DashModel, CancelEndsTheRunWithoutARunFolder) {
 }
 
 TEST(DashModel, LiveRowsGiveWayToTheRunFolder) {
-  DashModel model(fresh_dir(kScratch, "live").string());
+  const ScratchFolder scratch(kScratch, "live");
+  DashModel model(scratch.path().string());
   model.load(kScenario);
   model.start_run();
   EXPECT_TRUE(model.showing_live());
@@ -165,7 +171,8 @@ TEST(DashModel, LiveRowsGiveWayToTheRunFolder) {
 }
 
 TEST(DashModel, ACancelledRunKeepsItsLiveRowsVisible) {
-  DashModel model(fresh_dir(kScratch, "cancel_live").string());
+  const ScratchFolder scratch(kScratch, "cancel_live");
+  DashModel model(scratch.path().string());
   model.load(kScenario);
   model.scenario().set("duration_s", 36000);  // ten hours: far from done when cancelled
   model.scenario().set("workloads[0].generator.duration_s", 36000);
@@ -188,8 +195,10 @@ TEST(DashModel, ACancelledRunKeepsItsLiveRowsVisible) {
 }
 
 TEST(DashModel, LoadErrors) {
-  DashModel model(fresh_dir(kScratch, "load").string());
-  const fs::path empty = fresh_dir(kScratch, "not_a_run");
+  const ScratchFolder out(kScratch, "load");
+  DashModel model(out.path().string());
+  const ScratchFolder not_a_run(kScratch, "not_a_run");
+  const fs::path& empty = not_a_run.path();
   try {
     model.load(empty.string());
     FAIL();

@@ -1,8 +1,6 @@
 // `tidal dash` headless under Xvfb: a scripted what-if loop (load, run, pin, edit, rerun,
 // views, theme, screenshots, report) must leave non-blank PNGs and run folders with the
 // expected metrics. Skipped when xvfb-run is not installed.
-#include <unistd.h>
-
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -12,9 +10,12 @@
 #include <stb_image.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/scratch_folder.h"
+
 namespace {
 
 namespace fs = std::filesystem;
+using tidal::ScratchFolder;
 
 const std::string kTidal = TIDAL_EXE;
 const std::string kScenario = std::string(TIDAL_SOURCE_DIR) + "/tests/ui/small_scenario.json";
@@ -76,17 +77,12 @@ int run_dash(const std::string& args, const fs::path& log) {
   return status;
 }
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("tidal_dash_" + std::to_string(::getpid())) / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+const std::string kScratch = "tidal_dash";
 
 TEST(DashScreenshot, ScriptedWhatIfLoop) {
   if (!have_xvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb); skipping";
-  const fs::path dir = fresh_dir("what_if");
+  const ScratchFolder scratch(kScratch, "what_if");
+  const fs::path& dir = scratch.path();
   const fs::path script = dir / "what_if.dash";
   std::ofstream(script) << "# pin a run, change one knob, run again, compare\n"
                         << "load " << kScenario << "\n"
@@ -140,7 +136,8 @@ TEST(DashScreenshot, ScriptedWhatIfLoop) {
 // folder is written.
 TEST(DashScreenshot, LiveRunThenCancel) {
   if (!have_xvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb); skipping";
-  const fs::path dir = fresh_dir("live");
+  const ScratchFolder scratch(kScratch, "live");
+  const fs::path& dir = scratch.path();
   const fs::path script = dir / "live.dash";
   std::ofstream(script) << "load " << kScenario << "\n"
                         << "set duration_s 36000\n"
@@ -167,7 +164,8 @@ TEST(DashScreenshot, LiveRunThenCancel) {
 
 TEST(DashScreenshot, ScriptErrorsExitNonZeroWithTheLine) {
   if (!have_xvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb); skipping";
-  const fs::path dir = fresh_dir("errors");
+  const ScratchFolder scratch(kScratch, "errors");
+  const fs::path& dir = scratch.path();
   const fs::path parse_error = dir / "parse.dash";
   std::ofstream(parse_error) << "run\nview sideways\n";
   EXPECT_EQ(

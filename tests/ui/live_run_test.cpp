@@ -2,8 +2,6 @@
 // run they plot what the run folder plots (dollars aside).
 #include "ui/live_run.h"
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 
@@ -12,6 +10,7 @@
 
 #include "sim/metrics.h"
 #include "sim/run_output.h"
+#include "tests/scratch_folder.h"
 
 namespace tidal::ui {
 namespace {
@@ -48,13 +47,11 @@ TEST(LiveRun, AtTheEndItPlotsWhatTheRunFolderPlots) {
   EXPECT_EQ(rows.tenant_names, (std::vector<std::string>{"assistant", "newsroom"}));
   CollectingSink sink(scenario, rows);
   sim::RunResult result = sim::simulate(scenario, table, &sink);
-  const fs::path dir =
-      fs::temp_directory_path() / ("tidal_ui_live_run_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const ScratchFolder scratch("tidal_ui_live_run", "end");
+  const fs::path dir = scratch.path() / "run";
   sim::write_run_output(dir.string(), scenario, result, sim::compute_metrics(scenario, result));
   const std::shared_ptr<const LoadedRun> folder = load_run_folder(dir.string());
   const std::shared_ptr<const LoadedRun> live = make_live_run(rows, dir.string(), "live", "x");
-  fs::remove_all(dir);
 
   EXPECT_TRUE(live->partial);
   EXPECT_FALSE(folder->partial);

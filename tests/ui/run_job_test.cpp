@@ -14,6 +14,7 @@
 #include "sim/metrics.h"
 #include "sim/run_output.h"
 #include "sim/simulator.h"
+#include "tests/scratch_folder.h"
 #include "tests/ui/scratch_dirs.h"
 
 namespace tidal::ui {
@@ -21,7 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using test_support::fresh_dir;
 const std::string& kScenario = test_support::kSmallScenario;
 const std::string kScratch = "tidal_ui_run_job";
 
@@ -50,7 +50,8 @@ sim::Scenario long_scenario() {
 }
 
 TEST(RunJob, LiveRowsDoNotChangeTheRunFolder) {
-  const fs::path out = fresh_dir(kScratch, "same_folder");
+  const ScratchFolder scratch(kScratch, "same_folder");
+  const fs::path& out = scratch.path();
   sim::Scenario scenario = parse(scenario_json());
   RunJob job;
   job.start(scenario, (out / "dash").string());
@@ -83,7 +84,8 @@ TEST(RunJob, LiveRowsDoNotChangeTheRunFolder) {
 }
 
 TEST(RunJob, CancelStopsALongRunAndKeepsItsLiveRows) {
-  const fs::path out = fresh_dir(kScratch, "cancel");
+  const ScratchFolder scratch(kScratch, "cancel");
+  const fs::path& out = scratch.path();
   RunJob job;
   job.start(long_scenario(), (out / "long").string());
   // Wait for the first live rows (no time limit: the run is far from done by then).

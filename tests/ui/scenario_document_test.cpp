@@ -1,7 +1,5 @@
 #include "ui/scenario_document.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +10,7 @@
 #include "engine/sched/config.h"
 #include "sim/default_scenario.h"
 #include "sim/router.h"
+#include "tests/scratch_folder.h"
 #include "ui/scenario_form.h"
 
 namespace tidal::ui {
@@ -19,12 +18,7 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-std::filesystem::path temp_dir() {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("tidal_ui_doc_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+const std::string kScratch = "tidal_ui_doc";
 
 // The message `tidal simulate` gives for the same JSON.
 std::string cli_message(const ojson& raw, const std::string& label) {
@@ -87,7 +81,8 @@ TEST(ScenarioDocument, ErrorPathIsTheTextAfterTheLabel) {
 }
 
 TEST(ScenarioDocument, SaveWritesTheEditedJsonAndLoadsBack) {
-  const std::filesystem::path file = temp_dir() / "edited.json";
+  const ScratchFolder scratch(kScratch, "save");
+  const std::filesystem::path file = scratch.path() / "edited.json";
   ScenarioDocument doc = ScenarioDocument::from_default();
   doc.set("fleet.pools[0].num_replicas", 6);
   doc.save(file.string());
@@ -101,7 +96,8 @@ TEST(ScenarioDocument, SaveWritesTheEditedJsonAndLoadsBack) {
 }
 
 TEST(ScenarioDocument, FilesThatAreNotJsonFailLikeTheCli) {
-  const std::filesystem::path file = temp_dir() / "broken.json";
+  const ScratchFolder scratch(kScratch, "not_json");
+  const std::filesystem::path file = scratch.path() / "broken.json";
   std::ofstream(file) << "{\n  \"seed\": 1,\n  oops\n}\n";
   std::string cli;
   try {
@@ -116,11 +112,12 @@ TEST(ScenarioDocument, FilesThatAreNotJsonFailLikeTheCli) {
     EXPECT_EQ(std::string(e.what()), cli);
     EXPECT_NE(cli.find("line 3"), std::string::npos) << cli;
   }
-  EXPECT_THROW(ScenarioDocument::from_file((temp_dir() / "missing.json").string()), InputError);
+  EXPECT_THROW(ScenarioDocument::from_file((scratch.path() / "missing.json").string()), InputError);
 }
 
 TEST(ScenarioDocument, InvalidScenarioFilesLoadWithTheirError) {
-  const std::filesystem::path file = temp_dir() / "invalid.json";
+  const ScratchFolder scratch(kScratch, "invalid");
+  const std::filesystem::path file = scratch.path() / "invalid.json";
   ojson raw = ojson::parse(std::string(sim::default_scenario_json()));
   raw["fleet"]["pools"][0]["gpu"] = "Z80";
   std::ofstream(file) << raw.dump(2);
@@ -131,7 +128,8 @@ TEST(ScenarioDocument, InvalidScenarioFilesLoadWithTheirError) {
 }
 
 TEST(ScenarioDocument, TraceFilesReplayOnTheDefaultFleet) {
-  const std::filesystem::path trace = temp_dir() / "small_trace.csv";
+  const ScratchFolder scratch(kScratch, "trace");
+  const std::filesystem::path trace = scratch.path() / "small_trace.csv";
   std::ofstream(trace) << "TIMESTAMP,ContextTokens,GeneratedTokens\n"
                           "2023-11-16 18:15:46.6805900,374,44\n"
                           "2023-11-16 18:15:50.9951690,396,109\n";
@@ -142,7 +140,7 @@ TEST(ScenarioDocument, TraceFilesReplayOnTheDefaultFleet) {
   EXPECT_EQ(doc.scenario().workloads[0].trace->resolved_path, trace.string());
   EXPECT_FALSE(doc.scenario().duration_s.has_value());
   EXPECT_EQ(doc.scenario().pools[0].gpu, "H100-SXM");
-  EXPECT_THROW(ScenarioDocument::from_trace((temp_dir() / "none.csv").string()), InputError);
+  EXPECT_THROW(ScenarioDocument::from_trace((scratch.path() / "none.csv").string()), InputError);
 }
 
 TEST(ScenarioForm, FieldsWithFixedChoicesOfferTheRegistries) {

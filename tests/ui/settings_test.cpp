@@ -1,7 +1,5 @@
 #include "ui/settings.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -10,16 +8,12 @@
 #include <gtest/gtest.h>
 
 #include "base/input_error.h"
+#include "tests/scratch_folder.h"
 
 namespace tidal::ui {
 namespace {
 
-std::filesystem::path temp_dir() {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("tidal_ui_settings_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+const std::string kScratch = "tidal_ui_settings";
 
 void write(const std::filesystem::path& path, const std::string& text) {
   std::filesystem::create_directories(path.parent_path());
@@ -38,8 +32,8 @@ TEST(Settings, PathFollowsXdgConfigHomeThenHome) {
 }
 
 TEST(Settings, MissingFileGivesDefaultsAndWritesRoundTrip) {
-  const std::filesystem::path file = temp_dir() / "new" / "tidal" / "dash.json";
-  std::filesystem::remove_all(file.parent_path());
+  const ScratchFolder scratch(kScratch, "round_trip");
+  const std::filesystem::path file = scratch.path() / "new" / "tidal" / "dash.json";
   const Settings defaults = read_settings(file.string());
   EXPECT_EQ(defaults.window_width, 1600);
   EXPECT_EQ(defaults.window_height, 1000);
@@ -59,7 +53,8 @@ TEST(Settings, MissingFileGivesDefaultsAndWritesRoundTrip) {
 }
 
 TEST(Settings, BadFilesNameTheKey) {
-  const std::filesystem::path file = temp_dir() / "bad.json";
+  const ScratchFolder scratch(kScratch, "bad");
+  const std::filesystem::path file = scratch.path() / "bad.json";
   const auto error_of = [&](const std::string& text) {
     write(file, text);
     try {

@@ -2,8 +2,6 @@
 // measurements, the calibrated model applies them, and the file round-trips.
 #include "validate/calibrate.h"
 
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,6 +12,7 @@
 
 #include "base/input_error.h"
 #include "perf/calibration.h"
+#include "tests/scratch_folder.h"
 #include "validate/held_out.h"
 #include "validate/silicon_rows.h"
 
@@ -22,21 +21,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path scratch_dir() {
-  const fs::path dir =
-      fs::temp_directory_path() / ("tidal_calibrate_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir;
-}
+const std::string kScratch = "tidal_calibrate";
 
-// A 1B-class Llama written as a Hugging Face config, named as measured.csv's rows name models.
-std::string write_config() {
-  const fs::path dir = scratch_dir();
+// A 1B-class Llama written as a Hugging Face config into `dir`, named as measured.csv's rows name
+// models.
+void write_config(const fs::path& dir) {
   std::ofstream(dir / "test--small-llama_config.json") << R"({"model_type": "llama",
       "hidden_size": 2048, "num_hidden_layers": 16, "num_attention_heads": 32,
       "num_key_value_heads": 8, "intermediate_size": 8192, "vocab_size": 32000,
       "max_position_embeddings": 8192, "rms_norm_eps": 1e-5})";
-  return dir.string();
 }
 
 perf::Calibration known_calibration() {
@@ -52,8 +45,12 @@ perf::Calibration known_calibration() {
   return c;
 }
 
-std::vector<PreparedRow> synthetic_rows(const std::string& configs) {
-  SiliconOptions options{configs, "", "roofline", false, 2};
+// Nine rows of the small Llama (its config in a scratch folder while they are prepared), measured
+// as known_calibration() predicts them.
+std::vector<PreparedRow> synthetic_rows() {
+  const ScratchFolder configs(kScratch, "configs");
+  write_config(configs.path());
+  SiliconOptions options{configs.path().string(), "", "roofline", false, 2};
   std::vector<PreparedRow> rows;
   int line = 2;
   for (const int64_t concurrency : {1, 4, 16}) {
@@ -85,7 +82,7 @@ std::vector<PreparedRow> synthetic_rows(const std::string& configs) {
 }
 
 TEST(Calibrate, RecoversKnownCoefficientsFromSyntheticMeasurements) {
-  const std::vector<PreparedRow> rows = synthetic_rows(write_config());
+  const std::vector<PreparedRow> rows = synthetic_rows();
   ASSERT_EQ(rows.size(), 9u);
   std::vector<const PreparedRow*> pointers;
   for (const PreparedRow& row : rows) pointers.push_back(&row);
@@ -109,7 +106,7 @@ TEST(Calibrate, RecoversKnownCoefficientsFromSyntheticMeasurements) {
 TEST(Calibrate, ThePriorHoldsWhatTheRowsDoNotPinDown) {
   // One row, two residuals, five coefficients: a plain fit is free to move the scales anywhere
   // that keeps the row; the prior keeps them near 1 and the per-sequence overhead near its start.
-  const std::vector<PreparedRow> rows = synthetic_rows(write_config());
+  const std::vector<PreparedRow> rows = synthetic_rows();
   const std::vector<const PreparedRow*> one{&rows[4]};
   CalibrateOptions options;
   options.max_iterations = 20;
@@ -127,7 +124,7 @@ TEST(Calibrate, ThePriorHoldsWhatTheRowsDoNotPinDown) {
 TEST(Calibrate, FitRowsAreSharedOverTheModels) {
   // Eight rows of one model, one of another (the fit reads only the name); two rows enter the
   // fit: one of each model, not the first model's twice.
-  std::vector<PreparedRow> rows = synthetic_rows(write_config());
+  std::vector<PreparedRow> rows = synthetic_rows();
   rows.back().model = "test/other-llama";
   std::vector<const PreparedRow*> pointers;
   for (const PreparedRow& row : rows) pointers.push_back(&row);
@@ -140,7 +137,7 @@ TEST(Calibrate, FitRowsAreSharedOverTheModels) {
 }
 
 TEST(Calibrate, ArchitectureFoldsLeaveEachArchitectureOutTogether) {
-  std::vector<PreparedRow> rows = synthetic_rows(write_config());
+  std::vector<PreparedRow> rows = synthetic_rows();
   for (size_t i = 0; i < rows.size(); ++i) rows[i].architecture = i < 6 ? "a" : "b";
   rows[0].run.mode = "disagg";
   std::vector<const PreparedRow*> group;
@@ -166,7 +163,7 @@ TEST(Calibrate, ArchitectureFoldsLeaveEachArchitectureOutTogether) {
 TEST(Calibrate, HeldOutFiguresPredictEachArchitectureFromTheOthers) {
   // Both architectures' measurements come from one set of coefficients, far from the preset's:
   // a fit on either predicts the other well, and much better than the uncalibrated model.
-  std::vector<PreparedRow> rows = synthetic_rows(write_config());
+  std::vector<PreparedRow> rows = synthetic_rows();
   for (size_t i = 0; i < rows.size(); ++i) rows[i].architecture = i % 3 == 0 ? "a" : "b";
   std::vector<const PreparedRow*> group;
   for (const PreparedRow& row : rows) group.push_back(&row);
@@ -205,7 +202,7 @@ TEST(Calibrate, HeldOutFiguresPredictEachArchitectureFromTheOthers) {
 }
 
 TEST(Calibrate, CalibratedModelScalesClassesAndReplacesTheOverhead) {
-  const std::vector<PreparedRow> rows = synthetic_rows(write_config());
+  const std::vector<PreparedRow> rows = synthetic_rows();
   const perf::StepTimeModel& base = *rows.front().bases[0];
   const perf::Calibration known = known_calibration();
   perf::Calibration no_launch = known;
@@ -223,7 +220,7 @@ TEST(Calibrate, CalibratedModelScalesClassesAndReplacesTheOverhead) {
 }
 
 TEST(Calibrate, PrefillStepsTakeTheLongerOfHostLaunchesAndTheGpu) {
-  const std::vector<PreparedRow> rows = synthetic_rows(write_config());
+  const std::vector<PreparedRow> rows = synthetic_rows();
   perf::Calibration c = known_calibration();
   c.prefill_host_per_layer_s = {1e-3, 0.0};  // 16 ms over 16 layers: longer than these steps
   const auto calibrated = perf::make_calibrated_model(rows.front().bases[0], c, 16);
@@ -251,7 +248,9 @@ TEST(Calibrate, FileRoundTripsAndBadFilesNameThePath) {
   file.groups.push_back(known_calibration());
   file.groups.back().gpu = "H200";
   file.groups.back().held_out = perf::HeldOutFigures{12, 3, 1, 21.5, 9.25, 40.0, 12.5};
-  const std::string path = (scratch_dir() / "calibration.json").string();
+  const ScratchFolder scratch(kScratch, "file");
+  const fs::path& dir = scratch.path();
+  const std::string path = (dir / "calibration.json").string();
   perf::save_calibration(file, path);
   const perf::CalibrationFile again = perf::load_calibration(path);
   EXPECT_EQ(perf::calibration_to_json_text(again), perf::calibration_to_json_text(file));
@@ -271,9 +270,9 @@ TEST(Calibrate, FileRoundTripsAndBadFilesNameThePath) {
   // A held-out figure of no rows names its JSON path.
   std::string no_rows = perf::calibration_to_json_text(file);
   no_rows.replace(no_rows.find("\"num_rows\": 12"), 14, "\"num_rows\": 0");
-  std::ofstream(scratch_dir() / "no_rows.json") << no_rows;
+  std::ofstream(dir / "no_rows.json") << no_rows;
   try {
-    perf::load_calibration((scratch_dir() / "no_rows.json").string());
+    perf::load_calibration((dir / "no_rows.json").string());
     FAIL();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("groups[1].held_out.num_rows"), std::string::npos)
@@ -281,8 +280,8 @@ TEST(Calibrate, FileRoundTripsAndBadFilesNameThePath) {
   }
   std::string text = perf::calibration_to_json_text(file);
   text.replace(text.find("\"value\": 1.3"), 12, "\"value\": -1.0");
-  std::ofstream(scratch_dir() / "bad.json") << text;
-  EXPECT_THROW(perf::load_calibration((scratch_dir() / "bad.json").string()), InputError);
+  std::ofstream(dir / "bad.json") << text;
+  EXPECT_THROW(perf::load_calibration((dir / "bad.json").string()), InputError);
   EXPECT_THROW(perf::load_calibration("/nonexistent/c.json"), InputError);
 }
 

@@ -2,24 +2,22 @@
 // repository's own matrix loads with every case the issue lists.
 #include "validate/matrix.h"
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
 
 #include "base/input_error.h"
+#include "tests/scratch_folder.h"
 
 namespace tidal::validate {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string write_matrix(const std::string& name, const std::string& text) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("tidal_matrix_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+const std::string kScratch = "tidal_matrix_test";
+
+std::string write_matrix(const fs::path& dir, const std::string& name, const std::string& text) {
   const fs::path path = dir / name;
   std::ofstream(path) << text;
   return path.string();
@@ -35,7 +33,8 @@ std::string error_of(const std::string& path) {
 }
 
 TEST(Matrix, DefaultsAndOverrides) {
-  const std::string path = write_matrix("ok.json", R"({
+  const ScratchFolder scratch(kScratch, "defaults");
+  const std::string path = write_matrix(scratch.path(), "ok.json", R"({
     "name": "m",
     "defaults": {"model": "tiny", "threads": 1, "max_num_seqs": 8, "time_scale": 0.5},
     "cases": [
@@ -66,23 +65,26 @@ TEST(Matrix, DefaultsAndOverrides) {
 }
 
 TEST(Matrix, ErrorsNameTheJsonPath) {
-  const std::string unknown = write_matrix(
-      "unknown.json", R"({"cases": [{"name": "a", "trace": "t", "model": "tiny", "polcy": "x"}]})");
+  const ScratchFolder scratch(kScratch, "errors");
+  const std::string unknown =
+      write_matrix(scratch.path(), "unknown.json",
+                   R"({"cases": [{"name": "a", "trace": "t", "model": "tiny", "polcy": "x"}]})");
   EXPECT_EQ(error_of(unknown).rfind(unknown + ": cases[0].polcy: unknown key (known: name,", 0), 0u)
       << error_of(unknown);
-  const std::string missing =
-      write_matrix("missing.json", R"({"cases": [{"name": "a", "model": "tiny"}]})");
+  const std::string missing = write_matrix(scratch.path(), "missing.json",
+                                           R"({"cases": [{"name": "a", "model": "tiny"}]})");
   EXPECT_EQ(error_of(missing), missing + ": cases[0].trace: missing (required)");
-  const std::string type = write_matrix(
-      "type.json", R"({"cases": [{"name": "a", "trace": "t", "model": "tiny", "tp": "2"}]})");
+  const std::string type =
+      write_matrix(scratch.path(), "type.json",
+                   R"({"cases": [{"name": "a", "trace": "t", "model": "tiny", "tp": "2"}]})");
   EXPECT_EQ(error_of(type), type + ": cases[0].tp: must be an integer");
   const std::string dup = write_matrix(
-      "dup.json",
+      scratch.path(), "dup.json",
       R"({"defaults": {"trace": "t", "model": "tiny"}, "cases": [{"name": "a"}, {"name": "a"}]})");
   EXPECT_EQ(error_of(dup), dup + ": cases[1].name: \"a\" names an earlier case too");
-  const std::string empty = write_matrix("empty.json", R"({"cases": []})");
+  const std::string empty = write_matrix(scratch.path(), "empty.json", R"({"cases": []})");
   EXPECT_EQ(error_of(empty), empty + ": cases: must be a non-empty array");
-  const std::string top = write_matrix("top.json", R"({"cases": [], "extra": 1})");
+  const std::string top = write_matrix(scratch.path(), "top.json", R"({"cases": [], "extra": 1})");
   EXPECT_EQ(error_of(top),
             top + ": extra: unknown key (known: name, description, defaults, cases)");
   EXPECT_EQ(error_of("/nonexistent/m.json"), "/nonexistent/m.json: cannot read the file");

@@ -1,8 +1,6 @@
 // One measured run written as several rows, and checkpoints of one architecture held out together.
 #include "validate/measured_repeats.h"
 
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/scratch_folder.h"
 #include "validate/calibrate_command.h"
 #include "validate/silicon_rows.h"
 
@@ -17,6 +16,8 @@ namespace tidal::validate {
 namespace {
 
 namespace fs = std::filesystem;
+
+const std::string kScratch = "tidal_measured_repeats";
 
 MeasuredRun run_of(const std::string& id, const std::string& model) {
   MeasuredRun run;
@@ -63,9 +64,8 @@ TEST(MeasuredRepeats, OneRunUnderTwoIdsIsOneRun) {
 // Two checkpoints of one shape (as DeepSeek-V3 and DeepSeek-R1 are) share an architecture; a
 // change in any width or in the experts makes another.
 TEST(MeasuredRepeats, CheckpointsOfOneShapeShareAnArchitecture) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("tidal_measured_repeats_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const ScratchFolder scratch(kScratch, "shapes");
+  const fs::path& dir = scratch.path();
   const auto write = [&](const std::string& name, int64_t num_experts, int64_t intermediate) {
     std::ofstream(dir / (name + "_config.json"))
         << R"({"model_type": "mixtral", "hidden_size": 2048, "num_hidden_layers": 16,
@@ -97,15 +97,13 @@ TEST(MeasuredRepeats, CheckpointsOfOneShapeShareAnArchitecture) {
   EXPECT_EQ(base, architecture("test/reasoner"));
   EXPECT_NE(base, architecture("test/more-experts"));
   EXPECT_NE(base, architecture("test/wider"));
-  fs::remove_all(dir);
 }
 
 // `tidal calibrate` fits each measured run once: a run written as two rows (two ids, two
 // checkpoint names of one shape) enters the fit once and the other row is counted as left out.
 TEST(MeasuredRepeats, CalibrateFitsARepeatedRunOnce) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("tidal_measured_repeats_cal_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const ScratchFolder scratch(kScratch, "cal");
+  const fs::path& dir = scratch.path();
   for (const char* name : {"test--small-llama", "test--small-llama-chat"}) {
     std::ofstream(dir / (std::string(name) + "_config.json"))
         << R"({"model_type": "llama", "hidden_size": 2048, "num_hidden_layers": 16,
@@ -138,7 +136,6 @@ TEST(MeasuredRepeats, CalibrateFitsARepeatedRunOnce) {
   EXPECT_NE(log.str().find("1 of 2 rows used"), std::string::npos) << log.str();
   EXPECT_NE(log.str().find("1  the same measured run as an earlier row"), std::string::npos)
       << log.str();
-  fs::remove_all(dir);
 }
 
 }  // namespace

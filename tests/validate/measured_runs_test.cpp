@@ -2,14 +2,13 @@
 // tidal cannot express yet.
 #include "validate/measured_runs.h"
 
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
 #include "base/input_error.h"
+#include "tests/scratch_folder.h"
 #include "validate/measured_id_layout.h"
 
 namespace tidal::validate {
@@ -22,9 +21,10 @@ constexpr char kHeader[] =
     "moe_quant_mode,batch_size,tp_size,pp_size,attention_dp_size,moe_tp_size,moe_ep_size,"
     "silicon_ttft_ms,silicon_tpot_ms,concurrency\n";
 
-fs::path scratch(const std::string& name, const std::string& text) {
-  const fs::path dir = fs::temp_directory_path() / ("tidal_measured_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+const std::string kScratch = "tidal_measured";
+
+// Writes `text` to the file `name` in `dir`; returns its path.
+fs::path write_file(const fs::path& dir, const std::string& name, const std::string& text) {
   std::ofstream(dir / name) << text;
   return dir / name;
 }
@@ -40,18 +40,21 @@ std::string read_error(const fs::path& path) {
 }
 
 std::string error_of(const std::string& rows) {
-  return read_error(scratch("bad.csv", kHeader + rows));
+  const ScratchFolder scratch(kScratch, "bad_rows");
+  return read_error(write_file(scratch.path(), "bad.csv", kHeader + rows));
 }
 
 TEST(MeasuredRuns, ReadsRowsAndSortsOutWhatCannotBeExpressed) {
-  const fs::path path = scratch(
-      "m.csv", std::string(kHeader) +
-                   "a,vllm,0.19.0,Qwen/Qwen3-32B,h100_sxm,fp8,agg,1024,512,fp8,,64,2,1,1,2,1,"
-                   "120.5,15.25,64\n"
-                   "b,sglang,0.5.14,deepseek-ai/DeepSeek-R1,h200_sxm,fp8,agg,1024,512,fp8_block,"
-                   "fp8_block,64,8,1,8,8,1,300,20,64\n"
-                   "c,trtllm,1.3,deepseek-ai/DeepSeek-R1,b200_sxm,fp4,agg,1024,512,nvfp4,nvfp4,64,"
-                   "8,1,1,8,8,300,20,64\n");
+  const ScratchFolder scratch(kScratch, "rows");
+  const fs::path path = write_file(
+      scratch.path(), "m.csv",
+      std::string(kHeader) +
+          "a,vllm,0.19.0,Qwen/Qwen3-32B,h100_sxm,fp8,agg,1024,512,fp8,,64,2,1,1,2,1,"
+          "120.5,15.25,64\n"
+          "b,sglang,0.5.14,deepseek-ai/DeepSeek-R1,h200_sxm,fp8,agg,1024,512,fp8_block,"
+          "fp8_block,64,8,1,8,8,1,300,20,64\n"
+          "c,trtllm,1.3,deepseek-ai/DeepSeek-R1,b200_sxm,fp4,agg,1024,512,nvfp4,nvfp4,64,"
+          "8,1,1,8,8,300,20,64\n");
   const std::vector<MeasuredRun> runs = read_measured_csv(path.string());
   ASSERT_EQ(runs.size(), 3u);
   EXPECT_EQ(runs[0].model, "Qwen/Qwen3-32B");
@@ -78,10 +81,12 @@ TEST(MeasuredRuns, DisaggregatedRowsGiveBothSidesWorkers) {
       "prefill_attention_dp_size,prefill_moe_tp_size,prefill_moe_ep_size,decode_batch_size,"
       "decode_num_workers,decode_tp_size,decode_pp_size,decode_attention_dp_size,"
       "decode_moe_tp_size,decode_moe_ep_size,silicon_ttft_ms,silicon_tpot_ms,concurrency\n";
+  const ScratchFolder scratch(kScratch, "disaggregated");
   const fs::path path =
-      scratch("d.csv", header +
-                           "d,trtllm,1.1,deepseek-ai/DeepSeek-R1,gb200,fp4,disagg,1024,1024,nvfp4,"
-                           "nvfp4,,,,,,,1,2,1,1,4,1,4,8,3,8,1,1,1,8,195.5,5.3,16\n");
+      write_file(scratch.path(), "d.csv",
+                 header +
+                     "d,trtllm,1.1,deepseek-ai/DeepSeek-R1,gb200,fp4,disagg,1024,1024,nvfp4,"
+                     "nvfp4,,,,,,,1,2,1,1,4,1,4,8,3,8,1,1,1,8,195.5,5.3,16\n");
   const std::vector<MeasuredRun> runs = read_measured_csv(path.string());
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].prefill.num_workers, 2);
@@ -96,30 +101,33 @@ TEST(MeasuredRuns, DisaggregatedRowsGiveBothSidesWorkers) {
   EXPECT_FALSE(inexpressible_reason(runs[0]));
   // A row leaving a batch size empty caps nothing; a bad one names its column.
   const fs::path open_batch =
-      scratch("o.csv", header +
-                           "o,trtllm,1.1,deepseek-ai/DeepSeek-R1,gb200,fp4,disagg,1024,1024,nvfp4,"
-                           "nvfp4,,,,,,,,2,1,1,4,1,4,,3,8,1,1,1,8,195.5,5.3,16\n");
+      write_file(scratch.path(), "o.csv",
+                 header +
+                     "o,trtllm,1.1,deepseek-ai/DeepSeek-R1,gb200,fp4,disagg,1024,1024,nvfp4,"
+                     "nvfp4,,,,,,,,2,1,1,4,1,4,,3,8,1,1,1,8,195.5,5.3,16\n");
   const std::vector<MeasuredRun> open_runs = read_measured_csv(open_batch.string());
   EXPECT_EQ(open_runs[0].prefill.max_batch_size, 0);
   EXPECT_EQ(open_runs[0].decode.max_batch_size, 0);
   const fs::path zero_batch =
-      scratch("z.csv", header +
-                           "z,trtllm,1.1,deepseek-ai/DeepSeek-R1,gb200,fp4,disagg,1024,1024,nvfp4,"
-                           "nvfp4,,,,,,,0,2,1,1,4,1,4,8,3,8,1,1,1,8,195.5,5.3,16\n");
+      write_file(scratch.path(), "z.csv",
+                 header +
+                     "z,trtllm,1.1,deepseek-ai/DeepSeek-R1,gb200,fp4,disagg,1024,1024,nvfp4,"
+                     "nvfp4,,,,,,,0,2,1,1,4,1,4,8,3,8,1,1,1,8,195.5,5.3,16\n");
   EXPECT_EQ(read_error(zero_batch),
             zero_batch.string() + ":2: prefill_batch_size: must be >= 1 (got 0)");
   // Without the workers' columns a disaggregated row cannot be read.
-  const fs::path bare =
-      scratch("bare.csv",
-              std::string(kHeader) +
-                  "e,vllm,0.19.0,Qwen/Qwen3-32B,h100_sxm,fp8,disagg,1024,512,fp8,,,,,,,,1,2,3\n");
+  const fs::path bare = write_file(
+      scratch.path(), "bare.csv",
+      std::string(kHeader) +
+          "e,vllm,0.19.0,Qwen/Qwen3-32B,h100_sxm,fp8,disagg,1024,512,fp8,,,,,,,,1,2,3\n");
   EXPECT_EQ(read_error(bare),
             bare.string() + ":2: prefill_num_workers: missing column (mode disagg needs it)");
 }
 
 TEST(MeasuredRuns, ColumnsMultipliedByTheirExpertParallelismAreDividedBack) {
-  const fs::path path = scratch(
-      "ids.csv",
+  const ScratchFolder scratch(kScratch, "ids");
+  const fs::path path = write_file(
+      scratch.path(), "ids.csv",
       std::string(kHeader) +
           // tp_size 64 = 8 x 8, moe 8 x 8: the id's 8 GPUs with experts over 8.
           "x_c4_tp8_ep8_920,trtllm,1.1,deepseek-ai/DeepSeek-R1,b200_sxm,fp8,agg,1024,1024,,,"
@@ -199,7 +207,9 @@ TEST(MeasuredRuns, BadRowsNameFileLineAndColumn) {
 }
 
 TEST(MeasuredRuns, VllmBenchServeResult) {
-  const fs::path path = scratch("bench.json", R"({"backend": "vllm", "max_concurrency": 32,
+  const ScratchFolder scratch(kScratch, "bench");
+  const fs::path path =
+      write_file(scratch.path(), "bench.json", R"({"backend": "vllm", "max_concurrency": 32,
       "mean_ttft_ms": 80.0, "mean_tpot_ms": 9.5, "random_input_len": 2048,
       "random_output_len": 256, "completed": 320})");
   MeasuredRun defaults;
@@ -214,7 +224,7 @@ TEST(MeasuredRuns, VllmBenchServeResult) {
   EXPECT_EQ(runs[0].osl, 256);
   EXPECT_EQ(runs[0].tp, 2);
   EXPECT_DOUBLE_EQ(runs[0].tpot_ms, 9.5);
-  const fs::path bad = scratch("bad.json", R"({"max_concurrency": 32})");
+  const fs::path bad = write_file(scratch.path(), "bad.json", R"({"max_concurrency": 32})");
   EXPECT_THROW(read_vllm_bench_json(bad.string(), defaults), InputError);
 }
 

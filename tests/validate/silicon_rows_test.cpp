@@ -1,14 +1,13 @@
 // Measured rows as closed-loop scenarios: clients in lockstep (as they start) or staggered.
 #include "validate/silicon_rows.h"
 
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
 #include "base/input_error.h"
+#include "tests/scratch_folder.h"
 #include "validate/served_kv_dtype.h"
 
 namespace tidal::validate {
@@ -16,11 +15,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A 1B-class Llama written as a Hugging Face config, named as measured.csv's rows name models.
-std::string write_config() {
-  const fs::path dir =
-      fs::temp_directory_path() / ("tidal_silicon_rows_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+const std::string kScratch = "tidal_silicon_rows";
+
+// A 1B-class Llama written as a Hugging Face config into `dir`, named as measured.csv's rows name
+// models; returns `dir`.
+std::string write_config(const fs::path& dir) {
   std::ofstream(dir / "test--small-llama_config.json") << R"({"model_type": "llama",
       "hidden_size": 2048, "num_hidden_layers": 16, "num_attention_heads": 32,
       "num_key_value_heads": 8, "intermediate_size": 8192, "vocab_size": 32000,
@@ -45,8 +44,9 @@ MeasuredRun small_llama_row(int64_t isl, int64_t osl, int64_t concurrency) {
 }
 
 RowPrediction predict(int64_t concurrency, bool stagger) {
+  const ScratchFolder configs(kScratch, "predict");
   SiliconOptions options;
-  options.configs_dir = write_config();
+  options.configs_dir = write_config(configs.path());
   options.requests_per_client = 6;
   options.stagger_clients = stagger;
   const MeasuredRun run = small_llama_row(2048, 64, concurrency);
@@ -59,8 +59,9 @@ RowPrediction predict(int64_t concurrency, bool stagger) {
 // A disaggregated row's sides batch as many requests per attention rank as the row says (the
 // engine configs AIConfigurator generates); a side that does not say keeps its engine's default.
 TEST(SiliconRows, DisaggregatedSidesBatchWhatTheRowSays) {
+  const ScratchFolder scratch(kScratch, "disaggregated");
   SiliconOptions options;
-  options.configs_dir = write_config();
+  options.configs_dir = write_config(scratch.path());
   options.engine_presets = true;
   std::ofstream(fs::path(options.configs_dir) / "test--small-moe_config.json")
       << R"({"model_type": "mixtral", "hidden_size": 2048, "num_hidden_layers": 16,
@@ -111,7 +112,8 @@ TEST(SiliconRows, OneClientIsTheSameStaggeredOrNot) {
 // AIConfigurator sets its runs up with an FP8 KV cache for FP8 and NVFP4 checkpoints on every
 // engine; fp4 rows of a model whose own checkpoint is MXFP4 (gpt-oss) keep bf16.
 TEST(SiliconRows, Fp8AndNvfp4RowsRanAnFp8KvCacheOnEveryEngine) {
-  const std::string dir = write_config();
+  const ScratchFolder scratch(kScratch, "kv_dtype");
+  const std::string dir = write_config(scratch.path());
   const std::string llama = (fs::path(dir) / "test--small-llama_config.json").string();
   const std::string mxfp4 = (fs::path(dir) / "org--mxfp4_config.json").string();
   std::ofstream(mxfp4) << R"({"quantization_config": {"quant_method": "mxfp4"}})";
@@ -165,8 +167,9 @@ TEST(SiliconRows, Fp8AndNvfp4RowsRanAnFp8KvCacheOnEveryEngine) {
 // A row priced from kernel tables knows the engine version they were measured on (the folder's
 // <engine>-<version>), so a run of another version can be told apart; a roofline row has none.
 TEST(SiliconRows, AKernelTableRowKnowsTheTablesEngineVersion) {
+  const ScratchFolder scratch(kScratch, "kernel_tables");
   SiliconOptions options;
-  options.configs_dir = write_config();
+  options.configs_dir = write_config(scratch.path());
   const fs::path db = fs::path(options.configs_dir) / "kernels";
   fs::create_directories(db / "h100_sxm" / "vllm-0.7.1");
   std::ofstream(db / "h100_sxm" / "vllm-0.7.1" / "generation_attention_perf.csv")
@@ -193,8 +196,9 @@ TEST(SiliconRows, AKernelTableRowKnowsTheTablesEngineVersion) {
 // earlier version runs the preset's synchronous step overhead, a later, nightly or unrecorded
 // one the preset's default (async).
 TEST(SiliconRows, VllmBefore014SchedulesSynchronously) {
+  const ScratchFolder scratch(kScratch, "vllm_versions");
   SiliconOptions options;
-  options.configs_dir = write_config();
+  options.configs_dir = write_config(scratch.path());
   options.engine_presets = true;
   const auto async_of = [&](const std::string& version) {
     MeasuredRun run = small_llama_row(512, 16, 2);

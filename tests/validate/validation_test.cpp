@@ -2,8 +2,6 @@
 // step error file and validation.json with every documented field.
 #include "validate/validation.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
 
@@ -11,6 +9,7 @@
 
 #include "engine/engine_config.h"
 #include "perf/profile.h"
+#include "tests/scratch_folder.h"
 #include "traces/writer.h"
 #include "validate/spec_calibration.h"
 
@@ -36,10 +35,8 @@ std::string write_short_trace(const fs::path& dir, int64_t base_output_tokens) {
 }
 
 TEST(Validation, TinyModelEndToEnd) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("tidal_validation_test_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const ScratchFolder scratch("tidal_validation_test", "tiny");
+  const fs::path& dir = scratch.path();
   const std::string trace = write_short_trace(dir, 6);
 
   ValidateOptions options;
@@ -95,16 +92,13 @@ TEST(Validation, TinyModelEndToEnd) {
     EXPECT_TRUE(fs::exists(dir / "out" / file)) << file;
   }
   EXPECT_NE(result.table.find("TTFT"), std::string::npos);
-  fs::remove_all(dir);
 }
 
 // n-gram speculation: the simulator speculates with the engine's k, an acceptance calibrated
 // from the engine run's measured acceptance and the profile's measured drafting cost.
 TEST(Validation, NgramSpeculationIsCalibratedFromTheEngine) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("tidal_validation_spec_test_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const ScratchFolder scratch("tidal_validation_spec_test", "ngram");
+  const fs::path& dir = scratch.path();
   ValidateOptions options;
   options.run.model = "tiny";
   options.run.trace = write_short_trace(dir, 128);
@@ -161,7 +155,6 @@ TEST(Validation, NgramSpeculationIsCalibratedFromTheEngine) {
   ASSERT_EQ(j["notes"].size(), 1u);
   EXPECT_NE(j["notes"][0].get<std::string>().find("calibrated"), std::string::npos);
   EXPECT_EQ(j["sim"]["num_finished"], 12);
-  fs::remove_all(dir);
 }
 
 }  // namespace
