@@ -59,6 +59,8 @@ Replica::Replica(int32_t index, int32_t pool, const PoolSpec& spec, int64_t long
   work_counter_ = work_counter != nullptr ? std::move(work_counter) : make_work_counter(spec);
   prices_by_sums_ =
       step_model_.prices_by_sums() || (work_counter_ != nullptr && work_counter_->prices_by_sums());
+  repeats_by_sums_ = step_model_.prices_by_sums() &&
+                     (work_counter_ == nullptr || work_counter_->prices_by_sums()) && !speculative_;
   if (spec.lora) {
     lora_spec_ = &*spec.lora;
     lora_ = std::make_unique<LoraCache>(
@@ -253,14 +255,19 @@ int64_t Replica::plan_step(int64_t now_ns, std::span<const Request> requests) {
   plan_repeats_ = repeated;
   plan_ = &plan;
   if (plan.empty()) return -1;
-  work_.resize(plan.seqs.size());
-  for (size_t i = 0; i < plan.seqs.size(); ++i) {
-    const sched::ScheduledSeq& seq = plan.seqs[i];
-    work_[i] = perf::SeqWork{seq.num_new_tokens, seq.num_context_tokens,
-                             seq.samples ? 1 + seq.num_spec_tokens : 0};
+  // A repeated step's sums follow from the last step's, without a pass over the batch; where
+  // the sums price it all, its per-sequence work is not needed either (and it holds no long
+  // prefill: no head-of-line stretch).
+  const bool sums_only = repeated && repeats_by_sums_;
+  if (!sums_only) {
+    work_.resize(plan.seqs.size());
+    for (size_t i = 0; i < plan.seqs.size(); ++i) {
+      const sched::ScheduledSeq& seq = plan.seqs[i];
+      work_[i] = perf::SeqWork{seq.num_new_tokens, seq.num_context_tokens,
+                               seq.samples ? 1 + seq.num_spec_tokens : 0};
+    }
   }
   if (prices_by_sums_) {
-    // A repeated step's sums follow from the last step's, without a pass over the batch.
     if (repeated) {
       step_sums_.full.advance_repeated_step();
     } else {
@@ -269,7 +276,12 @@ int64_t Replica::plan_step(int64_t now_ns, std::span<const Request> requests) {
   }
   double seconds = step_model_.prices_by_sums() ? step_model_.summed_step_seconds(step_sums_)
                                                 : step_model_.step_seconds(work_);
-  account_hol(seconds);
+  if (sums_only) {
+    hol_.delay_s.clear();
+    hol_.caused_s.clear();
+  } else {
+    account_hol(seconds);
+  }
   if (speculative_) {
     // Drafting: each draft position costs draft_cost_ratio target steps (FACTS.md's
     // speedup ~ tau / (1 + c k)), sequential before the verification step.

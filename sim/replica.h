@@ -195,6 +195,9 @@ class Replica {
   // The step model or the work counter prices steps by their sums (perf::RankSums): the planned
   // step's, kept between steps so that a repeated step advances them.
   bool prices_by_sums_ = false;
+  // Both price by sums and nothing else reads a step's per-sequence work (no speculation): a
+  // repeated step skips building it.
+  bool repeats_by_sums_ = false;
   perf::RankSums step_sums_;
   StepLoad load_;
   // The pool's `lora`: its adapters loaded, and each step's distinct adapters; null without.
