@@ -63,13 +63,16 @@ struct Args {
   bool count_first_requests = tidal::validate::SiliconOptions{}.count_first_requests;
   // --stagger 1: the clients run staggered, not in lockstep (SiliconOptions::stagger_clients)
   bool stagger_clients = tidal::validate::SiliconOptions{}.stagger_clients;
+  // --generated-limits 1: aggregated rows batch as AIConfigurator's generator configured their
+  // engines (SiliconOptions::generated_limits)
+  bool generated_limits = tidal::validate::SiliconOptions{}.generated_limits;
 };
 
 constexpr std::string_view kUsage =
     "usage: silicon [--measured F] [--configs DIR] [--kernel-db DIR] [--max-rows-per-group N]\n"
     "               [--every N] [--threads N] [--max-fit-rows N] [--rows-out rows.csv]\n"
     "               [--fit-scales 0|1] [--requests-per-client N] [--count-first 0|1]\n"
-    "               [--prior 0|1] [--calibrate 0|1] [--stagger 0|1]";
+    "               [--prior 0|1] [--calibrate 0|1] [--stagger 0|1] [--generated-limits 0|1]";
 
 Args parse_args(int argc, char** argv) {
   Args a;
@@ -77,7 +80,7 @@ Args parse_args(int argc, char** argv) {
       argc, argv,
       {"--measured", "--configs", "--kernel-db", "--max-rows-per-group", "--every", "--threads",
        "--max-fit-rows", "--rows-out", "--fit-scales", "--prior", "--calibrate",
-       "--requests-per-client", "--count-first", "--stagger"},
+       "--requests-per-client", "--count-first", "--stagger", "--generated-limits"},
       kUsage);
   for (const auto& [key, value] : options) {
     if (key == "--measured")
@@ -106,8 +109,10 @@ Args parse_args(int argc, char** argv) {
       a.requests_per_client = std::stoll(value);
     else if (key == "--count-first")
       a.count_first_requests = value != "0";
-    else
+    else if (key == "--stagger")
       a.stagger_clients = value != "0";
+    else
+      a.generated_limits = value != "0";
   }
   if (a.every < 1) throw tidal::InputError("silicon: --every must be at least 1");
   return a;
@@ -171,14 +176,16 @@ int main(int argc, char** argv) try {
                                                          false,
                                                          args.requests_per_client,
                                                          args.count_first_requests,
-                                                         args.stagger_clients};
+                                                         args.stagger_clients,
+                                                         args.generated_limits};
   const tidal::validate::SiliconOptions kernel_options{args.configs,
                                                        args.kernel_db,
                                                        "kernel_db",
                                                        true,
                                                        args.requests_per_client,
                                                        args.count_first_requests,
-                                                       args.stagger_clients};
+                                                       args.stagger_clients,
+                                                       args.generated_limits};
 
   // Rows both setups can express, every `every`-th of each group, at most max_rows_per_group
   // per group (in file order).

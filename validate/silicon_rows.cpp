@@ -1,11 +1,15 @@
 #include "validate/silicon_rows.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "base/input_error.h"
+#include "perf/engine_preset.h"
+#include "perf/gpu_catalog.h"
 #include "sim/metrics.h"
 #include "sim/simulator.h"
 #include "validate/measured_repeats.h"
@@ -46,6 +50,44 @@ bool vllm_schedules_synchronously(const std::string& version) {
   return i > 2 && (i == version.size() || version[i] == '.');
 }
 
+// The batching limits AIConfigurator's generator, which set these runs up, gives an aggregated
+// worker of the row's engine (generator/rule_plugin/{vllm,trtllm,sglang}.rule, ai-dynamo/
+// aiconfigurator 2026; the configs of its tests/baseline/precutover_ref show them, e.g. vLLM
+// `--max-num-seqs 512 --max-num-batched-tokens 6012` and SGLang `--max-running-requests 512
+// --max-prefill-tokens 5500 --enable-mixed-chunk` for 4,000-token prompts), for the replica's
+// `attention_dp` ranks:
+// - vLLM and TensorRT-LLM: a batch of 512 sequences per rank (twice the row's batch size from
+//   512 on) and a token budget of that batch plus the prompt plus 1,500, TensorRT-LLM's rounded
+//   up to its 32-token blocks; tidal's TensorRT-LLM policy, which does not split prompts, needs
+//   a budget that holds the whole sequence (the generator's max_seq_len does not bind it);
+// - SGLang: prefill batches of at most the prompt plus 1,500 tokens (`--max-prefill-tokens`, below
+//   the server's chunked-prefill size) mixed with the decodes (`--enable-mixed-chunk`: tidal's
+//   chunked_prefill policy), for the whole server as SGLang divides its limits among the ranks.
+// The rule's older versions took the row's batch size itself, not 512 (frozen/trtllm_dense_agg:
+// `max_batch_size: 128`, `max_num_tokens: 4640`); which version set up which row is not recorded.
+nlohmann::json generated_agg_limits(const MeasuredRun& run, const std::string& gpu,
+                                    int64_t attention_dp) {
+  const int64_t prefill_tokens = run.isl + 1500;
+  if (run.engine == "sglang") {
+    // The server's chunked-prefill size: the preset's for the GPU.
+    const perf::EnginePreset& preset = perf::find_engine_preset("sglang", std::nullopt, "", "");
+    perf::EngineTarget target;
+    target.gpu_name = gpu;
+    target.gpu_memory_bytes = perf::find_gpu(gpu, "").memory_bytes;
+    const int64_t chunk = perf::resolve_engine_defaults(preset, target, {}).max_num_batched_tokens;
+    return {{"policy", "chunked_prefill"},
+            {"max_num_batched_tokens", std::min(prefill_tokens, chunk)}};
+  }
+  const int64_t batch_size = (run.concurrency + attention_dp - 1) / attention_dp;  // per rank
+  const int64_t max_batch_size = batch_size < 512 ? 512 : 2 * batch_size;
+  int64_t max_num_tokens = max_batch_size + prefill_tokens;
+  if (run.engine == "trtllm") {
+    max_num_tokens = std::max((max_num_tokens + 31) / 32 * 32, run.isl + run.osl);
+  }
+  return {{"max_num_seqs", max_batch_size * attention_dp},
+          {"max_num_batched_tokens", max_num_tokens * attention_dp}};
+}
+
 // One pool of the row: `layout`'s parallelism, `num_replicas` of it, in `role`.
 nlohmann::json pool_json(const MeasuredRun& run, const SiliconOptions& options,
                          const std::string& gpu, const WorkerLayout& layout,
@@ -81,10 +123,12 @@ nlohmann::json pool_json(const MeasuredRun& run, const SiliconOptions& options,
   // The benchmark served the row's whole prompt and output, whatever the engine's default
   // context; without a preset the scheduler must also take every client at once.
   pool["scheduler"] = {{"max_model_len", run.isl + run.osl}};
-  // TensorRT-LLM bounds a prompt by max_num_tokens and a sequence by max_seq_len; tidal's
-  // continuous policy (TensorRT-LLM's, without chunked context) takes a budget that holds the
-  // longest sequence, so rows longer than its 8,192 get that budget, on each attention rank.
-  if (options.engine_presets && run.engine == "trtllm" && run.isl + run.osl > 8192) {
+  if (options.engine_presets && options.generated_limits && role == "both") {
+    pool["scheduler"].update(generated_agg_limits(run, gpu, layout.attention_dp));
+  } else if (options.engine_presets && run.engine == "trtllm" && run.isl + run.osl > 8192) {
+    // TensorRT-LLM bounds a prompt by max_num_tokens and a sequence by max_seq_len; tidal's
+    // continuous policy (TensorRT-LLM's, without chunked context) takes a budget that holds the
+    // longest sequence, so rows longer than its 8,192 get that budget, on each attention rank.
     pool["scheduler"]["max_num_batched_tokens"] = (run.isl + run.osl) * layout.attention_dp;
   }
   if (!options.engine_presets) {

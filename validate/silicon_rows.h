@@ -42,6 +42,12 @@ struct SiliconOptions {
   // the first run's mean end-to-end latency (closed_loop `start_spread_s`), so every client's
   // phase differs and no burst is left; nothing measured enters the spread.
   bool stagger_clients = false;
+  // Whether an aggregated row's engine takes the batching limits AIConfigurator's generator
+  // gives it (silicon_rows.cpp, generated_agg_limits: vLLM and TensorRT-LLM token budgets of the
+  // prompt plus 1,500 plus 512, SGLang mixed prefill chunks of the prompt plus 1,500) instead of
+  // the engine preset's defaults. Off by default: docs/validation.md, "The generator's batching
+  // limits on aggregated rows", measures both.
+  bool generated_limits = false;
 };
 
 struct PreparedRow {

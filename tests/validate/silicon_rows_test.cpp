@@ -89,6 +89,47 @@ TEST(SiliconRows, DisaggregatedSidesBatchWhatTheRowSays) {
   EXPECT_NE(preset.count("max_num_seqs") ? preset.at("max_num_seqs") : "", "given");
 }
 
+// With generated_limits, an aggregated row's engine batches what AIConfigurator's generator gave
+// it: vLLM and
+// TensorRT-LLM 512 sequences per rank (twice the batch from 512 on) and that plus the prompt plus
+// 1,500 tokens (TensorRT-LLM's in 32-token blocks, at least the whole sequence), SGLang mixed
+// prefill chunks of the prompt plus 1,500 tokens at most its chunked-prefill size.
+TEST(SiliconRows, AggregatedRowsBatchWhatTheGeneratorGaveTheirEngine) {
+  const ScratchFolder scratch(kScratch, "aggregated");
+  SiliconOptions options;
+  options.configs_dir = write_config(scratch.path());
+  options.engine_presets = true;
+  options.generated_limits = true;
+  options.requests_per_client = 1;
+  const auto scheduler = [&](const std::string& engine, int64_t isl, int64_t osl,
+                             int64_t concurrency) {
+    MeasuredRun run = small_llama_row(isl, osl, concurrency);
+    run.engine = engine;
+    std::string reason;
+    const std::optional<PreparedRow> row = prepare_row(run, options, &reason);
+    EXPECT_TRUE(row) << reason;
+    return row ? row->scenario.pools[0].scheduler : sched::SchedulerConfig{};
+  };
+  const sched::SchedulerConfig vllm = scheduler("vllm", 1024, 64, 16);
+  EXPECT_EQ(vllm.max_num_seqs, 512);
+  EXPECT_EQ(vllm.max_num_batched_tokens, 512 + 1024 + 1500);
+  EXPECT_EQ(scheduler("vllm", 1024, 64, 600).max_num_batched_tokens, 1200 + 1024 + 1500);
+  const sched::SchedulerConfig trtllm = scheduler("trtllm", 1024, 64, 16);
+  EXPECT_EQ(trtllm.max_num_seqs, 512);
+  EXPECT_EQ(trtllm.max_num_batched_tokens, 3040);  // 3,036 in 32-token blocks
+  EXPECT_EQ(scheduler("trtllm", 1024, 4096, 16).max_num_batched_tokens, 1024 + 4096);
+  const sched::SchedulerConfig sglang = scheduler("sglang", 1024, 64, 16);
+  EXPECT_EQ(sglang.policy, "chunked_prefill");
+  EXPECT_EQ(sglang.max_num_batched_tokens, 1024 + 1500);
+  // H100's 80 GB: SGLang chunks prefills at 8,192 tokens.
+  EXPECT_EQ(scheduler("sglang", 7000, 64, 4).max_num_batched_tokens, 8192);
+  // Off (the default): the presets' limits.
+  options.generated_limits = false;
+  EXPECT_EQ(scheduler("sglang", 1024, 64, 16).policy, "prefill_first");
+  EXPECT_EQ(scheduler("vllm", 1024, 64, 16).max_num_batched_tokens,
+            scheduler("vllm", 7000, 64, 16).max_num_batched_tokens);
+}
+
 TEST(SiliconRows, StaggeredClientsNoLongerPrefillEveryRoundAsOneBurst) {
   // In lockstep the 8 clients' 2,048-token prompts arrive together every round and share one
   // step budget; staggered, each prompt comes alone between the others' decodes.
