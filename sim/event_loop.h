@@ -40,6 +40,12 @@ class Simulator {
   // Whether the tokens of `ev`, produced on `replica`, wait for the decode side to show them
   // (Scenario::first_token_from).
   bool holds_tokens(const Replica& replica, const sched::RequestEvent& ev) const;
+  // Whether the request's gaps between output tokens are ITL samples: the run keeps them, it is
+  // past its warm-up, and no cascade escalates its answer (which its client is then not shown).
+  bool keeps_itl(int64_t request) const {
+    return itl_samples_ && in_metrics_[static_cast<size_t>(request)] != 0 &&
+           !result_.models.escalates(request);
+  }
   void arrive(int64_t request, int64_t now);
   // Every dep of `request` has finished: it arrives its think time after the last of them
   // (as the client saw it), now or by a release event.

@@ -37,22 +37,7 @@ double bin_centre(size_t bin) {
 }  // namespace
 
 void SampleSet::add(double seconds) {
-  if (count_ == 0) {
-    min_ = max_ = seconds;
-  } else {
-    min_ = std::min(min_, seconds);
-    max_ = std::max(max_, seconds);
-  }
-  ++count_;
-  sum_ += seconds;
-  if (!bins_.empty()) {
-    ++bins_[bin_of(seconds)];
-    return;
-  }
-  if (!samples_.empty() && seconds < samples_.back()) sorted_ = false;
-  samples_.push_back(seconds);
-  partition_ = 0;  // a selection's order no longer holds
-  if (count_ > kExactLimit) spill_to_histogram();
+  add(seconds, 1);
 }
 
 void SampleSet::add(double seconds, int64_t count) {
@@ -71,7 +56,7 @@ void SampleSet::add(double seconds, int64_t count) {
   }
   if (!samples_.empty() && seconds < samples_.back()) sorted_ = false;
   samples_.insert(samples_.end(), static_cast<size_t>(count), seconds);
-  partition_ = 0;
+  partition_ = 0;  // a selection's order no longer holds
   if (count_ > kExactLimit) spill_to_histogram();
 }
 

@@ -29,8 +29,7 @@ bool Simulator::begin_decode_run(Replica& replica) {
     const int64_t num_left_before_last =
         result_.table.requests[k].output_tokens - rec.num_output_tokens_done - 1;
     num_steps_left = std::min({num_steps_left, num_left_before_last, charge_[k]});
-    num_itl_kept +=
-        itl_samples_ && in_metrics_[k] != 0 && !result_.models.escalates(seq.request_id) ? 1 : 0;
+    num_itl_kept += keeps_itl(seq.request_id) ? 1 : 0;
   }
   if (num_steps_left < 1) return false;
   run.request_ids.clear();

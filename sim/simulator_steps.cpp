@@ -107,9 +107,7 @@ void Simulator::on_step_end(int32_t index, int64_t now) {
   bool freed = false;
   for (const sched::RequestEvent& ev : events) {
     RequestRecord& rec = result_.records[static_cast<size_t>(ev.request_id)];
-    // An answer a cascade escalates is not shown: its gaps are no inter-token latency.
-    const bool keep_itl = itl_samples_ && in_metrics_[static_cast<size_t>(ev.request_id)] != 0 &&
-                          !result_.models.escalates(ev.request_id);
+    const bool keep_itl = keeps_itl(ev.request_id);
     // Only disaggregated runs hand requests to decode replicas.
     const bool decoding = handoff_ && decoding_[static_cast<size_t>(ev.request_id)] != 0;
     rec.num_preemptions = ev.num_preemptions +
