@@ -105,6 +105,8 @@ void apply_engine_preset(JsonObject& pool_obj, const nlohmann::json* sched_json,
   scheduler_key("max_num_batched_tokens", s.max_num_batched_tokens, d.max_num_batched_tokens);
   scheduler_key("max_num_seqs", s.max_num_seqs, d.max_num_seqs);
   scheduler_key("max_model_len", s.max_model_len, d.max_model_len);
+  // An engine that schedules asynchronously forms each step while the one before it runs.
+  if (!in_scheduler("schedule_ahead")) s.schedule_ahead = d.async_scheduling;
   pool.deployment.max_num_batched_tokens = s.max_num_batched_tokens;
   pool.deployment.max_num_seqs = s.max_num_seqs;
 

@@ -95,6 +95,11 @@ void validate(const SchedulerConfig& config, const kv::BlockManagerConfig& kv,
     throw InputError(path + ".queue_policy: static batching forms its batches in arrival order; " +
                      config.queue_policy + " needs another policy (or queue_policy fcfs)");
   }
+  if (config.policy == "static" && config.schedule_ahead) {
+    throw InputError(path +
+                     ".schedule_ahead: static batching forms each batch when the one before "
+                     "has finished; schedule_ahead needs another policy");
+  }
   check_weight(config.fair_share_input_weight, path + ".fair_share_input_weight");
   check_weight(config.fair_share_output_weight, path + ".fair_share_output_weight");
   if (config.preemption == "swap" && kv.num_cpu_blocks < 1) {

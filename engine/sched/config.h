@@ -33,6 +33,11 @@ struct SchedulerConfig {
   // step and the next one tried, as vLLM V1's scheduler skips it
   // (vllm/v1/core/sched/scheduler.py, `max_loras`) and as SGLang counts the running batch's.
   int32_t max_loras_per_batch = 0;
+  // Whether each step is formed while the step before it runs, from what the scheduler knew when
+  // that step began (vLLM's async scheduling, SGLang's overlap scheduler, TensorRT-LLM's overlap
+  // scheduler): a request added while a step runs cannot join the next step, only the one after
+  // it. A scheduler with no running request has formed nothing ahead and takes every arrival.
+  bool schedule_ahead = false;
 };
 
 // The step token budget a pool gets when neither its scenario nor an engine preset sets
@@ -58,7 +63,8 @@ std::span<const std::string_view> queue_policy_names();
 // negative timeout or k, max_num_batched_tokens < max_model_len for a policy that never chunks
 // (continuous), swap preemption with a policy that does not support it (prefill_first) or
 // without a CPU block pool (`kv.num_cpu_blocks` == 0), an unknown queue_policy, a queue_policy
-// other than fcfs with static batching, fair-share weights that are not positive and finite.
+// other than fcfs with static batching, fair-share weights that are not positive and finite,
+// schedule_ahead with static batching.
 void validate(const SchedulerConfig& config, const kv::BlockManagerConfig& kv,
               std::string_view json_path);
 

@@ -11,7 +11,7 @@ namespace tidal::sched {
 
 namespace {
 
-constexpr std::array<std::string_view, 13> kKeys{"policy",
+constexpr std::array<std::string_view, 14> kKeys{"policy",
                                                  "admission",
                                                  "preemption",
                                                  "max_num_seqs",
@@ -23,7 +23,8 @@ constexpr std::array<std::string_view, 13> kKeys{"policy",
                                                  "num_speculative_tokens",
                                                  "queue_policy",
                                                  "fair_share_input_weight",
-                                                 "fair_share_output_weight"};
+                                                 "fair_share_output_weight",
+                                                 "schedule_ahead"};
 
 std::string known_keys() {
   std::string list;
@@ -55,6 +56,11 @@ void read(const nlohmann::json& value, const std::string& path, int32_t& out) {
     throw InputError(path + ": out of range");
   }
   out = static_cast<int32_t>(wide);
+}
+
+void read(const nlohmann::json& value, const std::string& path, bool& out) {
+  if (!value.is_boolean()) throw InputError(path + ": must be true or false");
+  out = value.get<bool>();
 }
 
 void read(const nlohmann::json& value, const std::string& path, double& out) {
@@ -95,6 +101,8 @@ SchedulerConfig parse_scheduler_config(const nlohmann::json& object, const std::
       read(value, path, c.fair_share_input_weight);
     } else if (key == "fair_share_output_weight") {
       read(value, path, c.fair_share_output_weight);
+    } else if (key == "schedule_ahead") {
+      read(value, path, c.schedule_ahead);
     } else {
       throw InputError(path + ": unknown key (known: " + known_keys() + ")");
     }
@@ -115,7 +123,8 @@ nlohmann::json to_json(const SchedulerConfig& c) {
                         {"num_speculative_tokens", c.num_speculative_tokens},
                         {"queue_policy", c.queue_policy},
                         {"fair_share_input_weight", c.fair_share_input_weight},
-                        {"fair_share_output_weight", c.fair_share_output_weight}};
+                        {"fair_share_output_weight", c.fair_share_output_weight},
+                        {"schedule_ahead", c.schedule_ahead}};
 }
 
 }  // namespace tidal::sched

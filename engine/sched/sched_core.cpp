@@ -76,9 +76,23 @@ void SchedulerCore::begin_step(int64_t now_ns) {
   plan_.clear();
   plan_slots_.clear();
   num_budget_tokens_left_ = config_.max_num_batched_tokens;
+  note_arrivals_seen();
   // The running requests' adapters (SGLang's rule, scheduler.py: a new request's adapter must
   // fit beside the running batch's), so that no step, prefill or decode, holds more.
   note_running_adapters();
+}
+
+void SchedulerCore::note_arrivals_seen() {
+  // Formed ahead, the step knows the arrivals of before its predecessor began; with nothing
+  // running, nothing was formed ahead.
+  first_unseen_arrival_seq_ = config_.schedule_ahead && !running_.empty()
+                                  ? num_arrivals_at_last_step_
+                                  : std::numeric_limits<int64_t>::max();
+  num_arrivals_at_last_step_ = next_arrival_seq_;
+}
+
+bool SchedulerCore::head_seen(int64_t first_unseen_arrival_seq) const {
+  return seqs_[static_cast<size_t>(waiting_->front())].arrival_seq < first_unseen_arrival_seq;
 }
 
 void SchedulerCore::note_running_adapters() {
@@ -148,6 +162,8 @@ bool SchedulerCore::swap_in_next(bool allow_partial) {
 bool SchedulerCore::admit_next(bool allow_partial) {
   if (num_waiting() == 0 || !plan_.preempted.empty()) return false;
   if (num_running() >= config_.max_num_seqs || num_budget_tokens_left_ == 0) return false;
+  // A request the step was formed without (schedule_ahead) waits, and so does every one behind.
+  if (!head_seen(first_unseen_arrival_seq_)) return false;
   // Requests whose adapter the step has no room for wait for a later step; the next one is
   // tried (they go back in front at finish_step).
   while (!adapter_fits(state(waiting_->front()))) {
@@ -155,7 +171,7 @@ bool SchedulerCore::admit_next(bool allow_partial) {
     waiting_->erase(skipped, state(skipped));
     lora_skipped_.push_back(skipped);
     ++stats_.num_lora_skips;
-    if (num_waiting() == 0) return false;
+    if (num_waiting() == 0 || !head_seen(first_unseen_arrival_seq_)) return false;
   }
   const int32_t slot = waiting_->front();
   SeqState& st = state(slot);

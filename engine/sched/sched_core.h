@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -173,6 +174,11 @@ class SchedulerCore {
   bool adapter_fits(const SeqState& st) const;
   void note_adapter(const SeqState& st);  // `st` was scheduled: its adapter joins the step
   void note_running_adapters();           // the running requests' adapters join the step
+  // Sets first_unseen_arrival_seq_ for the step being formed (begin_step, repeat_step).
+  void note_arrivals_seen();
+  // Whether the waiting queue's head was seen when the step being formed was (schedule_ahead);
+  // requires num_waiting() > 0.
+  bool head_seen(int64_t first_unseen_arrival_seq) const;
   // Whether the pending plan's next step is a repeat of it (repeat_step).
   bool repeats_pending_plan(bool policy_admits) const;
   // Appends to events_ the update() event of a scheduled sequence whose tokens the step
@@ -197,7 +203,11 @@ class SchedulerCore {
   std::vector<int32_t> running_;
   std::deque<int32_t> swapped_;  // in running order: the front comes back first
   int64_t next_arrival_seq_ = 0;
-  int64_t num_reserved_blocks_ = 0;  // sum over running of lifetime - held blocks
+  // schedule_ahead: requests added from this arrival_seq on are not seen by the step being
+  // formed (formed, in the engine, while the step before it ran); without it, none is unseen.
+  int64_t first_unseen_arrival_seq_ = std::numeric_limits<int64_t>::max();
+  int64_t num_arrivals_at_last_step_ = 0;  // next_arrival_seq_ when the last step was formed
+  int64_t num_reserved_blocks_ = 0;        // sum over running of lifetime - held blocks
 
   int64_t step_ = 0;
   int64_t now_ns_ = 0;  // the step's time (begin_step)

@@ -4,6 +4,7 @@
 // update, then the KV growth in running order), without the batching policy's passes, and leaves
 // the same state behind (tests/sched/repeat_step_test.cpp steps both ways and compares).
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -27,7 +28,10 @@ bool SchedulerCore::repeats_pending_plan(bool policy_admits) const {
   // Nothing could join the next step: nothing swapped out, no waiting request the policy could
   // admit (admit_next takes none while the running requests fill max_num_seqs or the token
   // budget), no offload-tier load finishing (begin_step tells the tiers the time), no drafts.
-  const bool may_admit = policy_admits && num_waiting() > 0 &&
+  // Formed ahead, the next step sees the arrivals of before this one began.
+  const int64_t first_unseen =
+      config_.schedule_ahead ? num_arrivals_at_last_step_ : std::numeric_limits<int64_t>::max();
+  const bool may_admit = policy_admits && num_waiting() > 0 && head_seen(first_unseen) &&
                          num_running() < config_.max_num_seqs &&
                          plan_.num_batched_tokens < config_.max_num_batched_tokens;
   if (!swapped_.empty() || may_admit || kv_.tiers() != nullptr ||
@@ -64,6 +68,7 @@ std::optional<std::span<const RequestEvent>> SchedulerCore::repeat_step(int64_t 
   // its KV grown as schedule_running grows it.
   ++step_;
   now_ns_ = now_ns;
+  note_arrivals_seen();
   num_budget_tokens_left_ = config_.max_num_batched_tokens - plan_.num_batched_tokens;
   note_running_adapters();
   for (const int32_t slot : running_) {

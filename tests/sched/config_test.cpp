@@ -98,8 +98,9 @@ TEST(SchedulerConfig, ValidationMessagesNameTheKey) {
 TEST(SchedulerConfig, JsonRoundTripAndStrictKeys) {
   const auto j = nlohmann::json::parse(
       R"({"policy": "chunked_prefill", "max_num_batched_tokens": 512, "watermark": 0.05,
-          "num_speculative_tokens": 3, "static_batch_timeout_s": 1})");
+          "num_speculative_tokens": 3, "static_batch_timeout_s": 1, "schedule_ahead": true})");
   const SchedulerConfig c = parse_scheduler_config(j, "pools[0].scheduler");
+  EXPECT_TRUE(c.schedule_ahead);
   EXPECT_EQ(c.policy, "chunked_prefill");
   EXPECT_EQ(c.max_num_batched_tokens, 512);
   EXPECT_DOUBLE_EQ(c.watermark, 0.05);
@@ -121,7 +122,9 @@ TEST(SchedulerConfig, JsonRoundTripAndStrictKeys) {
             "pools[0].scheduler.max_seqs: unknown key (known: policy, admission, preemption, "
             "max_num_seqs, max_num_batched_tokens, watermark, max_model_len, static_batch_size, "
             "static_batch_timeout_s, num_speculative_tokens, queue_policy, "
-            "fair_share_input_weight, fair_share_output_weight)");
+            "fair_share_input_weight, fair_share_output_weight, schedule_ahead)");
+  EXPECT_EQ(error(R"({"schedule_ahead": 1})"),
+            "pools[0].scheduler.schedule_ahead: must be true or false");
   EXPECT_EQ(error(R"({"max_num_seqs": 2.5})"),
             "pools[0].scheduler.max_num_seqs: must be an integer");
   EXPECT_EQ(error(R"({"policy": 3})"), "pools[0].scheduler.policy: must be a string");

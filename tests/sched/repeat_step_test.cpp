@@ -1,8 +1,8 @@
 // Scheduler::repeat_step against update() + schedule(): two schedulers fed the same arrivals,
 // one stepping through the full calls every time, the other repeating whenever repeat_step
 // allows, must agree on every plan, event, counter and block after every step, under each
-// batching policy, queue policy, preemption mode, with and without prefix caching and LoRA
-// limits, on a KV pool small enough to preempt.
+// batching policy, queue policy, preemption mode, with and without prefix caching, LoRA limits
+// and schedule_ahead, on a KV pool small enough to preempt.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -31,11 +31,13 @@ struct Case {
   std::string preemption;
   bool prefix_caching;
   int32_t max_loras_per_batch;
+  bool schedule_ahead = false;
 };
 
 std::string case_name(const Case& c) {
   return c.policy + "/" + c.queue_policy + "/" + c.preemption +
-         (c.prefix_caching ? "/prefix" : "/no-prefix") + (c.max_loras_per_batch > 0 ? "/lora" : "");
+         (c.prefix_caching ? "/prefix" : "/no-prefix") +
+         (c.max_loras_per_batch > 0 ? "/lora" : "") + (c.schedule_ahead ? "/ahead" : "");
 }
 
 // Requests with priorities, tenants and adapters drawn from `seed` (the queue policies and LoRA
@@ -126,6 +128,7 @@ int64_t run_side_by_side(const Case& c, const std::vector<Request>& requests) {
   config.max_num_batched_tokens = c.policy == "continuous" || c.policy == "static" ? 8192 : 96;
   config.static_batch_size = 8;
   config.max_loras_per_batch = c.max_loras_per_batch;
+  config.schedule_ahead = c.schedule_ahead;
   kv::BlockManagerConfig kv_config = kv_pool(48, c.preemption == "swap" ? 64 : 0);
   kv_config.enable_prefix_caching = c.prefix_caching;
   kv::BlockManager kv_a(kv_config);
@@ -191,6 +194,10 @@ TEST(RepeatStep, AgreesWithUpdateAndScheduleUnderEveryPolicy) {
       cases.push_back({policy, "fcfs", "swap", true, 0});
     }
     cases.push_back({policy, "fcfs", "recompute", true, 2});
+    if (std::string(policy) != "static") {  // static batching forms nothing ahead
+      cases.push_back({policy, "fcfs", "recompute", true, 0, true});
+      cases.push_back({policy, "priority", "recompute", false, 2, true});
+    }
   }
   for (const Case& c : cases) {
     for (const uint64_t seed : {11u, 12u}) {

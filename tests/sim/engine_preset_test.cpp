@@ -71,6 +71,7 @@ TEST(EnginePreset, VllmOnAnH100) {
   EXPECT_TRUE(p.prefix_caching);
   EXPECT_EQ(p.engine->defaults.cuda_graph_max_batch, 512);  // min(2 x 1024, 512)
   EXPECT_TRUE(p.engine->defaults.async_scheduling);
+  EXPECT_TRUE(p.scheduler.schedule_ahead);  // each step formed while the one before runs
   const perf::RooflineOptions options = step_model_options(p);
   EXPECT_EQ(options.cpu_overhead_base_s, 100e-6);
   EXPECT_EQ(options.cpu_overhead_per_seq_s, 0.25e-6);
@@ -96,6 +97,7 @@ TEST(EnginePreset, VllmPicksItsSmallerBatchOnA100sAndSmallGpus) {
 TEST(EnginePreset, VllmWithoutAsyncSchedulingPaysTheSynchronousOverhead) {
   const PoolSpec p = pool_of({{"engine", {{"name", "vllm"}, {"async_scheduling", false}}}});
   EXPECT_FALSE(p.engine->defaults.async_scheduling);
+  EXPECT_FALSE(p.scheduler.schedule_ahead);
   EXPECT_EQ(step_model_options(p).cpu_overhead_base_s, 0.5e-3);
   EXPECT_EQ(step_model_options(p).cpu_overhead_per_seq_s, 19.5e-6);
   // The step-time model carries it: a decode step of 64 sequences grows by the difference.
@@ -103,6 +105,14 @@ TEST(EnginePreset, VllmWithoutAsyncSchedulingPaysTheSynchronousOverhead) {
   std::vector<perf::SeqWork> batch(64, perf::SeqWork{1, 500, 1});
   const double extra = p.step_model->step_seconds(batch) - async.step_model->step_seconds(batch);
   EXPECT_NEAR(extra, (0.5e-3 - 100e-6) + 64 * (19.5e-6 - 0.25e-6), 1e-9);
+}
+
+TEST(EnginePreset, TheSchedulerKeyWinsOverTheEnginesAsyncScheduling) {
+  const PoolSpec p = pool_of({{"engine", "trtllm"}, {"scheduler", {{"schedule_ahead", false}}}});
+  EXPECT_TRUE(p.engine->defaults.async_scheduling);  // the overhead stays the overlap one
+  EXPECT_FALSE(p.scheduler.schedule_ahead);
+  EXPECT_TRUE(pool_of({{"engine", "sglang"}}).scheduler.schedule_ahead);
+  EXPECT_FALSE(pool_of({}).scheduler.schedule_ahead);  // no engine: tidal's own scheduler
 }
 
 TEST(EnginePreset, SglangOnAnH100) {
