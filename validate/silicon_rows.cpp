@@ -50,24 +50,25 @@ bool vllm_schedules_synchronously(const std::string& version) {
   return i > 2 && (i == version.size() || version[i] == '.');
 }
 
-// The batching limits AIConfigurator's generator, which set these runs up, gives an aggregated
-// worker of the row's engine (generator/rule_plugin/{vllm,trtllm,sglang}.rule, ai-dynamo/
-// aiconfigurator 2026; the configs of its tests/baseline/precutover_ref show them, e.g. vLLM
-// `--max-num-seqs 512 --max-num-batched-tokens 6012` and SGLang `--max-running-requests 512
-// --max-prefill-tokens 5500 --enable-mixed-chunk` for 4,000-token prompts), for the replica's
-// `attention_dp` ranks:
-// - vLLM and TensorRT-LLM: a batch of 512 sequences per rank (twice the row's batch size from
-//   512 on) and a token budget of that batch plus the prompt plus 1,500, TensorRT-LLM's rounded
-//   up to its 32-token blocks; tidal's TensorRT-LLM policy, which does not split prompts, needs
-//   a budget that holds the whole sequence (the generator's max_seq_len does not bind it);
-// - SGLang: prefill batches of at most the prompt plus 1,500 tokens (`--max-prefill-tokens`, below
-//   the server's chunked-prefill size) mixed with the decodes (`--enable-mixed-chunk`: tidal's
-//   chunked_prefill policy), for the whole server as SGLang divides its limits among the ranks.
-// The rule's older versions took the row's batch size itself, not 512 (frozen/trtllm_dense_agg:
-// `max_batch_size: 128`, `max_num_tokens: 4640`); which version set up which row is not recorded.
+// The batching limits AIConfigurator's generator gives the aggregated worker of one of its
+// benchmark runs, which set these runs up (the benchmark rules,
+// generator/rule_plugin/benchmark/{vllm,trtllm,sglang}.rule, ai-dynamo/aiconfigurator 2026; its
+// production rules, rule_plugin/*.rule, give 512 sequences instead of the row's batch), for the
+// replica's `attention_dp` ranks:
+// - vLLM and TensorRT-LLM: the row's batch size per rank (`agg max_batch_size`: the benchmark's
+//   concurrency is workers x max_batch_size) and a token budget of that batch plus the prompt
+//   plus 1,500 (`agg max_num_tokens = max_batch_size + isl + 1500`), TensorRT-LLM's rounded up to
+//   its 32-token blocks; tidal's TensorRT-LLM policy, which does not split prompts, needs a
+//   budget that holds the whole sequence (the generator's max_seq_len does not bind it);
+// - SGLang: the row's batch size (`--max-running-requests`) and prefill batches of at most the
+//   prompt plus 1,500 tokens (`--max-prefill-tokens`, below the server's chunked-prefill size)
+//   mixed with the decodes (`--enable-mixed-chunk`: tidal's chunked_prefill policy; SGLang counts
+//   the mixed decodes against the same budget), for the whole server as SGLang divides its
+//   limits among the ranks.
 nlohmann::json generated_agg_limits(const MeasuredRun& run, const std::string& gpu,
                                     int64_t attention_dp) {
   const int64_t prefill_tokens = run.isl + 1500;
+  const int64_t batch_size = (run.concurrency + attention_dp - 1) / attention_dp;  // per rank
   if (run.engine == "sglang") {
     // The server's chunked-prefill size: the preset's for the GPU.
     const perf::EnginePreset& preset = perf::find_engine_preset("sglang", std::nullopt, "", "");
@@ -76,15 +77,14 @@ nlohmann::json generated_agg_limits(const MeasuredRun& run, const std::string& g
     target.gpu_memory_bytes = perf::find_gpu(gpu, "").memory_bytes;
     const int64_t chunk = perf::resolve_engine_defaults(preset, target, {}).max_num_batched_tokens;
     return {{"policy", "chunked_prefill"},
+            {"max_num_seqs", batch_size * attention_dp},
             {"max_num_batched_tokens", std::min(prefill_tokens, chunk)}};
   }
-  const int64_t batch_size = (run.concurrency + attention_dp - 1) / attention_dp;  // per rank
-  const int64_t max_batch_size = batch_size < 512 ? 512 : 2 * batch_size;
-  int64_t max_num_tokens = max_batch_size + prefill_tokens;
+  int64_t max_num_tokens = batch_size + prefill_tokens;
   if (run.engine == "trtllm") {
     max_num_tokens = std::max((max_num_tokens + 31) / 32 * 32, run.isl + run.osl);
   }
-  return {{"max_num_seqs", max_batch_size * attention_dp},
+  return {{"max_num_seqs", batch_size * attention_dp},
           {"max_num_batched_tokens", max_num_tokens * attention_dp}};
 }
 
@@ -110,7 +110,12 @@ nlohmann::json pool_json(const MeasuredRun& run, const SiliconOptions& options,
   }
   if (options.engine_presets) {
     pool["engine"] = run.engine;
-    if (run.engine == "vllm" && vllm_schedules_synchronously(run.engine_version)) {
+    // AIConfigurator's generator turns TensorRT-LLM's overlap scheduler off on prefill workers
+    // (generator/rule_plugin/{,benchmark/}trtllm.rule: `prefill disable_overlap_scheduler =
+    // true`): they step synchronously.
+    const bool trtllm_prefill = run.engine == "trtllm" && role == "prefill";
+    if ((run.engine == "vllm" && vllm_schedules_synchronously(run.engine_version)) ||
+        trtllm_prefill) {
       pool["engine"] = {{"name", run.engine}, {"async_scheduling", false}};
     }
   }

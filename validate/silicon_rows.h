@@ -43,10 +43,10 @@ struct SiliconOptions {
   // phase differs and no burst is left; nothing measured enters the spread.
   bool stagger_clients = false;
   // Whether an aggregated row's engine takes the batching limits AIConfigurator's generator
-  // gives it (silicon_rows.cpp, generated_agg_limits: vLLM and TensorRT-LLM token budgets of the
-  // prompt plus 1,500 plus 512, SGLang mixed prefill chunks of the prompt plus 1,500) instead of
-  // the engine preset's defaults. Off by default: docs/validation.md, "The generator's batching
-  // limits on aggregated rows", measures both.
+  // gives a benchmark run (silicon_rows.cpp, generated_agg_limits: the row's batch, vLLM and
+  // TensorRT-LLM token budgets of that batch plus the prompt plus 1,500, SGLang mixed prefill
+  // chunks of the prompt plus 1,500) instead of the engine preset's defaults. Off by default:
+  // docs/validation.md, "Steps formed ahead, and the generator's benchmark rules", measures both.
   bool generated_limits = false;
 };
 

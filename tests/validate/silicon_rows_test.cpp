@@ -89,11 +89,36 @@ TEST(SiliconRows, DisaggregatedSidesBatchWhatTheRowSays) {
   EXPECT_NE(preset.count("max_num_seqs") ? preset.at("max_num_seqs") : "", "given");
 }
 
+// The generator turns TensorRT-LLM's overlap scheduler off on prefill workers only: they form
+// each step when the one before has ended; the decode side and other engines' prefill sides
+// keep their presets' (steps formed ahead).
+TEST(SiliconRows, TensorRtLlmPrefillWorkersStepSynchronously) {
+  const ScratchFolder scratch(kScratch, "overlap");
+  SiliconOptions options;
+  options.configs_dir = write_config(scratch.path());
+  options.engine_presets = true;
+  MeasuredRun run = small_llama_row(1024, 64, 16);
+  run.mode = "disagg";
+  run.prefill = WorkerLayout{1, 1, 1, 1, 1, 1, 1};
+  run.decode = WorkerLayout{1, 1, 1, 1, 1, 1, 16};
+  for (const char* engine : {"trtllm", "vllm", "sglang"}) {
+    SCOPED_TRACE(engine);
+    run.engine = engine;
+    std::string reason;
+    const std::optional<PreparedRow> row = prepare_row(run, options, &reason);
+    ASSERT_TRUE(row) << reason;
+    const bool trtllm = std::string(engine) == "trtllm";
+    EXPECT_EQ(row->scenario.pools[0].scheduler.schedule_ahead, !trtllm);
+    EXPECT_EQ(row->scenario.pools[0].engine->defaults.async_scheduling, !trtllm);
+    EXPECT_TRUE(row->scenario.pools[1].scheduler.schedule_ahead);
+  }
+}
+
 // With generated_limits, an aggregated row's engine batches what AIConfigurator's generator gave
-// it: vLLM and
-// TensorRT-LLM 512 sequences per rank (twice the batch from 512 on) and that plus the prompt plus
-// 1,500 tokens (TensorRT-LLM's in 32-token blocks, at least the whole sequence), SGLang mixed
-// prefill chunks of the prompt plus 1,500 tokens at most its chunked-prefill size.
+// it for a benchmark run: every engine the row's batch per rank; vLLM and TensorRT-LLM that
+// plus the prompt plus 1,500 tokens (TensorRT-LLM's in 32-token blocks, at least the whole
+// sequence), SGLang mixed prefill chunks of the prompt plus 1,500 tokens at most its
+// chunked-prefill size.
 TEST(SiliconRows, AggregatedRowsBatchWhatTheGeneratorGaveTheirEngine) {
   const ScratchFolder scratch(kScratch, "aggregated");
   SiliconOptions options;
@@ -110,16 +135,18 @@ TEST(SiliconRows, AggregatedRowsBatchWhatTheGeneratorGaveTheirEngine) {
     EXPECT_TRUE(row) << reason;
     return row ? row->scenario.pools[0].scheduler : sched::SchedulerConfig{};
   };
+  // The benchmark rules: the row's batch, a budget of that batch plus the prompt plus 1,500.
   const sched::SchedulerConfig vllm = scheduler("vllm", 1024, 64, 16);
-  EXPECT_EQ(vllm.max_num_seqs, 512);
-  EXPECT_EQ(vllm.max_num_batched_tokens, 512 + 1024 + 1500);
-  EXPECT_EQ(scheduler("vllm", 1024, 64, 600).max_num_batched_tokens, 1200 + 1024 + 1500);
+  EXPECT_EQ(vllm.max_num_seqs, 16);
+  EXPECT_EQ(vllm.max_num_batched_tokens, 16 + 1024 + 1500);
+  EXPECT_EQ(scheduler("vllm", 1024, 64, 600).max_num_batched_tokens, 600 + 1024 + 1500);
   const sched::SchedulerConfig trtllm = scheduler("trtllm", 1024, 64, 16);
-  EXPECT_EQ(trtllm.max_num_seqs, 512);
-  EXPECT_EQ(trtllm.max_num_batched_tokens, 3040);  // 3,036 in 32-token blocks
+  EXPECT_EQ(trtllm.max_num_seqs, 16);
+  EXPECT_EQ(trtllm.max_num_batched_tokens, 2560);  // 2,540 in 32-token blocks
   EXPECT_EQ(scheduler("trtllm", 1024, 4096, 16).max_num_batched_tokens, 1024 + 4096);
   const sched::SchedulerConfig sglang = scheduler("sglang", 1024, 64, 16);
   EXPECT_EQ(sglang.policy, "chunked_prefill");
+  EXPECT_EQ(sglang.max_num_seqs, 16);
   EXPECT_EQ(sglang.max_num_batched_tokens, 1024 + 1500);
   // H100's 80 GB: SGLang chunks prefills at 8,192 tokens.
   EXPECT_EQ(scheduler("sglang", 7000, 64, 4).max_num_batched_tokens, 8192);
