@@ -58,8 +58,9 @@ bool vllm_schedules_synchronously(const std::string& version) {
 // - vLLM and TensorRT-LLM: the row's batch size per rank (`agg max_batch_size`: the benchmark's
 //   concurrency is workers x max_batch_size) and a token budget of that batch plus the prompt
 //   plus 1,500 (`agg max_num_tokens = max_batch_size + isl + 1500`), TensorRT-LLM's rounded up to
-//   its 32-token blocks; tidal's TensorRT-LLM policy, which does not split prompts, needs a
-//   budget that holds the whole sequence (the generator's max_seq_len does not bind it);
+//   its 32-token blocks (it needs a multiple of tokens_per_block, as the production rule rounds
+//   it); tidal's TensorRT-LLM policy, which does not split prompts, needs a budget that holds
+//   the whole sequence (the generator's max_seq_len does not bind it);
 // - SGLang: the row's batch size (`--max-running-requests`) and prefill batches of at most the
 //   prompt plus 1,500 tokens (`--max-prefill-tokens`, below the server's chunked-prefill size)
 //   mixed with the decodes (`--enable-mixed-chunk`: tidal's chunked_prefill policy; SGLang counts
