@@ -158,10 +158,11 @@ nlohmann::ordered_json figures(const std::vector<const PreparedRow*>& rows,
                                const std::vector<RowPrediction>& predictions) {
   if (rows.empty()) return nullptr;
   const tidal::validate::ErrorFigures e = tidal::validate::error_figures(rows, predictions);
-  return {{"ttft_mape_pct", e.ttft_mape_pct},
-          {"ttft_median_ape_pct", e.ttft_median_ape_pct},
-          {"tpot_mape_pct", e.tpot_mape_pct},
-          {"tpot_median_ape_pct", e.tpot_median_ape_pct}};
+  return {
+      {"ttft_mape_pct", e.ttft_mape_pct},         {"ttft_median_ape_pct", e.ttft_median_ape_pct},
+      {"tpot_mape_pct", e.tpot_mape_pct},         {"tpot_median_ape_pct", e.tpot_median_ape_pct},
+      {"ttft_median_ratio", e.ttft_median_ratio}, {"tpot_median_ratio", e.tpot_median_ratio},
+      {"ttft_share_under", e.ttft_share_under},   {"tpot_share_under", e.tpot_share_under}};
 }
 
 }  // namespace

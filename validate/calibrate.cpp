@@ -173,18 +173,38 @@ perf::Calibration fit_calibration(const std::vector<const PreparedRow*>& rows,
 
 ErrorFigures error_figures(const std::vector<const PreparedRow*>& rows,
                            const std::vector<RowPrediction>& predictions) {
-  std::vector<double> ttft;
-  std::vector<double> tpot;
+  std::vector<double> ttft_ratio;  // [rows] predicted / measured
+  std::vector<double> tpot_ratio;
   for (size_t i = 0; i < rows.size(); ++i) {
-    ttft.push_back(100.0 * std::abs(predictions[i].ttft_ms / rows[i]->run.ttft_ms - 1.0));
-    tpot.push_back(100.0 * std::abs(predictions[i].tpot_ms / rows[i]->run.tpot_ms - 1.0));
+    ttft_ratio.push_back(predictions[i].ttft_ms / rows[i]->run.ttft_ms);
+    tpot_ratio.push_back(predictions[i].tpot_ms / rows[i]->run.tpot_ms);
   }
+  const auto ape = [](const std::vector<double>& ratios) {
+    std::vector<double> out;
+    for (const double r : ratios) out.push_back(100.0 * std::abs(r - 1.0));
+    return out;
+  };
   const auto mean = [](const std::vector<double>& v) {
     double sum = 0.0;
     for (const double x : v) sum += x;
     return v.empty() ? 0.0 : sum / static_cast<double>(v.size());
   };
-  return {mean(ttft), mean(tpot), median(ttft), median(tpot)};
+  const auto share_under = [](const std::vector<double>& ratios) {
+    const auto num_under =
+        std::count_if(ratios.begin(), ratios.end(), [](double r) { return r < 1.0; });
+    return ratios.empty() ? 0.0
+                          : static_cast<double>(num_under) / static_cast<double>(ratios.size());
+  };
+  const std::vector<double> ttft = ape(ttft_ratio);
+  const std::vector<double> tpot = ape(tpot_ratio);
+  return {mean(ttft),
+          mean(tpot),
+          median(ttft),
+          median(tpot),
+          median(ttft_ratio),
+          median(tpot_ratio),
+          share_under(ttft_ratio),
+          share_under(tpot_ratio)};
 }
 
 }  // namespace tidal::validate

@@ -31,12 +31,18 @@ struct CalibrateOptions {
 perf::Calibration fit_calibration(const std::vector<const PreparedRow*>& rows,
                                   const CalibrateOptions& options);
 
-// Mean absolute percentage error of predictions against the rows' measurements.
+// Mean and median absolute percentage error of predictions against the rows' measurements, and
+// which way they lean: the median of predicted / measured (1: as many too high as too low) and
+// the share of rows predicted below the measurement.
 struct ErrorFigures {
   double ttft_mape_pct = 0.0;
   double tpot_mape_pct = 0.0;
   double ttft_median_ape_pct = 0.0;
   double tpot_median_ape_pct = 0.0;
+  double ttft_median_ratio = 0.0;
+  double tpot_median_ratio = 0.0;
+  double ttft_share_under = 0.0;  // in [0, 1]
+  double tpot_share_under = 0.0;
 };
 ErrorFigures error_figures(const std::vector<const PreparedRow*>& rows,
                            const std::vector<RowPrediction>& predictions);

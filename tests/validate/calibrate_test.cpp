@@ -201,6 +201,31 @@ TEST(Calibrate, HeldOutFiguresPredictEachArchitectureFromTheOthers) {
   EXPECT_FALSE(held_out_figures(folds).has_value());
 }
 
+// Error figures: mean and median absolute percentage errors, and which way the predictions lean.
+TEST(Calibrate, ErrorFiguresSayHowFarAndWhichWay) {
+  std::vector<PreparedRow> rows(4);
+  std::vector<const PreparedRow*> row_ptrs;
+  for (PreparedRow& row : rows) {
+    row.run.ttft_ms = 100.0;
+    row.run.tpot_ms = 10.0;
+    row_ptrs.push_back(&row);
+  }
+  // TTFT 50%, 80%, 130% and 300% of the measured; TPOT 90%, 100%, 110% and 120%.
+  const std::vector<RowPrediction> predictions{
+      {50.0, 9.0, 1}, {80.0, 10.0, 1}, {130.0, 11.0, 1}, {300.0, 12.0, 1}};
+  const ErrorFigures e = error_figures(row_ptrs, predictions);
+  EXPECT_DOUBLE_EQ(e.ttft_mape_pct, (50.0 + 20.0 + 30.0 + 200.0) / 4);
+  EXPECT_DOUBLE_EQ(e.ttft_median_ape_pct, (30.0 + 50.0) / 2);
+  EXPECT_DOUBLE_EQ(e.ttft_median_ratio, (0.8 + 1.3) / 2);
+  EXPECT_DOUBLE_EQ(e.ttft_share_under, 0.5);
+  EXPECT_NEAR(e.tpot_mape_pct, (10.0 + 0.0 + 10.0 + 20.0) / 4, 1e-12);
+  EXPECT_DOUBLE_EQ(e.tpot_median_ratio, (1.0 + 1.1) / 2);
+  EXPECT_DOUBLE_EQ(e.tpot_share_under, 0.25);  // exactly as measured is not under
+  const ErrorFigures none = error_figures({}, {});
+  EXPECT_EQ(none.ttft_median_ratio, 0.0);
+  EXPECT_EQ(none.ttft_share_under, 0.0);
+}
+
 TEST(Calibrate, CalibratedModelScalesClassesAndReplacesTheOverhead) {
   const std::vector<PreparedRow> rows = synthetic_rows();
   const perf::StepTimeModel& base = *rows.front().bases[0];
