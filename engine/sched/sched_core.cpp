@@ -82,12 +82,15 @@ void SchedulerCore::begin_step(int64_t now_ns) {
   note_running_adapters();
 }
 
-void SchedulerCore::note_arrivals_seen() {
+int64_t SchedulerCore::first_unseen_by_next_step() const {
   // Formed ahead, the step knows the arrivals of before its predecessor began; with nothing
   // running, nothing was formed ahead.
-  first_unseen_arrival_seq_ = config_.schedule_ahead && !running_.empty()
-                                  ? num_arrivals_at_last_step_
-                                  : std::numeric_limits<int64_t>::max();
+  return config_.schedule_ahead && !running_.empty() ? num_arrivals_at_last_step_
+                                                     : std::numeric_limits<int64_t>::max();
+}
+
+void SchedulerCore::note_arrivals_seen() {
+  first_unseen_arrival_seq_ = first_unseen_by_next_step();
   num_arrivals_at_last_step_ = next_arrival_seq_;
 }
 

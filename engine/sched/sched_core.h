@@ -174,6 +174,8 @@ class SchedulerCore {
   bool adapter_fits(const SeqState& st) const;
   void note_adapter(const SeqState& st);  // `st` was scheduled: its adapter joins the step
   void note_running_adapters();           // the running requests' adapters join the step
+  // The first arrival_seq the next step to be formed cannot see (schedule_ahead; else none).
+  int64_t first_unseen_by_next_step() const;
   // Sets first_unseen_arrival_seq_ for the step being formed (begin_step, repeat_step).
   void note_arrivals_seen();
   // Whether the waiting queue's head was seen when the step being formed was (schedule_ahead);

@@ -4,7 +4,6 @@
 // update, then the KV growth in running order), without the batching policy's passes, and leaves
 // the same state behind (tests/sched/repeat_step_test.cpp steps both ways and compares).
 #include <algorithm>
-#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -29,9 +28,8 @@ bool SchedulerCore::repeats_pending_plan(bool policy_admits) const {
   // admit (admit_next takes none while the running requests fill max_num_seqs or the token
   // budget), no offload-tier load finishing (begin_step tells the tiers the time), no drafts.
   // Formed ahead, the next step sees the arrivals of before this one began.
-  const int64_t first_unseen =
-      config_.schedule_ahead ? num_arrivals_at_last_step_ : std::numeric_limits<int64_t>::max();
-  const bool may_admit = policy_admits && num_waiting() > 0 && head_seen(first_unseen) &&
+  const bool may_admit = policy_admits && num_waiting() > 0 &&
+                         head_seen(first_unseen_by_next_step()) &&
                          num_running() < config_.max_num_seqs &&
                          plan_.num_batched_tokens < config_.max_num_batched_tokens;
   if (!swapped_.empty() || may_admit || kv_.tiers() != nullptr ||
