@@ -12,8 +12,9 @@
 // One JSON line per group (model x GPU x engine x precision, "| disagg" for disaggregated rows),
 // then the overall figures of aggregated and of disaggregated rows, the aggregated rows split by
 // whether the run's engine version is the one the kernel tables were measured on and by engine
-// and band of clients (where a plan's operating point falls), and the rows left out with their
-// reasons.
+// and band of clients (where a plan's operating point falls), each setup against the issues'
+// targets (validate/silicon_targets.h: met or not, and the groups above twice the overall
+// figure), and the rows left out with their reasons.
 // Usage: silicon --help.
 #include <algorithm>
 #include <cstdio>
@@ -38,6 +39,7 @@
 #include "validate/measured_runs.h"
 #include "validate/parallel_for.h"
 #include "validate/silicon_rows.h"
+#include "validate/silicon_targets.h"
 
 namespace {
 
@@ -383,6 +385,62 @@ int main(int argc, char** argv) try {
                                    {"kernel_db", figures(k_rows, k_pred)},
                                    {"calibrated_lomo", figures(c_rows, c_pred)}};
     std::printf("%s\n", overall.dump().c_str());
+  }
+  // kernel_db and the calibration against the targets: the aggregated rows with their groups,
+  // the disaggregated rows.
+  const std::pair<const char*, const std::vector<RowPrediction>*> setups[] = {
+      {"kernel_db", &kernel}, {"calibrated_lomo", &calibrated}};
+  for (const auto& [setup, predictions] : setups) {
+    const bool calibrated_only = predictions == &calibrated;
+    for (const bool disagg : {false, true}) {
+      const auto [slice_rows, slice_pred] =
+          select(disagg ? all_disagg : all_agg, *predictions, calibrated_only);
+      if (slice_rows.empty()) continue;
+      std::vector<tidal::validate::GroupErrors> group_errors;
+      for (const auto& [key, indices] : groups) {
+        if ((kernel_rows[indices.front()].run.mode == "disagg") != disagg) continue;
+        const auto [g_rows, g_pred] = select(indices, *predictions, calibrated_only);
+        if (g_rows.empty()) continue;
+        group_errors.push_back(
+            {key, g_rows.size(), tidal::validate::error_figures(g_rows, g_pred)});
+      }
+      const tidal::validate::SiliconTargets targets =
+          disagg ? tidal::validate::disaggregated_targets() : tidal::validate::aggregated_targets();
+      const tidal::validate::ErrorFigures overall =
+          tidal::validate::error_figures(slice_rows, slice_pred);
+      const tidal::validate::TargetCheck check =
+          tidal::validate::check_targets(targets, overall, group_errors);
+      nlohmann::ordered_json over = nlohmann::ordered_json::array();
+      for (const auto& g : check.groups_over) {
+        over.push_back({{"group", g.group},
+                        {"num_rows", g.num_rows},
+                        {"ttft_mape_pct", g.ttft_mape_pct},
+                        {"tpot_mape_pct", g.tpot_mape_pct},
+                        {"ttft_over", g.ttft_over},
+                        {"tpot_over", g.tpot_over}});
+      }
+      nlohmann::ordered_json line{{"bench", "silicon"},
+                                  {"targets", disagg ? "all expressible disaggregated rows"
+                                                     : "all expressible aggregated rows"},
+                                  {"setup", setup},
+                                  {"num_rows", slice_rows.size()},
+                                  {"ttft_mape_pct", overall.ttft_mape_pct},
+                                  {"ttft_target_pct", targets.ttft_mape_pct},
+                                  {"ttft_met", check.ttft_met},
+                                  {"tpot_mape_pct", overall.tpot_mape_pct},
+                                  {"tpot_target_pct", targets.tpot_mape_pct},
+                                  {"tpot_met", check.tpot_met}};
+      if (targets.max_group_over_overall > 0.0) {
+        line["group_bound_over_overall"] = targets.max_group_over_overall;
+        line["group_ttft_bound_pct"] = check.group_ttft_bound_pct;
+        line["group_tpot_bound_pct"] = check.group_tpot_bound_pct;
+        line["num_groups"] = group_errors.size();
+        line["groups_met"] = check.groups_met;
+        line["groups_over"] = over;
+      }
+      line["met"] = check.met();
+      std::printf("%s\n", line.dump().c_str());
+    }
   }
   nlohmann::ordered_json left_out = nlohmann::ordered_json::object();
   for (const auto& [reason, count] : reasons) left_out[reason] = count;
