@@ -45,7 +45,7 @@ KernelDbCosts::KernelDbCosts(std::shared_ptr<const KernelDbTables> tables, const
       deployment_(deployment),
       roofline_(model, gpu, deployment, fallback_options),
       scaling_(gpu, fallback_options) {
-  resolve_gemms(scaling_);
+  resolve_gemms(scaling_, spec, fallback_options);
   resolve_attention(scaling_);
   if (deployment.tp > 1) allreduce_.emplace(*tables_, deployment.tp, scaling_);
   if (deployment.attention_dp > 1 && model.is_moe()) {
@@ -60,7 +60,8 @@ std::vector<std::string> KernelDbCosts::gemm_dtypes(const WeightFormat& format) 
   return named_first(gemm_dtype_, gemm_dtypes_for(format, model_));
 }
 
-void KernelDbCosts::resolve_gemms(const KernelScaling& scaling) {
+void KernelDbCosts::resolve_gemms(const KernelScaling& scaling, const KernelDbSpec& spec,
+                                  const RooflineOptions& options) {
   const WeightFormats formats = weight_formats(model_, deployment_.weight_dtype);
   const int64_t tp = deployment_.tp;
   const int64_t h = model_.hidden;
@@ -119,8 +120,24 @@ void KernelDbCosts::resolve_gemms(const KernelScaling& scaling) {
     wanted.tp = deployment_.moe_tp();
     wanted.ep = deployment_.ep;
     wanted.gated = model_.gated_mlp;
-    experts_.emplace(*tables_, named_first(moe_dtype_, moe_dtypes_for(formats.experts, model_)),
-                     wanted, scaling);
+    const std::vector<std::string> dtypes =
+        named_first(moe_dtype_, moe_dtypes_for(formats.experts, model_));
+    experts_.emplace(*tables_, dtypes, wanted, scaling);
+    const std::string same_chip = experts_->found() ? "" : same_chip_gpu(spec, tables_->folders);
+    if (!same_chip.empty()) {
+      const GpuSpec& other = find_gpu(same_chip, "kernel_db");
+      KernelDbSpec other_spec = spec;
+      other_spec.engine_version = tables_->folders.engine_version;
+      same_chip_tables_ = kernel_db_tables(other_spec, other);
+      same_chip_scaling_.emplace(other, options);
+      const MoeLookup borrowed(*same_chip_tables_, dtypes, wanted, *same_chip_scaling_, scaling);
+      if (borrowed.found()) {
+        experts_ = borrowed;
+      } else {
+        same_chip_scaling_.reset();
+        same_chip_tables_.reset();
+      }
+    }
   }
   for (GemmClass* c : {&qkv_, &o_, &up_gate_, &down_, &router_, &lm_head_, &shared_experts_}) {
     c->from_tables = std::all_of(c->gemms.begin(), c->gemms.end(),

@@ -83,7 +83,10 @@ class KernelDbCosts final : public StepCosts {
     std::optional<AttentionLookup> generation;
   };
 
-  void resolve_gemms(const KernelScaling& scaling);
+  // `spec` and `options` for the routed experts' tables of the same chip (kernel_db_folders.h,
+  // same_chip_gpu) when this GPU's hold none of their dtypes.
+  void resolve_gemms(const KernelScaling& scaling, const KernelDbSpec& spec,
+                     const RooflineOptions& options);
   void resolve_attention(const KernelScaling& scaling);
   void build_coverage();
   const GemmClass* gemm_class(OpClass op) const;
@@ -103,6 +106,9 @@ class KernelDbCosts final : public StepCosts {
   GemmClass qkv_, o_, up_gate_, down_, router_, lm_head_;
   GemmClass shared_experts_;          // up/gate and down of the shared experts, fused
   std::optional<MoeLookup> experts_;  // routed experts
+  // The same chip's tables and scaling, when the routed experts are priced from them.
+  std::shared_ptr<const KernelDbTables> same_chip_tables_;
+  std::optional<KernelScaling> same_chip_scaling_;
   bool experts_from_tables_ = false;
   std::optional<AllReduceLookup> allreduce_;
   std::optional<AllToAllLookup> alltoall_;  // MoE models with attention_dp > 1

@@ -61,6 +61,19 @@ const std::vector<std::pair<std::string, std::string>>& kernel_db_gpu_folders() 
   return folders;
 }
 
+std::string same_chip_gpu(const KernelDbSpec& spec, const KernelDbFolders& folders) {
+  static const std::pair<std::string_view, std::string_view> kSameChip[] = {
+      {"h100_sxm", "h200_sxm"}, {"h200_sxm", "h100_sxm"}};
+  for (const auto& [own, other] : kSameChip) {
+    if (own != folders.kernel_gpu) continue;
+    if (!is_dir(fs::path(spec.dir) / other / folders.engine_folder)) return "";
+    for (const auto& [name, folder] : kernel_db_gpu_folders()) {
+      if (folder == other) return name;
+    }
+  }
+  return "";
+}
+
 KernelDbFolders resolve_kernel_db_folders(const KernelDbSpec& spec, const GpuSpec& gpu) {
   const fs::path dir(spec.dir);
   if (spec.dir.empty() || !is_dir(dir)) {

@@ -44,6 +44,15 @@ std::string comma_separated(const std::vector<std::string>& items);
 // "a100_sxm"}, {"GB200", "gb200"} (GB200 prices kernels from b200_sxm: the same chip).
 const std::vector<std::pair<std::string, std::string>>& kernel_db_gpu_folders();
 
+// The catalog name of the GPU whose kernel tables are the same chip's as `folders.kernel_gpu`'s,
+// when `spec.dir` holds the same engine folder (engine and version) for it; "" otherwise.
+// H100-SXM and H200 are one GH100 die (132 SMs at the same clocks, the same tensor cores; the
+// H200 has 141 GB of HBM3e at 4.8 TB/s against 80 GB of HBM3 at 3.35 TB/s: NVIDIA's H100 and
+// H200 datasheets), so a kernel one's tables lack is priced from the other's, scaled by the
+// roofline from that GPU to this one (kernel_db_lookup.h, MoeLookup). GB200 already prices its
+// kernels from b200_sxm.
+std::string same_chip_gpu(const KernelDbSpec& spec, const KernelDbFolders& folders);
+
 // Resolves the folders, checking that they exist. InputErrors (prefixed "kernel_db: "): a
 // missing dir; a GPU the database lacks (listing the GPUs its folders hold); an engine other than
 // vllm, sglang, trtllm; a version the GPU's folder lacks, or several versions and none chosen

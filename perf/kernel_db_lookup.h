@@ -78,9 +78,16 @@ class MoeLookup {
   // distribution measured (moe_distribution_preference()); nearest over the shape, tp and ep.
   MoeLookup(const KernelDbTables& tables, const std::vector<std::string>& dtypes,
             const MoeKey& wanted, const KernelScaling& scaling);
+  // The same, from `tables` of another GPU of the same chip (kernel_db_folders.h,
+  // same_chip_gpu): `scaling` is that GPU's, `priced_on` the priced GPU's; each latency is
+  // scaled by the roofline's ratio between the two.
+  MoeLookup(const KernelDbTables& tables, const std::vector<std::string>& dtypes,
+            const MoeKey& wanted, const KernelScaling& scaling, const KernelScaling& priced_on);
 
   bool found() const { return curve_ != nullptr; }
-  CoverageKind kind() const { return exact() ? CoverageKind::table : CoverageKind::scaled; }
+  CoverageKind kind() const {
+    return exact() && priced_on_ == nullptr ? CoverageKind::table : CoverageKind::scaled;
+  }
   bool exact() const;  // same shape (the distribution may be the preferred stand-in)
   double seconds(double tokens) const;
   std::string describe() const;
@@ -92,7 +99,9 @@ class MoeLookup {
   MoeKey wanted_;
   MoeKey measured_;
   const MeasuredCurve* curve_ = nullptr;
-  const KernelScaling* scaling_ = nullptr;
+  const KernelScaling* scaling_ = nullptr;    // the measuring GPU's
+  const KernelScaling* priced_on_ = nullptr;  // the priced GPU's when another measured the rows
+  std::string measured_gpu_;                  // the tables' kernel_gpu
   std::string dtypes_tried_;
 };
 

@@ -45,8 +45,15 @@ double shape_distance(const MoeKey& a, const MoeKey& b) {
 }  // namespace
 
 MoeLookup::MoeLookup(const KernelDbTables& tables, const std::vector<std::string>& dtypes,
+                     const MoeKey& wanted, const KernelScaling& scaling,
+                     const KernelScaling& priced_on)
+    : MoeLookup(tables, dtypes, wanted, scaling) {
+  priced_on_ = &priced_on;
+}
+
+MoeLookup::MoeLookup(const KernelDbTables& tables, const std::vector<std::string>& dtypes,
                      const MoeKey& wanted, const KernelScaling& scaling)
-    : wanted_(wanted), scaling_(&scaling) {
+    : wanted_(wanted), scaling_(&scaling), measured_gpu_(tables.folders.kernel_gpu) {
   dtypes_tried_ =
       dtypes.empty() ? std::string("no moe_dtype for this format") : comma_separated(dtypes);
   // Rows at the wanted ep split first; a dtype measured at other splits only takes the nearest
@@ -83,6 +90,8 @@ bool MoeLookup::exact() const {
 double MoeLookup::seconds(double tokens) const {
   auto at_measured = [&](double x) { return scaling_->moe(x, measured_); };
   const double seconds = curve_->seconds(tokens, at_measured);
+  if (priced_on_ != nullptr)
+    return seconds * priced_on_->moe(tokens, wanted_) / at_measured(tokens);
   if (exact()) return seconds;
   return seconds * scaling_->moe(tokens, wanted_) / at_measured(tokens);
 }
@@ -100,8 +109,11 @@ std::string MoeLookup::describe() const {
     return fmt::format("hidden={} inter={} topk={} experts={} tp={} ep={}", k.hidden, k.inter,
                        k.topk, k.num_experts, k.tp, k.ep);
   };
-  const std::string range = fmt::format("{}, tokens {}..{} measured", measured_.distribution,
-                                        curve_->front(), curve_->back());
+  const std::string range = fmt::format(
+      "{}, tokens {}..{} measured{}", measured_.distribution, curve_->front(), curve_->back(),
+      priced_on_ != nullptr
+          ? fmt::format(" on {} (the same chip), scaled by the roofline", measured_gpu_)
+          : std::string());
   if (exact()) return fmt::format("moe {} {}, {}", wanted_.dtype, shape(wanted_), range);
   return fmt::format("moe {} {} from measured {}, {}", wanted_.dtype, shape(wanted_),
                      shape(measured_), range);

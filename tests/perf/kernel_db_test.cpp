@@ -359,6 +359,69 @@ TEST(KernelDbSynthetic, NamedDtypeFirstThenTheWeightsOwn) {
   EXPECT_NE(detail("").find("gemm fp8 n=864 k=288"), std::string::npos);
 }
 
+// Routed experts the H100's tables hold no rows of are priced from the H200's (the same GH100
+// chip), scaled by the roofline from the H200 to the H100; rows of its own win; without the same
+// engine folder on the H200 they stay the roofline's.
+TEST(KernelDbSynthetic, ExpertsTheGpusTablesLackComeFromTheSameChipsScaled) {
+  TempDir dir("same-chip");
+  const fs::path db = write_synthetic_db(dir.path());
+  const ModelSpec& mixtral = find_model("mixtral-8x7b", "t");  // 8 experts of 14336, top 2
+  std::string rows;
+  for (const int64_t tokens : {1, 64, 512}) {
+    rows += fmt::format("0.1.0,a,bfloat16,{},4096,14336,2,8,1,1,balanced,{}\n", tokens,
+                        0.05 + 0.001 * static_cast<double>(tokens));
+  }
+  std::ofstream(db / "h200_sxm" / "vllm-0.1.0" / "moe_perf.csv", std::ios::app) << rows;
+  const fs::path h100_engine = db / "h100_sxm" / "vllm-0.1.0";
+  write_file(h100_engine / "gemm_perf.csv", "gemm_dtype,m,n,k,latency\nbfloat16,1,288,288,0.01\n");
+  const GpuSpec& h100 = find_gpu("H100-SXM", "t");
+  const std::vector<SeqWork> decodes(64, SeqWork{1, 500, 1});  // 64 routed tokens a layer
+
+  KernelDbCoverage coverage;
+  auto on_h100 =
+      make_kernel_db_model(spec_of(db), mixtral, h100, Deployment{}, RooflineOptions{}, &coverage);
+  const OperatorCoverage& experts = coverage.of(OpClass::moe_experts);
+  EXPECT_EQ(experts.kind, CoverageKind::scaled) << experts.detail;
+  EXPECT_NE(experts.detail.find("measured on h200_sxm (the same chip)"), std::string::npos)
+      << experts.detail;
+  auto on_h200 = make_kernel_db_model(spec_of(db), mixtral, h200(), Deployment{}, RooflineOptions{},
+                                      &coverage);
+  EXPECT_EQ(coverage.of(OpClass::moe_experts).kind, CoverageKind::table);
+  MoeKey key;
+  key.dtype = "bfloat16";
+  key.hidden = 4096;
+  key.inter = 14336;
+  key.topk = 2;
+  key.num_experts = 8;
+  key.distribution = "balanced";
+  const double ratio = KernelScaling(h100, RooflineOptions{}).moe(64, key) /
+                       KernelScaling(h200(), RooflineOptions{}).moe(64, key);
+  EXPECT_GT(ratio, 1.0);  // memory-bound at 64 tokens: the H100's HBM is slower
+  EXPECT_NEAR(on_h100->breakdown(decodes)[OpClass::moe_experts],
+              on_h200->breakdown(decodes)[OpClass::moe_experts] * ratio,
+              1e-12 * on_h100->breakdown(decodes)[OpClass::moe_experts]);
+
+  // The H100's own rows of the dtype win.
+  write_file(h100_engine / "moe_perf.csv",
+             "kernel_source,moe_dtype,num_tokens,hidden_size,inter_size,topk,num_experts,"
+             "moe_tp_size,moe_ep_size,distribution,latency\n"
+             "a,bfloat16,64,4096,14336,2,8,1,1,balanced,0.2\n");
+  TempDir own_dir("same-chip-own");
+  fs::copy(db, own_dir.path(), fs::copy_options::recursive);
+  make_kernel_db_model(spec_of(own_dir.path()), mixtral, h100, Deployment{}, RooflineOptions{},
+                       &coverage);
+  EXPECT_EQ(coverage.of(OpClass::moe_experts).kind, CoverageKind::table);
+  EXPECT_EQ(coverage.of(OpClass::moe_experts).detail.find("h200_sxm"), std::string::npos);
+
+  // No vllm-0.1.0 on the H200: the roofline's, as before.
+  TempDir alone_dir("same-chip-alone");
+  fs::copy(db / "h100_sxm", alone_dir.path() / "h100_sxm", fs::copy_options::recursive);
+  fs::remove(alone_dir.path() / "h100_sxm" / "vllm-0.1.0" / "moe_perf.csv");
+  make_kernel_db_model(spec_of(alone_dir.path()), mixtral, h100, Deployment{}, RooflineOptions{},
+                       &coverage);
+  EXPECT_EQ(coverage.of(OpClass::moe_experts).kind, CoverageKind::roofline);
+}
+
 TEST(KernelDbSynthetic, Deterministic) {
   TempDir dir("determinism");
   const fs::path db = write_synthetic_db(dir.path());
