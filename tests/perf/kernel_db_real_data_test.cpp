@@ -192,6 +192,31 @@ TEST(KernelDbRealData, Gb200PricesB200KernelsWithItsOwnCollectives) {
       {"H100-SXM (h100_sxm)", "GB200 (gb200)"});
 }
 
+// vLLM's H100 tables hold no mxfp4 experts; gpt-oss-120b's come from the H200's (the same
+// chip), scaled: slower than the H200's at a memory-bound decode, never the roofline's.
+TEST(KernelDbRealData, H100GptOssExpertsFromTheH200sKernel) {
+  SKIP_WITHOUT_REAL_DATA();
+  const ModelSpec model = real_model("gpt-oss-120b");
+  Deployment d;
+  d.tp = 2;
+  d.weight_dtype = model.quant.dtype;
+  KernelDbCoverage coverage;
+  auto on_h100 = make_kernel_db_model(spec_of(real_dir()), model, find_gpu("H100-SXM", "t"), d,
+                                      RooflineOptions{}, &coverage);
+  const OperatorCoverage& experts = coverage.of(OpClass::moe_experts);
+  EXPECT_EQ(experts.kind, CoverageKind::scaled) << experts.detail;
+  EXPECT_NE(experts.detail.find("w4a16_mxfp4"), std::string::npos) << experts.detail;
+  EXPECT_NE(experts.detail.find("measured on h200_sxm"), std::string::npos) << experts.detail;
+  auto on_h200 =
+      make_kernel_db_model(spec_of(real_dir()), model, h200(), d, RooflineOptions{}, &coverage);
+  EXPECT_EQ(coverage.of(OpClass::moe_experts).kind, CoverageKind::table);
+  const std::vector<SeqWork> decode(4, SeqWork{1, 1000, 1});
+  const double h100_s = on_h100->breakdown(decode)[OpClass::moe_experts];
+  const double h200_s = on_h200->breakdown(decode)[OpClass::moe_experts];
+  EXPECT_GT(h100_s, h200_s);
+  EXPECT_LT(h100_s, h200_s * 4.8 / 3.35 * 1.001);  // at most the HBM bandwidth ratio
+}
+
 TEST(KernelDbRealData, ImportedProfileReproducesTheModelAtGridPoints) {
   SKIP_WITHOUT_REAL_DATA();
   const ModelSpec& model = find_model("llama-3.1-8b", "t");
