@@ -90,10 +90,9 @@ bool MoeLookup::exact() const {
 double MoeLookup::seconds(double tokens) const {
   auto at_measured = [&](double x) { return scaling_->moe(x, measured_); };
   const double seconds = curve_->seconds(tokens, at_measured);
-  if (priced_on_ != nullptr)
-    return seconds * priced_on_->moe(tokens, wanted_) / at_measured(tokens);
-  if (exact()) return seconds;
-  return seconds * scaling_->moe(tokens, wanted_) / at_measured(tokens);
+  if (kind() == CoverageKind::table) return seconds;
+  const KernelScaling& priced = priced_on_ != nullptr ? *priced_on_ : *scaling_;
+  return seconds * priced.moe(tokens, wanted_) / at_measured(tokens);
 }
 
 std::string MoeLookup::describe() const {
