@@ -6,6 +6,9 @@
 //   calibrated kernel_db + a calibration fitted per engine x GPU on the OTHER models' rows
 //              (leave-one-model-out, models of one architecture left out together; n/a where
 //              the engine x GPU has no other architecture)
+//   kernel_db_limits_held_out  kernel_db with each aggregated row's batching limits (the
+//              presets' or AIConfigurator's generator's) read on the other architectures' rows
+//              of its engine x GPU (validate/limits_reading.h); absent with --generated-limits 1
 // A measured run written as several rows (measured_repeats.h) is simulated and counted once.
 // Disaggregated rows (mode disagg) run as a prefill pool and a decode pool of the row's workers
 // joined by a KV link (validate/silicon_rows.cpp); calibrations are fitted on aggregated rows.
@@ -21,6 +24,7 @@
 #include <cstdlib>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -35,6 +39,7 @@
 #include "bench/option_pairs.h"
 #include "validate/calibrate.h"
 #include "validate/held_out.h"
+#include "validate/limits_reading.h"
 #include "validate/measured_repeats.h"
 #include "validate/measured_runs.h"
 #include "validate/parallel_for.h"
@@ -189,6 +194,10 @@ int main(int argc, char** argv) try {
                                                        args.count_first_requests,
                                                        args.stagger_clients,
                                                        args.generated_limits};
+  // The other reading of an aggregated row's limits, for the held-out choice between the two.
+  const bool read_limits = !args.generated_limits;
+  tidal::validate::SiliconOptions generator_options = kernel_options;
+  generator_options.generated_limits = true;
 
   // Rows both setups can express, every `every`-th of each group, at most max_rows_per_group
   // per group (in file order).
@@ -198,6 +207,7 @@ int main(int argc, char** argv) try {
   tidal::validate::TakenRuns taken_runs;
   std::vector<PreparedRow> roofline_rows;
   std::vector<PreparedRow> kernel_rows;
+  std::vector<std::optional<PreparedRow>> generator_rows;  // [rows] aggregated rows only
   for (const auto& run : runs) {
     std::string reason;
     if (taken[group_key(run)] >= args.max_rows_per_group) continue;
@@ -216,15 +226,25 @@ int main(int argc, char** argv) try {
     ++taken[group_key(run)];
     roofline_rows.push_back(std::move(*roofline));
     kernel_rows.push_back(std::move(*kernel));
+    std::string generator_reason;
+    generator_rows.push_back(
+        read_limits && run.mode != "disagg"
+            ? tidal::validate::prepare_row(run, generator_options, &generator_reason)
+            : std::nullopt);
   }
   const size_t n = kernel_rows.size();
   std::vector<RowPrediction> roofline(n), kernel(n), calibrated(n);
+  std::vector<std::optional<RowPrediction>> generator(n);
   std::vector<char> has_calibrated(n, 0);
   parallel_for(
       n, args.num_threads, "rows (roofline, kernel_db)",
       [&](size_t i) {
         roofline[i] = tidal::validate::predict_row(roofline_rows[i], nullptr);
         kernel[i] = tidal::validate::predict_row(kernel_rows[i], nullptr);
+        if (generator_rows[i]) {
+          const RowPrediction p = tidal::validate::predict_row(*generator_rows[i], nullptr);
+          if (p.num_measured > 0) generator[i] = p;
+        }
       },
       [&](size_t i) {
         const tidal::validate::MeasuredRun& r = kernel_rows[i].run;
@@ -235,6 +255,7 @@ int main(int argc, char** argv) try {
   {
     std::vector<PreparedRow> kept_roofline, kept_kernel;
     std::vector<RowPrediction> kept_r, kept_k;
+    std::vector<std::optional<RowPrediction>> kept_g;
     for (size_t i = 0; i < n; ++i) {
       if (roofline[i].num_measured == 0 || kernel[i].num_measured == 0) {
         ++reasons["no measured request finished in the simulation"];
@@ -244,13 +265,19 @@ int main(int argc, char** argv) try {
       kept_kernel.push_back(std::move(kernel_rows[i]));
       kept_r.push_back(roofline[i]);
       kept_k.push_back(kernel[i]);
+      kept_g.push_back(generator[i]);
     }
     roofline_rows = std::move(kept_roofline);
     kernel_rows = std::move(kept_kernel);
     roofline = std::move(kept_r);
     kernel = std::move(kept_k);
+    generator = std::move(kept_g);
   }
   const size_t num_kept = kernel_rows.size();
+  std::vector<const PreparedRow*> kept_row_pointers;
+  for (const PreparedRow& row : kernel_rows) kept_row_pointers.push_back(&row);
+  const tidal::validate::LimitsChoice limits =
+      tidal::validate::choose_limits_held_out(kept_row_pointers, kernel, generator);
   calibrated.assign(num_kept, RowPrediction{});
   has_calibrated.assign(num_kept, 0);
 
@@ -301,15 +328,19 @@ int main(int argc, char** argv) try {
     std::string csv =
         "id,group,concurrency,isl,osl,tp,measured_ttft_ms,measured_tpot_ms,roofline_ttft_ms,"
         "roofline_tpot_ms,kernel_db_ttft_ms,kernel_db_tpot_ms,calibrated_ttft_ms,"
-        "calibrated_tpot_ms\n";
+        "calibrated_tpot_ms,generator_limits_ttft_ms,generator_limits_tpot_ms,limits_read\n";
     for (size_t i = 0; i < num_kept; ++i) {
       const auto& r = kernel_rows[i].run;
-      csv += fmt::format("{},\"{}\",{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{},{}\n",
-                         r.id, group_key(r), r.concurrency, r.isl, r.osl, r.tp, r.ttft_ms,
-                         r.tpot_ms, roofline[i].ttft_ms, roofline[i].tpot_ms, kernel[i].ttft_ms,
-                         kernel[i].tpot_ms,
-                         has_calibrated[i] ? fmt::format("{:.3f}", calibrated[i].ttft_ms) : "",
-                         has_calibrated[i] ? fmt::format("{:.3f}", calibrated[i].tpot_ms) : "");
+      csv += fmt::format(
+          "{},\"{}\",{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{},{},{}\n", r.id,
+          group_key(r), r.concurrency, r.isl, r.osl, r.tp, r.ttft_ms, r.tpot_ms,
+          roofline[i].ttft_ms, roofline[i].tpot_ms, kernel[i].ttft_ms, kernel[i].tpot_ms,
+          has_calibrated[i] ? fmt::format("{:.3f}", calibrated[i].ttft_ms) : "",
+          has_calibrated[i] ? fmt::format("{:.3f}", calibrated[i].tpot_ms) : "",
+          generator[i] ? fmt::format("{:.3f}", generator[i]->ttft_ms) : "",
+          generator[i] ? fmt::format("{:.3f}", generator[i]->tpot_ms) : "",
+          limits.readings[i] == tidal::validate::LimitsReading::generator ? "generator"
+                                                                          : "presets");
     }
     tidal::base::write_output_text(args.rows_out, csv);
   }
@@ -339,6 +370,10 @@ int main(int argc, char** argv) try {
                                 {"roofline", figures(r_rows, r_pred)},
                                 {"kernel_db", figures(k_rows, k_pred)},
                                 {"calibrated_lomo", figures(c_rows, c_pred)}};
+    if (read_limits) {
+      const auto [l_rows, l_pred] = select(indices, limits.predicted, false);
+      line["kernel_db_limits_held_out"] = figures(l_rows, l_pred);
+    }
     std::printf("%s\n", line.dump().c_str());
   }
   // The aggregated rows split by the run's engine version: the kernel tables' own (as measured.csv
@@ -384,12 +419,17 @@ int main(int argc, char** argv) try {
                                    {"roofline", figures(r_rows, r_pred)},
                                    {"kernel_db", figures(k_rows, k_pred)},
                                    {"calibrated_lomo", figures(c_rows, c_pred)}};
+    if (read_limits) {
+      const auto [l_rows, l_pred] = select(*rows, limits.predicted, false);
+      overall["kernel_db_limits_held_out"] = figures(l_rows, l_pred);
+    }
     std::printf("%s\n", overall.dump().c_str());
   }
   // kernel_db and the calibration against the targets: the aggregated rows with their groups,
   // the disaggregated rows.
-  const std::pair<const char*, const std::vector<RowPrediction>*> setups[] = {
+  std::vector<std::pair<const char*, const std::vector<RowPrediction>*>> setups{
       {"kernel_db", &kernel}, {"calibrated_lomo", &calibrated}};
+  if (read_limits) setups.emplace_back("kernel_db_limits_held_out", &limits.predicted);
   for (const auto& [setup, predictions] : setups) {
     const bool calibrated_only = predictions == &calibrated;
     for (const bool disagg : {false, true}) {
