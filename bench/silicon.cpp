@@ -9,6 +9,7 @@
 //   kernel_db_limits_held_out  kernel_db with each aggregated row's batching limits (the
 //              presets' or AIConfigurator's generator's) read on the other architectures' rows
 //              of its engine x GPU (validate/limits_reading.h); absent with --generated-limits 1
+//   calibrated_lomo_limits_held_out  the calibrated setup fitted and predicting on those limits
 // A measured run written as several rows (measured_repeats.h) is simulated and counted once.
 // Disaggregated rows (mode disagg) run as a prefill pool and a decode pool of the row's workers
 // joined by a KV link (validate/silicon_rows.cpp); calibrations are fitted on aggregated rows.
@@ -255,6 +256,7 @@ int main(int argc, char** argv) try {
   {
     std::vector<PreparedRow> kept_roofline, kept_kernel;
     std::vector<RowPrediction> kept_r, kept_k;
+    std::vector<std::optional<PreparedRow>> kept_generator_rows;
     std::vector<std::optional<RowPrediction>> kept_g;
     for (size_t i = 0; i < n; ++i) {
       if (roofline[i].num_measured == 0 || kernel[i].num_measured == 0) {
@@ -265,12 +267,14 @@ int main(int argc, char** argv) try {
       kept_kernel.push_back(std::move(kernel_rows[i]));
       kept_r.push_back(roofline[i]);
       kept_k.push_back(kernel[i]);
+      kept_generator_rows.push_back(std::move(generator_rows[i]));
       kept_g.push_back(generator[i]);
     }
     roofline_rows = std::move(kept_roofline);
     kernel_rows = std::move(kept_kernel);
     roofline = std::move(kept_r);
     kernel = std::move(kept_k);
+    generator_rows = std::move(kept_generator_rows);
     generator = std::move(kept_g);
   }
   const size_t num_kept = kernel_rows.size();
@@ -279,6 +283,7 @@ int main(int argc, char** argv) try {
   const tidal::validate::LimitsChoice limits =
       tidal::validate::choose_limits_held_out(kept_row_pointers, kernel, generator);
   calibrated.assign(num_kept, RowPrediction{});
+  std::vector<RowPrediction> calibrated_read(num_kept);  // on the read limits (limits_reading.h)
   has_calibrated.assign(num_kept, 0);
 
   // Leave one model out within each engine x GPU; models of one architecture (DeepSeek-V3 and
@@ -303,6 +308,16 @@ int main(int argc, char** argv) try {
   calibrate_options.max_fit_rows = args.max_fit_rows;
   calibrate_options.fit_scales = args.fit_scales;
   calibrate_options.use_prior = args.use_prior;
+  const auto describe_fold = [&](size_t f) {
+    std::set<std::string> held_out_models;
+    for (const PreparedRow* row : folds[f].test) held_out_models.insert(row->model);
+    std::string models;
+    for (const std::string& model : held_out_models) {
+      models += (models.empty() ? "" : " and ") + model;
+    }
+    const PreparedRow& held_out = *folds[f].test.front();
+    return fmt::format("{} on {} without {}", held_out.engine, held_out.gpu, models);
+  };
   parallel_for(
       folds.size(), args.num_threads, "leave-one-model-out fits",
       [&](size_t f) {
@@ -313,16 +328,34 @@ int main(int argc, char** argv) try {
           has_calibrated[index_of(row)] = 1;
         }
       },
-      [&](size_t f) {
-        std::set<std::string> held_out_models;
-        for (const PreparedRow* row : folds[f].test) held_out_models.insert(row->model);
-        std::string models;
-        for (const std::string& model : held_out_models) {
-          models += (models.empty() ? "" : " and ") + model;
-        }
-        const PreparedRow& held_out = *folds[f].test.front();
-        return fmt::format("{} on {} without {}", held_out.engine, held_out.gpu, models);
-      });
+      describe_fold);
+
+  // The calibration on the read limits: a fold's held-out rows got their reading from the
+  // fold's training rows (the other architectures), so the fit runs those rows under that reading
+  // and predicts the held-out rows under it; rows without the generator's reading keep the
+  // presets'.
+  if (read_limits) {
+    parallel_for(
+        folds.size(), args.num_threads, "leave-one-model-out fits on the read limits",
+        [&](size_t f) {
+          const bool generator_fold =
+              std::any_of(folds[f].test.begin(), folds[f].test.end(), [&](const PreparedRow* row) {
+                return limits.readings[index_of(row)] == tidal::validate::LimitsReading::generator;
+              });
+          const auto read = [&](const PreparedRow* row) {
+            const size_t i = index_of(row);
+            return generator_fold && generator[i] ? &*generator_rows[i] : row;
+          };
+          std::vector<const PreparedRow*> train;
+          for (const PreparedRow* row : folds[f].train) train.push_back(read(row));
+          const tidal::perf::Calibration c =
+              tidal::validate::fit_calibration(train, calibrate_options);
+          for (const PreparedRow* row : folds[f].test) {
+            calibrated_read[index_of(row)] = tidal::validate::predict_row(*read(row), &c);
+          }
+        },
+        describe_fold);
+  }
 
   if (!args.rows_out.empty()) {
     std::string csv =
@@ -373,6 +406,8 @@ int main(int argc, char** argv) try {
     if (read_limits) {
       const auto [l_rows, l_pred] = select(indices, limits.predicted, false);
       line["kernel_db_limits_held_out"] = figures(l_rows, l_pred);
+      const auto [lc_rows, lc_pred] = select(indices, calibrated_read, true);
+      line["calibrated_lomo_limits_held_out"] = figures(lc_rows, lc_pred);
     }
     std::printf("%s\n", line.dump().c_str());
   }
@@ -422,6 +457,8 @@ int main(int argc, char** argv) try {
     if (read_limits) {
       const auto [l_rows, l_pred] = select(*rows, limits.predicted, false);
       overall["kernel_db_limits_held_out"] = figures(l_rows, l_pred);
+      const auto [lc_rows, lc_pred] = select(*rows, calibrated_read, true);
+      overall["calibrated_lomo_limits_held_out"] = figures(lc_rows, lc_pred);
     }
     std::printf("%s\n", overall.dump().c_str());
   }
@@ -429,9 +466,12 @@ int main(int argc, char** argv) try {
   // the disaggregated rows.
   std::vector<std::pair<const char*, const std::vector<RowPrediction>*>> setups{
       {"kernel_db", &kernel}, {"calibrated_lomo", &calibrated}};
-  if (read_limits) setups.emplace_back("kernel_db_limits_held_out", &limits.predicted);
+  if (read_limits) {
+    setups.emplace_back("kernel_db_limits_held_out", &limits.predicted);
+    setups.emplace_back("calibrated_lomo_limits_held_out", &calibrated_read);
+  }
   for (const auto& [setup, predictions] : setups) {
-    const bool calibrated_only = predictions == &calibrated;
+    const bool calibrated_only = predictions == &calibrated || predictions == &calibrated_read;
     for (const bool disagg : {false, true}) {
       const auto [slice_rows, slice_pred] =
           select(disagg ? all_disagg : all_agg, *predictions, calibrated_only);
