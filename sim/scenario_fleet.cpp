@@ -163,6 +163,7 @@ PoolSpec parse_pool(const nlohmann::json& value, size_t index, const std::string
   const std::string where = file + ": " + obj.path();
   PoolSpec pool;
   pool.name = obj.string("name", fmt::format("pool{}", index));
+  if (pool.name.empty()) obj.fail("name", "must not be empty (it names the pool in every output)");
 
   const nlohmann::json& model_value = required_child(obj, "model");
   const nlohmann::json& gpu_value = required_child(obj, "gpu");

@@ -61,6 +61,7 @@ WorkloadSpec parse_workload(const nlohmann::json& value, size_t index, const std
   JsonObject obj(value, fmt::format("workloads[{}]", index), file);
   WorkloadSpec w;
   w.name = obj.string("name", fmt::format("workload{}", index));
+  if (w.name.empty()) obj.fail("name", "must not be empty (it names the workload in every output)");
   const nlohmann::json* trace = obj.child("trace");
   const nlohmann::json* generator = obj.child("generator");
   if ((trace == nullptr) == (generator == nullptr)) {

@@ -174,6 +174,13 @@ TEST(ScenarioLimits, NonsenseFleetFiguresAreRefused) {
       << spot;
 }
 
+TEST(ScenarioLimits, PoolsAndWorkloadsNeedANonEmptyName) {
+  EXPECT_EQ(error_of(scenario_text(R"(, "name": "")")),
+            "s.json: fleet.pools[0].name: must not be empty (it names the pool in every output)");
+  EXPECT_EQ(error_of(scenario_text("", "", R"(, "name": "")")),
+            "s.json: workloads[0].name: must not be empty (it names the workload in every output)");
+}
+
 TEST(ScenarioLimits, SeedsStopAtTheLargestJsonInteger) {
   Scenario s = load_scenario_text(scenario_text(), "s.json", "");
   try {
