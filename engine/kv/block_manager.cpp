@@ -198,6 +198,8 @@ void BlockManager::free(int64_t request_id) {
   if (slot.swapped) {
     for (const int32_t cpu_block : slot.blocks) free_cpu_blocks_.push_back(cpu_block);
   } else {
+    // The blocks lie anywhere in the pool: fetch them all before releasing one by one.
+    for (const int32_t block : slot.blocks) __builtin_prefetch(&gpu(block));
     for (auto it = slot.blocks.rbegin(); it != slot.blocks.rend(); ++it) release_block(*it);
   }
   release_slot(s);
@@ -346,6 +348,7 @@ int32_t BlockManager::take_free_block() {
     return fresh;
   }
   pop_free_front();
+  prefetch_front_block();
   Block& block = gpu(entry.block);
   block.free_stamp = 0;
   if (block.has_hash) {  // its index entry goes stale; cached_block() ignores it
@@ -355,6 +358,12 @@ int32_t BlockManager::take_free_block() {
     if (tiers_ != nullptr && !is_private_hash(block.hash)) tiers_->on_gpu_evict(block.hash);
   }
   return entry.block;
+}
+
+void BlockManager::prefetch_front_block() const {
+  if (num_free_entries_ == 0) return;
+  const int32_t next = free_ring_[free_ring_head_].block;
+  if (next >= 0) __builtin_prefetch(&blocks_[static_cast<size_t>(next)]);
 }
 
 void BlockManager::release_block(int32_t block) {

@@ -208,7 +208,10 @@ class BlockManager {
   int32_t indexed_block(uint64_t hash) const;  // shared hashes only
   void take_from_free_list(int32_t block);     // a prefix hit on a free block
   void push_free(int32_t block, bool back);
-  void pop_free_front();     // drops the ring's front entry
+  void pop_free_front();  // drops the ring's front entry
+  // Asks the CPU to fetch the front free entry's block while other work runs: the next
+  // take_free_block reads it, and free entries sit cold in a pool of many blocks.
+  void prefetch_front_block() const;
   void compact_free_ring();  // drops stale entries; doubles a ring left more than half full
   uint64_t max_free_ring_capacity() const;  // power of two >= 2 * num_gpu_blocks
   void compact_hash_index();
