@@ -1,6 +1,8 @@
 #include "plan/candidate_eval.h"
 
 #include <cmath>
+#include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -124,6 +126,21 @@ void evaluate_capacity(const PlanContext& context, const Candidate& candidate, C
   if (hi == 0.0) r.reason = fmt::format("meets the SLO up to max_rate_scale {}", lo);
 }
 
+// `v` as an int32 when it is an integer in range; else nothing (the loader judges it).
+std::optional<int32_t> int32_value(const nlohmann::ordered_json& v) {
+  if (!v.is_number_integer()) return std::nullopt;
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<uint64_t>();
+    if (u > static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) return std::nullopt;
+    return static_cast<int32_t>(u);
+  }
+  const auto i = v.get<int64_t>();
+  if (i < std::numeric_limits<int32_t>::min() || i > std::numeric_limits<int32_t>::max()) {
+    return std::nullopt;
+  }
+  return static_cast<int32_t>(i);
+}
+
 }  // namespace
 
 PoolSetup pool_setup(const sim::PoolSpec& pool) {
@@ -142,9 +159,9 @@ PoolSetup setup_with_overrides(PoolSetup base, const nlohmann::ordered_json& con
     if (key == "gpu" && v.is_string()) base.gpu = v.get<std::string>();
     if (key == "gpu" && v.is_object() && v.contains("name") && v["name"].is_string())
       base.gpu = v["name"].get<std::string>();
-    if (key == "tp" && v.is_number_integer()) base.tp = v.get<int32_t>();
-    if (key == "pp" && v.is_number_integer()) base.pp = v.get<int32_t>();
-    if (key == "num_replicas" && v.is_number_integer()) base.num_replicas = v.get<int32_t>();
+    if (auto n = int32_value(v); key == "tp" && n) base.tp = *n;
+    if (auto n = int32_value(v); key == "pp" && n) base.pp = *n;
+    if (auto n = int32_value(v); key == "num_replicas" && n) base.num_replicas = *n;
     if (key == "weight_dtype" && v.is_string()) base.weight_dtype = v.get<std::string>();
     if (key == "kv_dtype" && v.is_string()) base.kv_dtype = v.get<std::string>();
   }

@@ -51,6 +51,13 @@ TEST(CandidateName, InvalidCandidatesTakeTheirOverridesOverTheScenariosPool) {
   // Values of the wrong type (the loader's to refuse) leave the pool's.
   EXPECT_EQ(setup_with_overrides(base, ojson{{"tp", "two"}}).tp, 1);
   EXPECT_EQ(setup_with_overrides(base, ojson{{"gpu", {{"name", "X1"}}}}).gpu, "X1");
+  // So do integers no pool can hold: never a count wrapped to a negative one.
+  const PoolSetup huge = setup_with_overrides(
+      base, ojson{{"num_replicas", int64_t{9223372036854775807}}, {"tp", uint64_t{1} << 40}});
+  EXPECT_EQ(huge.num_replicas, 1);
+  EXPECT_EQ(huge.tp, 1);
+  EXPECT_EQ(setup_with_overrides(base, ojson{{"pp", int64_t{-3000000000}}}).pp, 1);
+  EXPECT_EQ(setup_with_overrides(base, ojson{{"num_replicas", -2}}).num_replicas, -2);
 }
 
 CandidateResult result(int64_t index, const std::string& status, int64_t gpus, double dollars,
