@@ -107,7 +107,7 @@ void add_import_kernel_db(CLI::App& profile_app) {
                                   ? model.quant.dtype
                                   : perf::parse_dtype(args->weight_dtype, "--weight-dtype");
     deployment.kv_dtype = perf::parse_dtype(args->kv_dtype, "--kv-dtype");
-    perf::check_deployment(model, deployment, "--tp");
+    perf::check_deployment(model, deployment, "");
     perf::KernelDbCoverage coverage;
     const perf::Profile p =
         perf::kernel_db_profile(args->spec, model, gpu, deployment, {}, &coverage);

@@ -63,64 +63,71 @@ std::string layout_text(const Deployment& d) {
   return fmt::format("tp={}, attention_dp={}, ep={}{}", d.tp, d.attention_dp, d.ep, stages);
 }
 
+// The prefix of a field's name in an error: "PATH." under a JSON path, nothing without one (a
+// deployment given by command-line options).
+std::string field_prefix(const std::string& json_path) {
+  return json_path.empty() ? std::string() : json_path + ".";
+}
+
 // pp: at most one stage per layer; not with attention data parallelism (each stage would split
 // its micro-batches over ranks again: not modelled). The link must carry something.
 void check_pipeline_layout(const ModelSpec& model, const Deployment& d,
                            const std::string& json_path) {
-  if (d.pp < 1) throw InputError(fmt::format("{}.pp: must be >= 1 (got {})", json_path, d.pp));
+  const std::string at = field_prefix(json_path);
+  if (d.pp < 1) throw InputError(fmt::format("{}pp: must be >= 1 (got {})", at, d.pp));
   if (d.pp == 1) return;
   if (d.pp > model.num_layers) {
     throw InputError(
-        fmt::format("{}.pp: {} stages for the {} layers of {}: at most one stage per layer",
-                    json_path, d.pp, model.num_layers, model.name));
+        fmt::format("{}pp: {} stages for the {} layers of {}: at most one stage per layer", at,
+                    d.pp, model.num_layers, model.name));
   }
   if (d.attention_dp > 1) {
     throw InputError(fmt::format(
-        "{}.pp: {} stages with attention_dp {}: pipeline stages of attention data-parallel ranks "
+        "{}pp: {} stages with attention_dp {}: pipeline stages of attention data-parallel ranks "
         "are not modelled (use one or the other)",
-        json_path, d.pp, d.attention_dp));
+        at, d.pp, d.attention_dp));
   }
   if (!(d.pp_link_gb_per_s > 0.0) || !(d.pp_link_latency_s >= 0.0)) {
-    throw InputError(fmt::format(
-        "{}.pp_link: needs gb_per_s_per_gpu > 0 and latency_ms >= 0 (got {} GB/s, {} s)", json_path,
-        d.pp_link_gb_per_s, d.pp_link_latency_s));
+    throw InputError(
+        fmt::format("{}pp_link: needs gb_per_s_per_gpu > 0 and latency_ms >= 0 (got {} GB/s, {} s)",
+                    at, d.pp_link_gb_per_s, d.pp_link_latency_s));
   }
 }
 
 // ep and attention_dp: an MoE model's layout only; ep splits the experts and the replica's GPUs.
 void check_parallel_layout(const ModelSpec& model, const Deployment& d,
                            const std::string& json_path) {
+  const std::string at = field_prefix(json_path);
   if (d.attention_dp < 1) {
-    throw InputError(
-        fmt::format("{}.attention_dp: must be >= 1 (got {})", json_path, d.attention_dp));
+    throw InputError(fmt::format("{}attention_dp: must be >= 1 (got {})", at, d.attention_dp));
   }
-  if (d.ep < 1) throw InputError(fmt::format("{}.ep: must be >= 1 (got {})", json_path, d.ep));
+  if (d.ep < 1) throw InputError(fmt::format("{}ep: must be >= 1 (got {})", at, d.ep));
   const int64_t num_load_shares = static_cast<int64_t>(d.expert_load.shares.size());
   if (num_load_shares != 0 && num_load_shares != model.num_experts) {
-    throw InputError(fmt::format("{}.moe.expert_load: {} shares for the {} routed experts of {}",
-                                 json_path, num_load_shares, model.num_experts, model.name));
+    throw InputError(fmt::format("{}moe.expert_load: {} shares for the {} routed experts of {}", at,
+                                 num_load_shares, model.num_experts, model.name));
   }
   if (!model.is_moe()) {
     if (d.ep > 1) {
       throw InputError(
-          fmt::format("{}.ep: {} needs an MoE model; {} is dense", json_path, d.ep, model.name));
+          fmt::format("{}ep: {} needs an MoE model; {} is dense", at, d.ep, model.name));
     }
     if (d.attention_dp > 1) {
       throw InputError(fmt::format(
-          "{}.attention_dp: {} needs an MoE model; {} is dense (its data-parallel ranks would "
+          "{}attention_dp: {} needs an MoE model; {} is dense (its data-parallel ranks would "
           "share nothing: give the pool more replicas instead)",
-          json_path, d.attention_dp, model.name));
+          at, d.attention_dp, model.name));
     }
     return;
   }
   if (model.num_experts % d.ep != 0) {
-    throw InputError(fmt::format("{}.ep: {} does not divide num_experts {} of {}", json_path, d.ep,
+    throw InputError(fmt::format("{}ep: {} does not divide num_experts {} of {}", at, d.ep,
                                  model.num_experts, model.name));
   }
   if (d.stage_gpus() % d.ep != 0) {
     throw InputError(
-        fmt::format("{}.ep: {} does not divide the replica's {} GPUs (tp {} x attention_dp {})",
-                    json_path, d.ep, d.stage_gpus(), d.tp, d.attention_dp));
+        fmt::format("{}ep: {} does not divide the replica's {} GPUs (tp {} x attention_dp {})", at,
+                    d.ep, d.stage_gpus(), d.tp, d.attention_dp));
   }
 }
 
@@ -128,39 +135,39 @@ void check_parallel_layout(const ModelSpec& model, const Deployment& d,
 
 void check_deployment(const ModelSpec& model, const Deployment& deployment,
                       const std::string& json_path) {
+  const std::string at = field_prefix(json_path);
   const int64_t tp = deployment.tp;
-  if (tp < 1) throw InputError(fmt::format("{}.tp: must be >= 1 (got {})", json_path, tp));
+  if (tp < 1) throw InputError(fmt::format("{}tp: must be >= 1 (got {})", at, tp));
   if (model.num_heads % tp != 0) {
-    throw InputError(fmt::format("{}.tp: {} does not divide num_heads {} of {}", json_path, tp,
+    throw InputError(fmt::format("{}tp: {} does not divide num_heads {} of {}", at, tp,
                                  model.num_heads, model.name));
   }
   if (model.num_kv_heads % tp != 0 && tp % model.num_kv_heads != 0) {
     throw InputError(
-        fmt::format("{}.tp: {} neither divides nor is a multiple of num_kv_heads {} of {}",
-                    json_path, tp, model.num_kv_heads, model.name));
+        fmt::format("{}tp: {} neither divides nor is a multiple of num_kv_heads {} of {}", at, tp,
+                    model.num_kv_heads, model.name));
   }
   // The engines split a linear-attention layer by its key heads (each with its value heads).
   if (model.num_linear_layers() > 0 && model.linear.num_key_heads % tp != 0) {
-    throw InputError(fmt::format("{}.tp: {} does not divide linear_num_key_heads {} of {}",
-                                 json_path, tp, model.linear.num_key_heads, model.name));
+    throw InputError(fmt::format("{}tp: {} does not divide linear_num_key_heads {} of {}", at, tp,
+                                 model.linear.num_key_heads, model.name));
   }
   check_parallel_layout(model, deployment, json_path);
   check_pipeline_layout(model, deployment, json_path);
   if (!(deployment.gpu_memory_utilization > 0.0 && deployment.gpu_memory_utilization <= 1.0)) {
-    throw InputError(fmt::format("{}.gpu_memory_utilization: must be in (0, 1] (got {})", json_path,
+    throw InputError(fmt::format("{}gpu_memory_utilization: must be in (0, 1] (got {})", at,
                                  deployment.gpu_memory_utilization));
   }
   if (deployment.block_size < 1) {
-    throw InputError(
-        fmt::format("{}.block_size: must be >= 1 (got {})", json_path, deployment.block_size));
+    throw InputError(fmt::format("{}block_size: must be >= 1 (got {})", at, deployment.block_size));
   }
   if (deployment.max_num_batched_tokens < 1) {
-    throw InputError(fmt::format("{}.max_num_batched_tokens: must be >= 1 (got {})", json_path,
+    throw InputError(fmt::format("{}max_num_batched_tokens: must be >= 1 (got {})", at,
                                  deployment.max_num_batched_tokens));
   }
   if (deployment.max_num_seqs < 1) {
     throw InputError(
-        fmt::format("{}.max_num_seqs: must be >= 1 (got {})", json_path, deployment.max_num_seqs));
+        fmt::format("{}max_num_seqs: must be >= 1 (got {})", at, deployment.max_num_seqs));
   }
 }
 

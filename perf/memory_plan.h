@@ -126,7 +126,9 @@ double sliding_kv_reserve_bytes(const ModelSpec& model, const Deployment& deploy
 double recurrent_state_bytes_per_seq_per_gpu(const ModelSpec& model, const Deployment& deployment);
 
 // Checks tp against the model's heads, ep and attention_dp against the model's experts and the
-// other deployment fields; InputErrors as below.
+// other deployment fields; InputErrors as below, each naming its field under `json_path` ("PATH.tp:
+// ..."), or alone where `json_path` is empty (a deployment given by command-line options: "tp:
+// ...").
 void check_deployment(const ModelSpec& model, const Deployment& deployment,
                       const std::string& json_path);
 

@@ -124,5 +124,26 @@ TEST(MemoryPlan, TpMustDivideHeads) {
             "scenario.json: fleet.pools[0].gpu_memory_utilization: must be in (0, 1] (got 1.5)");
 }
 
+// A deployment given by command-line options (`tidal profile import-kernel-db --tp 3`) has no
+// JSON path: its fields are named alone.
+TEST(MemoryPlan, FieldsNamedAloneWithoutAPath) {
+  Deployment tp3;
+  tp3.tp = 3;
+  try {
+    check_deployment(find_model("llama-3-8b", "t"), tp3, "");
+    ADD_FAILURE() << "tp 3 accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "tp: 3 does not divide num_heads 32 of llama-3-8b");
+  }
+  Deployment ep3;
+  ep3.ep = 3;
+  try {
+    check_deployment(find_model("llama-3-8b", "t"), ep3, "");
+    ADD_FAILURE() << "ep 3 accepted on a dense model";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "ep: 3 needs an MoE model; llama-3-8b is dense");
+  }
+}
+
 }  // namespace
 }  // namespace tidal::perf
