@@ -27,6 +27,7 @@ JsonView::JsonView(const nlohmann::json& value, std::string file, std::string pa
     : value_(&value), file_(std::move(file)), path_(std::move(path)) {}
 
 std::string JsonView::path_of(std::string_view key) const {
+  if (key.empty()) return path_.empty() ? "(root)" : path_;  // the value itself
   return path_.empty() ? std::string(key) : fmt::format("{}.{}", path_, key);
 }
 

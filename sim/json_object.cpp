@@ -115,6 +115,7 @@ bool JsonObject::has(std::string_view key) const {
 }
 
 std::string JsonObject::path_of(std::string_view key) const {
+  if (key.empty()) return path_.empty() ? "(root)" : path_;  // the object itself
   if (path_.empty()) return std::string(key);
   return fmt::format("{}.{}", path_, key);
 }

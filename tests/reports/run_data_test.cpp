@@ -161,6 +161,17 @@ TEST_F(RunDataTest, MissingColumnsAndFieldsAreNamed) {
                 "\"engine\"; this file has neither)");
 }
 
+// A failure of the value itself (an empty key) names its path, or "(root)", without a trailing dot.
+TEST(JsonView, TheValueItselfIsNamedByItsPath) {
+  const nlohmann::json summary = {{"costs", {{"pools", nlohmann::json::array()}}}};
+  const JsonView pools(summary["costs"]["pools"], "summary.json", "costs.pools");
+  EXPECT_EQ(error_of([&] { pools.fail("", "0 pools, scenario.fleet.pools has 1"); }),
+            "summary.json: costs.pools: 0 pools, scenario.fleet.pools has 1");
+  const JsonView root(summary, "summary.json");
+  EXPECT_EQ(error_of([&] { root.fail("", "expected an object"); }),
+            "summary.json: (root): expected an object");
+}
+
 TEST(CsvColumns, QuotedFieldsAndOptionalColumns) {
   const ScratchFolder scratch(testing::kScratch, "csv_quoted");
   const fs::path& dir = scratch.path();

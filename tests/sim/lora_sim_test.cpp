@@ -157,6 +157,15 @@ TEST(LoraSim, BadKeysAndUnservedAdaptersAreOneClearError) {
         testing::scenario_error(lora_run(dir, {"x"}, 2, {lora_pool(lora)}), base);
     EXPECT_NE(error.find(expected), std::string::npos) << lora.dump() << ": " << error;
   }
+  // A model the adapters are not modelled for: the lora object itself is named, without a
+  // trailing dot.
+  nlohmann::json mla_pool = lora_pool(nlohmann::json::object());
+  mla_pool["model"] = "deepseek-v3";
+  mla_pool["tp"] = 8;
+  const std::string mla_error = testing::scenario_error(lora_run(dir, {"x"}, 2, {mla_pool}), base);
+  EXPECT_NE(mla_error.find("fleet.pools[0].lora: deepseek-v3 uses multi-head latent attention"),
+            std::string::npos)
+      << mla_error;
   // An adapter no pool serves: named with its request before the run.
   const Scenario s = scenario_from(lora_run(dir, {"", "z"}, 2, {h100_pool(1)}), base);
   try {
