@@ -40,6 +40,18 @@ int64_t num_gpu_blocks_for(const EngineConfig& config, const models::ModelConfig
   return num_blocks;
 }
 
+void check_config(const EngineConfig& config, const models::ModelConfig& model) {
+  validate(config, model);
+  // cuda without --kv-blocks: the arena is sized from the GPU's free memory once it starts.
+  if (config.backend == BackendKind::cuda && config.num_gpu_blocks == 0) return;
+  EngineConfig effective = config;
+  effective.scheduler = effective_scheduler_config(config, model);
+  const kv::BlockManagerConfig kv_config{config.block_size, num_gpu_blocks_for(effective, model),
+                                         config.num_cpu_blocks, config.enable_prefix_caching};
+  kv::validate(kv_config, "engine.kv");
+  sched::validate(effective.scheduler, kv_config, "engine.scheduler");
+}
+
 Engine::Engine(models::ModelWeights target, const EngineConfig& config,
                std::optional<models::ModelWeights> draft)
     : config_(config), ngram_(config.spec.ngram_min, config.spec.ngram_max) {
@@ -47,7 +59,7 @@ Engine::Engine(models::ModelWeights target, const EngineConfig& config,
   if (target.shard.world_size != 1) {
     throw std::invalid_argument("Engine: target weights must be unsharded");
   }
-  validate(config_, model);
+  check_config(config_, model);
   config_.scheduler = effective_scheduler_config(config_, model);
   // cuda without --kv-blocks: the executor sizes the arena from the GPU's free memory.
   const bool arena_from_gpu_memory =
@@ -55,10 +67,6 @@ Engine::Engine(models::ModelWeights target, const EngineConfig& config,
   if (!arena_from_gpu_memory) config_.num_gpu_blocks = num_gpu_blocks_for(config_, model);
   kv::BlockManagerConfig kv_config{config_.block_size, config_.num_gpu_blocks,
                                    config_.num_cpu_blocks, config_.enable_prefix_caching};
-  if (!arena_from_gpu_memory) {
-    kv::validate(kv_config, "engine.kv");
-    sched::validate(config_.scheduler, kv_config, "engine.scheduler");
-  }
 
   std::optional<models::ModelWeights> draft_weights;
   if (config_.spec.method == SpecMethod::draft) {

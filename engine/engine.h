@@ -142,4 +142,10 @@ class Engine {
 // (block_size * per-rank KV bytes per token, int8 scales included)). InputError when not one fits.
 int64_t num_gpu_blocks_for(const EngineConfig& config, const models::ModelConfig& model);
 
+// The checks the engine makes of `config` for `model` before it loads weights: validate(), and
+// the KV and scheduler configs it will run with wherever the KV arena's size is known without a
+// device (cpu, or cuda with num_gpu_blocks given; otherwise they are checked once the arena is
+// sized). InputError naming the option or the config key ("engine.scheduler.max_num_seqs: ...").
+void check_config(const EngineConfig& config, const models::ModelConfig& model);
+
 }  // namespace tidal::engine

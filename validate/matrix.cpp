@@ -10,7 +10,9 @@
 
 #include "base/input_error.h"
 #include "base/output_files.h"
+#include "engine/engine.h"
 #include "engine/engine_config.h"
+#include "models/presets.h"
 #include "models/quantize_weights.h"
 
 namespace tidal::validate {
@@ -203,7 +205,7 @@ Matrix load_matrix(const std::string& path) {
   std::set<std::string> names;
   for (size_t i = 0; i < root["cases"].size(); ++i) {
     const std::string where = fmt::format("{}: cases[{}]", path, i);
-    MatrixCase c{fmt::format("case{}", i), defaults};
+    MatrixCase c{fmt::format("case{}", i), where, defaults};
     apply_keys(root["cases"][i], where, base_dir, c.options, &c.name);
     if (c.options.run.trace.empty()) throw InputError(where + ".trace: missing (required)");
     if (c.options.run.model.empty()) throw InputError(where + ".model: missing (required)");
@@ -216,8 +218,26 @@ Matrix load_matrix(const std::string& path) {
   return matrix;
 }
 
+namespace {
+
+// Every case's engine config checked before anything runs (a bad last case must not fail after
+// the others' profiles and engine runs), each error naming its case.
+void check_matrix(const Matrix& matrix) {
+  for (const MatrixCase& c : matrix.cases) {
+    try {
+      engine::check_config(c.options.run.config,
+                           models::resolve_config(c.options.run.model, "model"));
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{} (\"{}\"): {}", c.where, c.name, e.what()));
+    }
+  }
+}
+
+}  // namespace
+
 MatrixResult run_matrix(const Matrix& matrix, const std::string& out_dir,
                         const profile::ProgressFn& progress) {
+  check_matrix(matrix);
   const fs::path dir(out_dir);
   fs::create_directories(dir / "profiles");
   std::map<std::string, std::string> profiles;  // profile key -> measured profile path

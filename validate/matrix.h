@@ -19,6 +19,7 @@ namespace tidal::validate {
 
 struct MatrixCase {
   std::string name;
+  std::string where;        // "<file>: cases[i]", for its errors
   ValidateOptions options;  // out_dir and profile_path are filled in by run_matrix
 };
 
@@ -35,7 +36,9 @@ struct MatrixResult {
   std::string markdown;         // matrix.md
 };
 
-// Runs every case into out_dir/<case name>/ and writes out_dir/matrix.{json,md}.
+// Runs every case into out_dir/<case name>/ and writes out_dir/matrix.{json,md}. Every case's
+// engine config is checked first (engine::check_config): InputError "<file>: cases[i] ("name"):
+// engine.scheduler...: ..." before any case runs.
 MatrixResult run_matrix(const Matrix& matrix, const std::string& out_dir,
                         const profile::ProgressFn& progress);
 

@@ -105,10 +105,10 @@ perf::Profile measure_profile(const ValidateOptions& options, const profile::Pro
 ValidationResult run_validation(const ValidateOptions& options,
                                 const profile::ProgressFn& progress) {
   engine::EngineRunArgs args = options.run;
+  const models::ModelConfig model_config = models::resolve_config(args.model, "--model");
+  engine::check_config(args.config, model_config);  // before a profile is measured
   const fs::path dir(options.out_dir);
   fs::create_directories(dir);
-  const models::ModelConfig model_config = models::resolve_config(args.model, "--model");
-  engine::validate(args.config, model_config);
 
   traces::ReadOptions read_options;
   if (!args.trace_format.empty())

@@ -90,6 +90,33 @@ TEST(Matrix, ErrorsNameTheJsonPath) {
   EXPECT_EQ(error_of("/nonexistent/m.json"), "/nonexistent/m.json: cannot read the file");
 }
 
+// A case the engine would refuse fails the whole matrix before any case runs (no profile
+// measured, no case folder written), naming the case.
+TEST(Matrix, ABadCaseFailsBeforeAnyCaseRuns) {
+  const ScratchFolder scratch(kScratch, "bad_case");
+  const std::string path = write_matrix(scratch.path(), "bad.json", R"({
+    "defaults": {"model": "tiny", "max_num_seqs": 4, "max_requests": 2},
+    "cases": [
+      {"name": "fine", "trace": "t.jsonl"},
+      {"name": "short-budget", "trace": "t.jsonl", "max_batched_tokens": 256}
+    ]})");
+  const Matrix m = load_matrix(path);
+  const fs::path out = scratch.path() / "out";
+  try {
+    run_matrix(m, out.string(), [](const std::string&) {});
+    FAIL() << "a case below max_model_len ran";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(
+                  path + ": cases[1] (\"short-budget\"): engine.scheduler.max_num_batched_tokens: "
+                         "256 is below max_model_len",
+                  0),
+              0u)
+        << e.what();
+  }
+  EXPECT_FALSE(fs::exists(out / "fine"));
+  EXPECT_TRUE(!fs::exists(out / "profiles") || fs::is_empty(out / "profiles"));
+}
+
 TEST(Matrix, RepositoryMatrixCoversTheIssueCases) {
   const Matrix m = load_matrix(std::string(TIDAL_SOURCE_DIR) + "/examples/validation/matrix.json");
   bool offline = false, poisson50 = false, poisson85 = false, bursty = false, sessions = false,
