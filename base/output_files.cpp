@@ -84,6 +84,10 @@ PendingFile::PendingFile(std::string path)
   stream_ = std::make_unique<std::ostream>(buffer_.get());
 }
 
+void check_output_writable(const std::string& path) {
+  const PendingFile probe(path);
+}
+
 PendingFile::~PendingFile() {
   if (committed_) return;
   file_.close();

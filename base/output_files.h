@@ -70,6 +70,11 @@ FileDigest write_output_file(const std::string& path,
 // trace tools, also takes "-" for stdout).
 void write_output_text(const std::string& path, std::string_view text);
 
+// Fails now where writing `path` at the end of a long run would fail ("PATH: cannot open for
+// writing": its folder is missing, not a folder or not writable), by opening a PendingFile of it
+// and dropping it: nothing is left behind and `path` stays as it was.
+void check_output_writable(const std::string& path);
+
 // True when both paths name the same file: std::filesystem::equivalent when both exist, else
 // equal absolute normal paths.
 bool same_file(const std::string& a, const std::string& b);

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/input_error.h"
+#include "base/output_files.h"
 #include "cli/commands.h"
 #include "engine/engine_config.h"
 #include "engine/profile/cuda_target.h"
@@ -173,6 +174,7 @@ void add_profile_command(CLI::App& app) {
       }
       throw InputError("--policy: unknown batching policy '" + policy + "' (known: " + known + ")");
     }
+    base::check_output_writable(args->out);  // before the measurement, not after it
     const auto run = args->backend == "cuda" ? profile::run_cuda_profile : profile::run_profile;
     const perf::Profile p = run(
         args->options, [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); },

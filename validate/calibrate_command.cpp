@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "base/input_error.h"
+#include "base/output_files.h"
 #include "validate/held_out.h"
 #include "validate/measured_repeats.h"
 #include "validate/parallel_for.h"
@@ -31,6 +32,7 @@ std::string today() {
 
 perf::CalibrationFile run_calibrate(const CalibrateCommand& command, std::ostream& log,
                                     std::ostream* progress) {
+  base::check_output_writable(command.out);  // before the fits, not after them
   const std::vector<MeasuredRun> runs =
       ends_with(command.measured, ".json")
           ? read_vllm_bench_json(command.measured, command.bench_defaults)

@@ -61,6 +61,26 @@ TEST(OutputFiles, AnUnopenablePathIsAnInputError) {
   std::filesystem::remove_all(root);
 }
 
+// A long run checks its output before it starts: an unwritable path fails now, a writable one
+// is left as it was (absent, or the previous file) with no temporary beside it.
+TEST(OutputFiles, CheckingAnOutputLeavesNothingBehind) {
+  const ScratchFolder scratch(kScratch, "check_writable");
+  const std::filesystem::path& root = scratch.path();
+  const std::string missing = (root / "missing" / "cal.json").string();
+  try {
+    check_output_writable(missing);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), missing + ": cannot open for writing");
+  }
+  check_output_writable((root / "new.json").string());
+  EXPECT_TRUE(names_in(root).empty());
+  write_output_text((root / "old.json").string(), "previous");
+  check_output_writable((root / "old.json").string());
+  EXPECT_EQ(names_in(root), std::vector<std::string>{"old.json"});
+  EXPECT_EQ(read_all((root / "old.json").string()), "previous");
+}
+
 // A writer that fails half-way leaves the previous file byte for byte and no temporary.
 TEST(OutputFiles, AWriterThatThrowsHalfWayLeavesThePreviousFile) {
   const ScratchFolder scratch(kScratch, "throws");
