@@ -16,13 +16,4 @@ int64_t checked_seconds_to_ns(double seconds, std::string_view what) {
   return std::llround(seconds * 1e9);
 }
 
-int64_t checked_add_ns(int64_t a, int64_t b, std::string_view what) {
-  if (a < 0 || b < 0 || a > kMaxSimulatedNs - b) {
-    throw InputError(fmt::format("{}: {:g} s + {:g} s is outside the clock's range of 0 to {:g} s",
-                                 what, static_cast<double>(a) * 1e-9, static_cast<double>(b) * 1e-9,
-                                 kMaxSimulatedS));
-  }
-  return a + b;
-}
-
 }  // namespace tidal::base

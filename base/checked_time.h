@@ -1,6 +1,6 @@
 // Seconds (the unit of files and the CLI) to the int64 nanoseconds of the event loops, checked.
 // Every time a run computes stays within [0, kMaxSimulatedS], so the sum of two of them cannot
-// overflow int64 (9.2e9 s); the conversions and sums below refuse what would leave that range.
+// overflow int64 (9.2e9 s); the conversion below refuses what would leave that range.
 #pragma once
 
 #include <cstdint>
@@ -16,9 +16,5 @@ inline constexpr int64_t kMaxSimulatedNs = 4'000'000'000'000'000'000;
 // `seconds` rounded to the nearest nanosecond. InputError "<what>: <seconds> s is outside the
 // clock's range of 0 to 4e9 s" when it is negative, not finite or above kMaxSimulatedS.
 int64_t checked_seconds_to_ns(double seconds, std::string_view what);
-
-// a + b for two times or durations in [0, kMaxSimulatedNs]. InputError naming `what` when the
-// sum passes kMaxSimulatedNs.
-int64_t checked_add_ns(int64_t a, int64_t b, std::string_view what);
 
 }  // namespace tidal::base

@@ -140,12 +140,6 @@ int64_t JsonCursor::read_int64(std::string_view field) {
   return parse_int64(number_token(field), field);
 }
 
-uint64_t JsonCursor::read_uint64(std::string_view field) {
-  uint64_t value = 0;
-  if (peek_char(field) != '-' && try_read_small_unsigned(value)) return value;
-  return parse_uint64(number_token(field), field);
-}
-
 int64_t JsonCursor::read_token_count(std::string_view field) {
   uint64_t value = 0;
   if (peek_char(field) != '-' && try_read_small_unsigned(value) &&

@@ -22,7 +22,6 @@ class JsonCursor {
   void expect_end();
 
   int64_t read_int64(std::string_view field);
-  uint64_t read_uint64(std::string_view field);
   // An integer in [0, kMaxTokens].
   int64_t read_token_count(std::string_view field);
   double read_double(std::string_view field);

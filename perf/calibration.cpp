@@ -151,10 +151,6 @@ class CalibratedStepModel final : public StepTimeModel {
 
 }  // namespace
 
-std::string_view scaled_class_name(ScaledClass scaled) {
-  return kScaledNames[static_cast<size_t>(scaled)];
-}
-
 bool scaled_class_of(OpClass op, ScaledClass* scaled) {
   switch (op) {
     case OpClass::qkv_proj:

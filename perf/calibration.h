@@ -25,7 +25,6 @@ struct FittedValue {
 // keeps scale 1.
 enum class ScaledClass : int { gemm, attention, communication };
 inline constexpr int kNumScaledClasses = 3;
-std::string_view scaled_class_name(ScaledClass scaled);
 // Which scaled class an operator class belongs to (none: elementwise ops, sampling, overhead).
 bool scaled_class_of(OpClass op, ScaledClass* scaled);
 

@@ -19,22 +19,6 @@ void add_fallback(std::string& fallbacks, const std::string& text) {
 
 }  // namespace
 
-const char* rope_kv_path_name(RopeKvPath path) {
-  return path == RopeKvPath::fused ? "fused" : "separate";
-}
-
-const char* gate_up_path_name(GateUpPath path) {
-  switch (path) {
-    case GateUpPath::separate:
-      return "separate";
-    case GateUpPath::gemv_swiglu_epilogue:
-      return "gemv_swiglu_epilogue";
-    case GateUpPath::gemm_then_swiglu_pairs:
-      return "gemm_then_swiglu_pairs";
-  }
-  return "?";
-}
-
 bool is_half_format(WeightFormat format) {
   return format == WeightFormat::bf16 || format == WeightFormat::fp16;
 }

@@ -28,9 +28,6 @@ enum class RopeKvPath : uint8_t { separate, fused };
 enum class NormOutput : uint8_t { f32, half };
 enum class GateUpPath : uint8_t { separate, gemv_swiglu_epilogue, gemm_then_swiglu_pairs };
 
-const char* rope_kv_path_name(RopeKvPath path);
-const char* gate_up_path_name(GateUpPath path);
-
 // One decoder layer as the fused operators see it.
 struct FusedLayerShape {
   int64_t num_tokens = 0;
