@@ -10,6 +10,9 @@
 //              presets' or AIConfigurator's generator's) read on the other architectures' rows
 //              of its engine x GPU (validate/limits_reading.h); absent with --generated-limits 1
 //   calibrated_lomo_limits_held_out  the calibrated setup fitted and predicting on those limits
+//   calibrated_on_aggregated  disaggregated rows only: kernel_db + a calibration fitted on every
+//              aggregated row of the engine x GPU, the row's own model's included (the serving
+//              mode held out)
 // A measured run written as several rows (measured_repeats.h) is simulated and counted once.
 // Disaggregated rows (mode disagg) run as a prefill pool and a decode pool of the row's workers
 // joined by a KV link (validate/silicon_rows.cpp); calibrations are fitted on aggregated rows.
@@ -330,6 +333,31 @@ int main(int argc, char** argv) try {
       },
       describe_fold);
 
+  // The disaggregated rows once more, each predicted by a calibration fitted on every aggregated
+  // row of its engine x GPU (its own model's included): what is held out is the serving mode.
+  std::vector<tidal::validate::ArchitectureFold> mode_folds;
+  if (args.calibrate) {
+    for (const auto& [key, group] : by_engine_gpu) {
+      if (auto fold = tidal::validate::serving_mode_fold(group)) mode_folds.push_back(*fold);
+    }
+  }
+  std::vector<RowPrediction> calibrated_on_agg(num_kept);
+  std::vector<char> has_calibrated_on_agg(num_kept, 0);
+  parallel_for(
+      mode_folds.size(), args.num_threads, "fits on the aggregated rows",
+      [&](size_t f) {
+        const tidal::perf::Calibration c =
+            tidal::validate::fit_calibration(mode_folds[f].train, calibrate_options);
+        for (const PreparedRow* row : mode_folds[f].test) {
+          calibrated_on_agg[index_of(row)] = tidal::validate::predict_row(*row, &c);
+          has_calibrated_on_agg[index_of(row)] = 1;
+        }
+      },
+      [&](size_t f) {
+        const PreparedRow& row = *mode_folds[f].test.front();
+        return fmt::format("{} on {}: disaggregated rows", row.engine, row.gpu);
+      });
+
   // The calibration on the read limits: a fold's held-out rows got their reading from the
   // fold's training rows (the other architectures), so the fit runs those rows under that reading
   // and predicts the held-out rows under it; rows without the generator's reading keep the
@@ -361,29 +389,32 @@ int main(int argc, char** argv) try {
     std::string csv =
         "id,group,concurrency,isl,osl,tp,measured_ttft_ms,measured_tpot_ms,roofline_ttft_ms,"
         "roofline_tpot_ms,kernel_db_ttft_ms,kernel_db_tpot_ms,calibrated_ttft_ms,"
-        "calibrated_tpot_ms,generator_limits_ttft_ms,generator_limits_tpot_ms,limits_read\n";
+        "calibrated_tpot_ms,generator_limits_ttft_ms,generator_limits_tpot_ms,limits_read,"
+        "calibrated_on_aggregated_ttft_ms,calibrated_on_aggregated_tpot_ms\n";
     for (size_t i = 0; i < num_kept; ++i) {
       const auto& r = kernel_rows[i].run;
       csv += fmt::format(
-          "{},\"{}\",{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{},{},{}\n", r.id,
-          group_key(r), r.concurrency, r.isl, r.osl, r.tp, r.ttft_ms, r.tpot_ms,
+          "{},\"{}\",{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{},{},{},{},{}\n",
+          r.id, group_key(r), r.concurrency, r.isl, r.osl, r.tp, r.ttft_ms, r.tpot_ms,
           roofline[i].ttft_ms, roofline[i].tpot_ms, kernel[i].ttft_ms, kernel[i].tpot_ms,
           has_calibrated[i] ? fmt::format("{:.3f}", calibrated[i].ttft_ms) : "",
           has_calibrated[i] ? fmt::format("{:.3f}", calibrated[i].tpot_ms) : "",
           generator[i] ? fmt::format("{:.3f}", generator[i]->ttft_ms) : "",
           generator[i] ? fmt::format("{:.3f}", generator[i]->tpot_ms) : "",
-          limits.readings[i] == tidal::validate::LimitsReading::generator ? "generator"
-                                                                          : "presets");
+          limits.readings[i] == tidal::validate::LimitsReading::generator ? "generator" : "presets",
+          has_calibrated_on_agg[i] ? fmt::format("{:.3f}", calibrated_on_agg[i].ttft_ms) : "",
+          has_calibrated_on_agg[i] ? fmt::format("{:.3f}", calibrated_on_agg[i].tpot_ms) : "");
     }
     tidal::base::write_output_text(args.rows_out, csv);
   }
   std::map<std::string, std::vector<size_t>> groups;
   for (size_t i = 0; i < num_kept; ++i) groups[group_key(kernel_rows[i].run)].push_back(i);
+  // `only`: the rows a setup predicted (a calibrated one: those with a fit); null: every row.
   const auto select = [&](const std::vector<size_t>& indices, const std::vector<RowPrediction>& p,
-                          bool calibrated_only) {
+                          const std::vector<char>* only) {
     std::pair<std::vector<const PreparedRow*>, std::vector<RowPrediction>> out;
     for (size_t i : indices) {
-      if (calibrated_only && !has_calibrated[i]) continue;
+      if (only && !(*only)[i]) continue;
       out.first.push_back(&kernel_rows[i]);
       out.second.push_back(p[i]);
     }
@@ -394,9 +425,9 @@ int main(int argc, char** argv) try {
     (kernel_rows[i].run.mode == "disagg" ? all_disagg : all_agg).push_back(i);
   }
   for (const auto& [key, indices] : groups) {
-    const auto [r_rows, r_pred] = select(indices, roofline, false);
-    const auto [k_rows, k_pred] = select(indices, kernel, false);
-    const auto [c_rows, c_pred] = select(indices, calibrated, true);
+    const auto [r_rows, r_pred] = select(indices, roofline, nullptr);
+    const auto [k_rows, k_pred] = select(indices, kernel, nullptr);
+    const auto [c_rows, c_pred] = select(indices, calibrated, &has_calibrated);
     nlohmann::ordered_json line{{"bench", "silicon"},
                                 {"group", key},
                                 {"num_rows", indices.size()},
@@ -404,11 +435,13 @@ int main(int argc, char** argv) try {
                                 {"kernel_db", figures(k_rows, k_pred)},
                                 {"calibrated_lomo", figures(c_rows, c_pred)}};
     if (read_limits) {
-      const auto [l_rows, l_pred] = select(indices, limits.predicted, false);
+      const auto [l_rows, l_pred] = select(indices, limits.predicted, nullptr);
       line["kernel_db_limits_held_out"] = figures(l_rows, l_pred);
-      const auto [lc_rows, lc_pred] = select(indices, calibrated_read, true);
+      const auto [lc_rows, lc_pred] = select(indices, calibrated_read, &has_calibrated);
       line["calibrated_lomo_limits_held_out"] = figures(lc_rows, lc_pred);
     }
+    const auto [a_rows, a_pred] = select(indices, calibrated_on_agg, &has_calibrated_on_agg);
+    if (!a_rows.empty()) line["calibrated_on_aggregated"] = figures(a_rows, a_pred);
     std::printf("%s\n", line.dump().c_str());
   }
   // The aggregated rows split by the run's engine version: the kernel tables' own (as measured.csv
@@ -440,9 +473,9 @@ int main(int argc, char** argv) try {
                         &rows);
   }
   for (const auto& [label, rows] : slices) {
-    const auto [r_rows, r_pred] = select(*rows, roofline, false);
-    const auto [k_rows, k_pred] = select(*rows, kernel, false);
-    const auto [c_rows, c_pred] = select(*rows, calibrated, true);
+    const auto [r_rows, r_pred] = select(*rows, roofline, nullptr);
+    const auto [k_rows, k_pred] = select(*rows, kernel, nullptr);
+    const auto [c_rows, c_pred] = select(*rows, calibrated, &has_calibrated);
     const auto num_layout_unmultiplied = std::count_if(rows->begin(), rows->end(), [&](size_t i) {
       return kernel_rows[i].run.layout_unmultiplied;
     });
@@ -455,31 +488,38 @@ int main(int argc, char** argv) try {
                                    {"kernel_db", figures(k_rows, k_pred)},
                                    {"calibrated_lomo", figures(c_rows, c_pred)}};
     if (read_limits) {
-      const auto [l_rows, l_pred] = select(*rows, limits.predicted, false);
+      const auto [l_rows, l_pred] = select(*rows, limits.predicted, nullptr);
       overall["kernel_db_limits_held_out"] = figures(l_rows, l_pred);
-      const auto [lc_rows, lc_pred] = select(*rows, calibrated_read, true);
+      const auto [lc_rows, lc_pred] = select(*rows, calibrated_read, &has_calibrated);
       overall["calibrated_lomo_limits_held_out"] = figures(lc_rows, lc_pred);
     }
+    const auto [a_rows, a_pred] = select(*rows, calibrated_on_agg, &has_calibrated_on_agg);
+    if (!a_rows.empty()) overall["calibrated_on_aggregated"] = figures(a_rows, a_pred);
     std::printf("%s\n", overall.dump().c_str());
   }
   // kernel_db and the calibration against the targets: the aggregated rows with their groups,
   // the disaggregated rows.
-  std::vector<std::pair<const char*, const std::vector<RowPrediction>*>> setups{
-      {"kernel_db", &kernel}, {"calibrated_lomo", &calibrated}};
+  struct Setup {
+    const char* name;
+    const std::vector<RowPrediction>* predictions;
+    const std::vector<char>* only;  // select's
+  };
+  std::vector<Setup> setups{{"kernel_db", &kernel, nullptr},
+                            {"calibrated_lomo", &calibrated, &has_calibrated}};
   if (read_limits) {
-    setups.emplace_back("kernel_db_limits_held_out", &limits.predicted);
-    setups.emplace_back("calibrated_lomo_limits_held_out", &calibrated_read);
+    setups.push_back({"kernel_db_limits_held_out", &limits.predicted, nullptr});
+    setups.push_back({"calibrated_lomo_limits_held_out", &calibrated_read, &has_calibrated});
   }
-  for (const auto& [setup, predictions] : setups) {
-    const bool calibrated_only = predictions == &calibrated || predictions == &calibrated_read;
+  setups.push_back({"calibrated_on_aggregated", &calibrated_on_agg, &has_calibrated_on_agg});
+  for (const auto& [setup, predictions, only] : setups) {
     for (const bool disagg : {false, true}) {
       const auto [slice_rows, slice_pred] =
-          select(disagg ? all_disagg : all_agg, *predictions, calibrated_only);
+          select(disagg ? all_disagg : all_agg, *predictions, only);
       if (slice_rows.empty()) continue;
       std::vector<tidal::validate::GroupErrors> group_errors;
       for (const auto& [key, indices] : groups) {
         if ((kernel_rows[indices.front()].run.mode == "disagg") != disagg) continue;
-        const auto [g_rows, g_pred] = select(indices, *predictions, calibrated_only);
+        const auto [g_rows, g_pred] = select(indices, *predictions, only);
         if (g_rows.empty()) continue;
         group_errors.push_back(
             {key, g_rows.size(), tidal::validate::error_figures(g_rows, g_pred)});

@@ -23,6 +23,14 @@ std::vector<ArchitectureFold> architecture_folds(const std::vector<const Prepare
   return folds;
 }
 
+std::optional<ArchitectureFold> serving_mode_fold(const std::vector<const PreparedRow*>& group) {
+  ArchitectureFold fold;
+  for (const PreparedRow* row : group)
+    (row->run.mode == "agg" ? fold.train : fold.test).push_back(row);
+  if (fold.train.empty() || fold.test.empty()) return std::nullopt;
+  return fold;
+}
+
 FoldPredictions predict_fold(const ArchitectureFold& fold, const CalibrateOptions& options) {
   const perf::Calibration c = fit_calibration(fold.train, options);
   FoldPredictions out;

@@ -25,6 +25,11 @@ struct ArchitectureFold {
 std::vector<ArchitectureFold> architecture_folds(const std::vector<const PreparedRow*>& group,
                                                  bool train_on_aggregated_only);
 
+// The disaggregated rows of `group` (rows of one engine x GPU) predicted by a calibration fitted
+// on its aggregated rows, every model's: the serving mode is what is held out (no disaggregated
+// run is fitted on). Empty when the group lacks either kind of row.
+std::optional<ArchitectureFold> serving_mode_fold(const std::vector<const PreparedRow*>& group);
+
 // One fold fitted and its held-out rows predicted, with the fold's calibration and without any.
 struct FoldPredictions {
   std::vector<const PreparedRow*> rows;     // the fold's test rows

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -158,6 +159,26 @@ TEST(Calibrate, ArchitectureFoldsLeaveEachArchitectureOutTogether) {
   // One architecture: nothing to hold out.
   const std::vector<const PreparedRow*> only_a(group.begin(), group.begin() + 6);
   EXPECT_TRUE(architecture_folds(only_a, false).empty());
+}
+
+TEST(Calibrate, ServingModeFoldFitsOnAggregatedRowsAndPredictsDisaggregatedOnes) {
+  std::vector<PreparedRow> rows = synthetic_rows();
+  rows[1].run.mode = "disagg";
+  rows[4].run.mode = "disagg";
+  std::vector<const PreparedRow*> group;
+  for (const PreparedRow& row : rows) group.push_back(&row);
+  const std::optional<ArchitectureFold> fold = serving_mode_fold(group);
+  ASSERT_TRUE(fold.has_value());
+  EXPECT_EQ(fold->test, (std::vector<const PreparedRow*>{&rows[1], &rows[4]}));
+  EXPECT_EQ(fold->train.size(), rows.size() - 2);
+  for (const PreparedRow* row : fold->train) EXPECT_EQ(row->run.mode, "agg");
+  // Its own architecture's aggregated rows train it: only the serving mode is held out.
+  EXPECT_NE(std::find(fold->train.begin(), fold->train.end(), &rows[0]), fold->train.end());
+  // Without disaggregated rows, or without aggregated ones, there is no fold.
+  const std::vector<const PreparedRow*> aggregated_only{&rows[0], &rows[2]};
+  EXPECT_FALSE(serving_mode_fold(aggregated_only).has_value());
+  const std::vector<const PreparedRow*> disaggregated_only{&rows[1], &rows[4]};
+  EXPECT_FALSE(serving_mode_fold(disaggregated_only).has_value());
 }
 
 TEST(Calibrate, HeldOutFiguresPredictEachArchitectureFromTheOthers) {
