@@ -32,7 +32,7 @@ fleet::MicroDollars at_on_demand_price(fleet::MicroDollars spot, const fleet::Po
 
 struct TenantSamples {
   SampleSet ttft, e2e, hol;
-  std::vector<double> arrival_s;
+  fleet::ArrivalBins arrivals;
 };
 
 }  // namespace
@@ -115,17 +115,22 @@ FleetMetrics compute_fleet_metrics(const Scenario& scenario, const RunResult& re
     i = next++;
     m.tenants.emplace_back().tenant = name;
   }
-  std::vector<TenantSamples> samples(m.tenants.size());
-  std::vector<double> all_arrivals;
-  all_arrivals.reserve(requests.size());
+  const double duration_s = std::max(static_cast<double>(result.end_ns) / 1e9, 1e-9);
+  const double bin_s = scenario.metrics.peak_bin_s;
+  std::vector<TenantSamples> samples;
+  samples.reserve(m.tenants.size());
+  for (size_t t = 0; t < m.tenants.size(); ++t) {
+    samples.push_back({{}, {}, {}, fleet::ArrivalBins(bin_s, duration_s)});
+  }
+  fleet::ArrivalBins all_arrivals(bin_s, duration_s);
   for (size_t i = 0; i < requests.size(); ++i) {
     const RequestRecord& rec = result.records[i];
     const size_t t = index.at(requests[i].tenant);
     TenantMetrics& tm = m.tenants[t];
     const RequestLatency lat = request_latency(rec);
     const double arrival_s = static_cast<double>(rec.arrival_ns) / 1e9;
-    samples[t].arrival_s.push_back(arrival_s);
-    all_arrivals.push_back(arrival_s);
+    samples[t].arrivals.add(arrival_s);
+    all_arrivals.add(arrival_s);
     ++tm.num_requests;
     tm.hol_delay_s += rec.hol_delay_s;
     tm.hol_caused_s += rec.hol_caused_s;
@@ -141,8 +146,6 @@ FleetMetrics compute_fleet_metrics(const Scenario& scenario, const RunResult& re
     const auto c = static_cast<size_t>(result.table.slo_class[i]);
     if (meets_slo(rec, lat, scenario.slo_classes[c].slo)) ++tm.num_slo_met;
   }
-  const double duration_s = std::max(static_cast<double>(result.end_ns) / 1e9, 1e-9);
-  const double bin_s = scenario.metrics.peak_bin_s;
   for (size_t t = 0; t < m.tenants.size(); ++t) {
     TenantMetrics& tm = m.tenants[t];
     tm.slo_attainment = tm.num_requests > 0 ? static_cast<double>(tm.num_slo_met) /
@@ -151,9 +154,9 @@ FleetMetrics compute_fleet_metrics(const Scenario& scenario, const RunResult& re
     tm.ttft = samples[t].ttft.summarize();
     tm.e2e = samples[t].e2e.summarize();
     tm.hol_delay = samples[t].hol.summarize();
-    tm.demand = fleet::peak_to_mean(samples[t].arrival_s, bin_s, duration_s);
+    tm.demand = samples[t].arrivals.summarize();
   }
-  m.aggregate_demand = fleet::peak_to_mean(all_arrivals, bin_s, duration_s);
+  m.aggregate_demand = all_arrivals.summarize();
   return m;
 }
 

@@ -45,29 +45,6 @@ StepStretch attribute_step_stretch(std::span<const int64_t> num_new_tokens,
 
 namespace {
 
-// Adds arrivals to the bin counts; returns how many fell in [0, duration).
-int64_t count_into(std::span<const double> arrival_s, double bin_s, double duration_s,
-                   std::vector<int64_t>& counts) {
-  int64_t num = 0;
-  for (double t : arrival_s) {
-    if (!(t >= 0 && t < duration_s)) continue;
-    const auto bin = std::min(counts.size() - 1, static_cast<size_t>(t / bin_s));
-    ++counts[bin];
-    ++num;
-  }
-  return num;
-}
-
-PeakToMean summarize(const std::vector<int64_t>& counts, int64_t num_arrivals, double bin_s,
-                     double duration_s) {
-  PeakToMean out;
-  out.num_arrivals = num_arrivals;
-  out.peak_per_s = static_cast<double>(*std::max_element(counts.begin(), counts.end())) / bin_s;
-  out.mean_per_s = static_cast<double>(num_arrivals) / duration_s;
-  out.ratio = num_arrivals == 0 ? 0.0 : out.peak_per_s / out.mean_per_s;
-  return out;
-}
-
 size_t num_bins(double bin_s, double duration_s) {
   if (!(bin_s > 0) || !(duration_s > 0)) {
     throw std::logic_error("peak_to_mean: bin_s and duration_s must be > 0");
@@ -77,10 +54,29 @@ size_t num_bins(double bin_s, double duration_s) {
 
 }  // namespace
 
+ArrivalBins::ArrivalBins(double bin_s, double duration_s)
+    : bin_s_(bin_s), duration_s_(duration_s), counts_(num_bins(bin_s, duration_s), 0) {}
+
+void ArrivalBins::add(double arrival_s) {
+  if (!(arrival_s >= 0 && arrival_s < duration_s_)) return;
+  const auto bin = std::min(counts_.size() - 1, static_cast<size_t>(arrival_s / bin_s_));
+  ++counts_[bin];
+  ++num_arrivals_;
+}
+
+PeakToMean ArrivalBins::summarize() const {
+  PeakToMean out;
+  out.num_arrivals = num_arrivals_;
+  out.peak_per_s = static_cast<double>(*std::max_element(counts_.begin(), counts_.end())) / bin_s_;
+  out.mean_per_s = static_cast<double>(num_arrivals_) / duration_s_;
+  out.ratio = num_arrivals_ == 0 ? 0.0 : out.peak_per_s / out.mean_per_s;
+  return out;
+}
+
 PeakToMean peak_to_mean(std::span<const double> arrival_s, double bin_s, double duration_s) {
-  std::vector<int64_t> counts(num_bins(bin_s, duration_s), 0);  // [num_bins]
-  const int64_t num = count_into(arrival_s, bin_s, duration_s, counts);
-  return summarize(counts, num, bin_s, duration_s);
+  ArrivalBins bins(bin_s, duration_s);
+  for (double t : arrival_s) bins.add(t);
+  return bins.summarize();
 }
 
 DemandPeaks tenant_peak_to_mean(std::span<const Request> requests, double bin_s,

@@ -42,6 +42,22 @@ struct PeakToMean {
   double ratio = 0.0;
 };
 
+// The bin counts of arrivals added one at a time (a run's metrics add each request as they read
+// it, holding no arrival times): the same figures as peak_to_mean over the same times.
+class ArrivalBins {
+ public:
+  // bin_s > 0, duration_s > 0 (std::logic_error otherwise).
+  ArrivalBins(double bin_s, double duration_s);
+  void add(double arrival_s);  // not counted outside [0, duration)
+  PeakToMean summarize() const;
+
+ private:
+  double bin_s_;
+  double duration_s_;
+  std::vector<int64_t> counts_;  // [ceil(duration / bin), at least 1] arrivals per bin
+  int64_t num_arrivals_ = 0;     // counted ones
+};
+
 // bin_s > 0, duration_s > 0; arrivals outside [0, duration) are not counted.
 PeakToMean peak_to_mean(std::span<const double> arrival_s, double bin_s, double duration_s);
 
