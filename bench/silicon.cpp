@@ -321,17 +321,25 @@ int main(int argc, char** argv) try {
     const PreparedRow& held_out = *folds[f].test.front();
     return fmt::format("{} on {} without {}", held_out.engine, held_out.gpu, models);
   };
-  parallel_for(
-      folds.size(), args.num_threads, "leave-one-model-out fits",
-      [&](size_t f) {
-        const tidal::perf::Calibration c =
-            tidal::validate::fit_calibration(folds[f].train, calibrate_options);
-        for (const PreparedRow* row : folds[f].test) {
-          calibrated[index_of(row)] = tidal::validate::predict_row(*row, &c);
-          has_calibrated[index_of(row)] = 1;
-        }
-      },
-      describe_fold);
+  // Fits each fold on its training rows and predicts its test rows into `predictions`, marking
+  // them in `predicted`.
+  const auto fit_folds = [&](const std::vector<tidal::validate::ArchitectureFold>& fits,
+                             const char* what, const auto& describe,
+                             std::vector<RowPrediction>& predictions,
+                             std::vector<char>& predicted) {
+    parallel_for(
+        fits.size(), args.num_threads, what,
+        [&](size_t f) {
+          const tidal::perf::Calibration c =
+              tidal::validate::fit_calibration(fits[f].train, calibrate_options);
+          for (const PreparedRow* row : fits[f].test) {
+            predictions[index_of(row)] = tidal::validate::predict_row(*row, &c);
+            predicted[index_of(row)] = 1;
+          }
+        },
+        describe);
+  };
+  fit_folds(folds, "leave-one-model-out fits", describe_fold, calibrated, has_calibrated);
 
   // The disaggregated rows once more, each predicted by a calibration fitted on every aggregated
   // row of its engine x GPU (its own model's included): what is held out is the serving mode.
@@ -343,20 +351,12 @@ int main(int argc, char** argv) try {
   }
   std::vector<RowPrediction> calibrated_on_agg(num_kept);
   std::vector<char> has_calibrated_on_agg(num_kept, 0);
-  parallel_for(
-      mode_folds.size(), args.num_threads, "fits on the aggregated rows",
-      [&](size_t f) {
-        const tidal::perf::Calibration c =
-            tidal::validate::fit_calibration(mode_folds[f].train, calibrate_options);
-        for (const PreparedRow* row : mode_folds[f].test) {
-          calibrated_on_agg[index_of(row)] = tidal::validate::predict_row(*row, &c);
-          has_calibrated_on_agg[index_of(row)] = 1;
-        }
-      },
-      [&](size_t f) {
-        const PreparedRow& row = *mode_folds[f].test.front();
-        return fmt::format("{} on {}: disaggregated rows", row.engine, row.gpu);
-      });
+  const auto describe_mode_fold = [&](size_t f) {
+    const PreparedRow& row = *mode_folds[f].test.front();
+    return fmt::format("{} on {}: disaggregated rows", row.engine, row.gpu);
+  };
+  fit_folds(mode_folds, "fits on the aggregated rows", describe_mode_fold, calibrated_on_agg,
+            has_calibrated_on_agg);
 
   // The calibration on the read limits: a fold's held-out rows got their reading from the
   // fold's training rows (the other architectures), so the fit runs those rows under that reading
