@@ -14,9 +14,12 @@
 
 namespace tidal::validate {
 
+// What one fit may use and what it predicts: for architecture_folds, the other architectures'
+// rows and every row of the held-out architecture; for serving_mode_fold, the aggregated rows
+// and the disaggregated ones.
 struct ArchitectureFold {
-  std::vector<const PreparedRow*> train;  // the other architectures' rows a fit may use
-  std::vector<const PreparedRow*> test;   // every row of the held-out architecture
+  std::vector<const PreparedRow*> train;  // rows a fit may use
+  std::vector<const PreparedRow*> test;   // rows it predicts, none of them in train
 };
 
 // One fold per architecture of `group` (rows of one engine x GPU) that leaves at least one row of
