@@ -15,11 +15,13 @@
 #include <functional>
 #include <numeric>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "base/input_error.h"
 #include "bench/option_pairs.h"
 #include "engine/tensor_parallel_executor.h"
 #include "kernels/thread_pool.h"
@@ -118,13 +120,27 @@ int main(int argc, char** argv) {
   std::string quant = "none";
   int64_t context = 128;
   int64_t prompt = 128;
+  constexpr std::string_view kUsage =
+      "usage: engine_cpu [--threads N] [--quant none|int8|fp8] [--context C] [--prompt P]";
   for (const auto& [key, value] : tidal::bench::option_pairs(
-           argc, argv, {"--threads", "--quant", "--context", "--prompt"},
-           "usage: engine_cpu [--threads N] [--quant none|int8|fp8] [--context C] [--prompt P]")) {
-    if (key == "--threads") num_threads = std::stoi(value);
+           argc, argv, {"--threads", "--quant", "--context", "--prompt"}, kUsage)) {
+    if (key == "--threads")
+      num_threads = tidal::bench::option_number(argv[0], key, value, 1, kUsage);
     if (key == "--quant") quant = value;
-    if (key == "--context") context = std::stoll(value);
-    if (key == "--prompt") prompt = std::stoll(value);
+    if (key == "--context") {
+      context = tidal::bench::option_number(argv[0], key, value, int64_t{1}, kUsage);
+    }
+    if (key == "--prompt") {
+      prompt = tidal::bench::option_number(argv[0], key, value, int64_t{1}, kUsage);
+    }
+  }
+  models::QuantSpec quant_spec;
+  try {
+    quant_spec = models::parse_quant_spec(quant, "--quant");
+  } catch (const tidal::InputError& e) {
+    std::fprintf(stderr, "%s: %s\n%.*s\n", argv[0], e.what(), static_cast<int>(kUsage.size()),
+                 kUsage.data());
+    return 2;
   }
   const double bandwidth = measure_read_bandwidth(num_threads);
   print({{"bench", "engine_cpu"},
@@ -138,7 +154,7 @@ int main(int argc, char** argv) {
   const int64_t blocks_per_seq = (max_tokens + kBlockSize - 1) / kBlockSize;
   ExecutorConfig ec;
   ec.num_threads = num_threads;
-  ec.quant = models::parse_quant_spec(quant, "--quant");
+  ec.quant = quant_spec;
   ec.kv_dtype = tidal::kernels::KvDType::bf16;
   ec.block_size = kBlockSize;
   ec.num_gpu_blocks = 32 * blocks_per_seq;

@@ -15,9 +15,11 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
+#include "bench/option_pairs.h"
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/kv_write.h"
@@ -200,16 +202,11 @@ void bench_decode_attention(ThreadPool& pool, tidal::kernels::KvDType dtype, dou
 
 int main(int argc, char** argv) {
   int num_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--threads" && i + 1 < argc) {
-      num_threads = std::stoi(argv[++i]);
-    } else {
-      std::fprintf(stderr, "usage: engine_cpu_kernels [--threads N]\n");
-      return 1;
-    }
+  constexpr std::string_view kUsage = "usage: engine_cpu_kernels [--threads N]";
+  for (const auto& [key, value] : tidal::bench::option_pairs(argc, argv, {"--threads"}, kUsage)) {
+    num_threads = tidal::bench::option_number(argv[0], key, value, 1, kUsage);
   }
-  ThreadPool pool(std::max(1, num_threads));
+  ThreadPool pool(num_threads);
   std::mt19937_64 rng(1);
 
   double read_gbps = 0.0;

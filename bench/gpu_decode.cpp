@@ -27,8 +27,10 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "bench/option_pairs.h"
 #include "kernels/cuda/blas_gemm.h"
 #include "kernels/cuda/cuda_backend.h"
 #include "kernels/cuda/decode_graphs.h"
@@ -457,14 +459,15 @@ void sampling_figures(CudaBackend& backend, int iterations) {
 int main(int argc, char** argv) {
   bool table = true;
   int iterations = 10;
+  constexpr std::string_view kUsage = "usage: gpu_decode [--no-table] [--iterations N]";
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--no-table") {
       table = false;
     } else if (arg == "--iterations" && i + 1 < argc) {
-      iterations = std::max(1, std::atoi(argv[++i]));
+      iterations = tidal::bench::option_number(argv[0], arg, argv[++i], 1, kUsage);
     } else {
-      std::fprintf(stderr, "usage: gpu_decode [--no-table] [--iterations N]\n");
+      std::fprintf(stderr, "%.*s\n", static_cast<int>(kUsage.size()), kUsage.data());
       return 2;
     }
   }

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -37,6 +38,31 @@ inline OptionPairs option_pairs(int argc, char** argv, const std::vector<std::st
     pairs.emplace_back(key, argv[i + 1]);
   }
   return pairs;
+}
+
+// The number an option's value spells, at least `minimum`: anything else (a word, "8x", "1e3" for
+// a whole number, a value below the minimum) prints the usage and exits 2, so a mistyped value
+// never aborts the bench nor runs it on something it did not ask for.
+template <typename Number>
+Number option_number(const char* program, const std::string& key, const std::string& value,
+                     Number minimum, std::string_view usage) {
+  Number number{};
+  const char* end = value.data() + value.size();
+  const auto [at, error] = std::from_chars(value.data(), end, number);
+  const bool parsed = error == std::errc{} && at == end && at != value.data();
+  if (!parsed || number < minimum) {
+    std::string least = std::to_string(minimum);
+    if constexpr (std::is_floating_point_v<Number>) {
+      char text[32];
+      std::snprintf(text, sizeof(text), "%g", static_cast<double>(minimum));
+      least = text;
+    }
+    const std::string why = parsed ? "must be at least " + least : "not a number";
+    std::fprintf(stderr, "%s: option %s: %s: %s\n%.*s\n", program, key.c_str(), why.c_str(),
+                 value.c_str(), static_cast<int>(usage.size()), usage.data());
+    std::exit(2);
+  }
+  return number;
 }
 
 // The positional number argv[index] (1-based), or `fallback` when there are fewer arguments.

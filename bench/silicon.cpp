@@ -93,6 +93,9 @@ Args parse_args(int argc, char** argv) {
        "--max-fit-rows", "--rows-out", "--fit-scales", "--prior", "--calibrate",
        "--requests-per-client", "--count-first", "--stagger", "--generated-limits"},
       kUsage);
+  const auto number = [&](const std::string& key, const std::string& value, auto minimum) {
+    return tidal::bench::option_number(argv[0], key, value, minimum, kUsage);
+  };
   for (const auto& [key, value] : options) {
     if (key == "--measured")
       a.measured = value;
@@ -101,13 +104,13 @@ Args parse_args(int argc, char** argv) {
     else if (key == "--kernel-db")
       a.kernel_db = value;
     else if (key == "--max-rows-per-group")
-      a.max_rows_per_group = std::stoll(value);
+      a.max_rows_per_group = number(key, value, int64_t{1});
     else if (key == "--every")
-      a.every = std::stoll(value);
+      a.every = number(key, value, int64_t{1});
     else if (key == "--max-fit-rows")
-      a.max_fit_rows = std::stoll(value);
+      a.max_fit_rows = number(key, value, int64_t{1});
     else if (key == "--threads")
-      a.num_threads = std::stoi(value);
+      a.num_threads = number(key, value, 1);
     else if (key == "--rows-out")
       a.rows_out = value;
     else if (key == "--fit-scales")
@@ -117,7 +120,7 @@ Args parse_args(int argc, char** argv) {
     else if (key == "--calibrate")
       a.calibrate = value != "0";
     else if (key == "--requests-per-client")
-      a.requests_per_client = std::stoll(value);
+      a.requests_per_client = number(key, value, int64_t{1});
     else if (key == "--count-first")
       a.count_first_requests = value != "0";
     else if (key == "--stagger")
@@ -125,7 +128,6 @@ Args parse_args(int argc, char** argv) {
     else
       a.generated_limits = value != "0";
   }
-  if (a.every < 1) throw tidal::InputError("silicon: --every must be at least 1");
   return a;
 }
 

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -100,11 +101,15 @@ std::string write_large_azure_csv(int64_t num_rows) {
 int main(int argc, char** argv) {
   int64_t large_rows = 2'000'000;
   double min_seconds = 1.0;
+  constexpr std::string_view kUsage = "usage: trace_parse [--large-rows N] [--min-seconds S]";
   for (const auto& [key, value] :
-       tidal::bench::option_pairs(argc, argv, {"--large-rows", "--min-seconds"},
-                                  "usage: trace_parse [--large-rows N] [--min-seconds S]")) {
-    if (key == "--large-rows") large_rows = std::stoll(value);
-    if (key == "--min-seconds") min_seconds = std::stod(value);
+       tidal::bench::option_pairs(argc, argv, {"--large-rows", "--min-seconds"}, kUsage)) {
+    if (key == "--large-rows") {
+      large_rows = tidal::bench::option_number(argv[0], key, value, int64_t{1}, kUsage);
+    }
+    if (key == "--min-seconds") {
+      min_seconds = tidal::bench::option_number(argv[0], key, value, 0.0, kUsage);
+    }
   }
   bench_real_file("azure", "azure2023/AzureLLMInferenceTrace_conv.csv", min_seconds);
   bench_real_file("mooncake", "mooncake/conversation_trace.jsonl", min_seconds);
