@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/option_pairs.h"
 #include "sim/fleet/autoscaler.h"
 #include "sim/fleet/billing.h"
 #include "sim/fleet/cold_start.h"
@@ -156,7 +157,9 @@ void bench_network(int32_t num_regions) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  tidal::bench::option_pairs(argc, argv, {},
+                             "usage: bench_fleet (no options: prints one JSON line per figure)");
   bench_cold_start("llama-3-8b", "H100-SXM", 1, "local_nvme", 20.7, 3.7);
   bench_cold_start("llama-3-70b", "A100-80GB", 2, "network_disk", 546.5, 31.8);
   bench_billing();

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/option_pairs.h"
 #include "engine/kv/block_hash.h"
 #include "engine/kv/block_manager.h"
 #include "engine/sched/scheduler.h"
@@ -193,7 +194,9 @@ void bench_block_manager() {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  tidal::bench::option_pairs(
+      argc, argv, {}, "usage: bench_sched (no options: prints one JSON line per policy and load)");
   // Offline: 20k requests queued at once; large batches.
   const std::vector<Request> offline = workload(1, 20000, 0.0);
   // Online: one replica's share of an Azure-conversation-like hour (~0.7 requests/s), 10 ms
