@@ -53,8 +53,13 @@ perf::CalibrationFile run_calibrate(const CalibrateCommand& command, std::ostrea
     }
   }
   if (rows.empty()) {
-    throw InputError(command.measured + ": no row tidal can express (" +
-                     std::to_string(runs.size()) + " read)");
+    // Every row was left out: say why, as the log would have.
+    std::string reasons;
+    for (const auto& [reason, count] : left_out) {
+      reasons += fmt::format("{}{} x {}", reasons.empty() ? "" : "; ", count, reason);
+    }
+    throw InputError(fmt::format("{}: no row tidal can express ({} read; left out: {})",
+                                 command.measured, runs.size(), reasons));
   }
   std::map<std::pair<std::string, std::string>, std::vector<const PreparedRow*>> groups;
   for (const PreparedRow& row : rows) groups[{row.engine, row.gpu}].push_back(&row);

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/input_error.h"
 #include "tests/scratch_folder.h"
 #include "validate/calibrate_command.h"
 #include "validate/silicon_rows.h"
@@ -136,6 +137,39 @@ TEST(MeasuredRepeats, CalibrateFitsARepeatedRunOnce) {
   EXPECT_NE(log.str().find("1 of 2 rows used"), std::string::npos) << log.str();
   EXPECT_NE(log.str().find("1  the same measured run as an earlier row"), std::string::npos)
       << log.str();
+}
+
+// A file none of whose rows tidal can express is one error that says why each was left out.
+TEST(MeasuredRepeats, CalibrateNamesWhyNoRowIsExpressible) {
+  const ScratchFolder scratch(kScratch, "none");
+  const fs::path& dir = scratch.path();
+  const std::string header =
+      "id,backend,backend_version,model_path,system,precision,mode,isl,osl,gemm_quant_mode,"
+      "moe_quant_mode,batch_size,tp_size,pp_size,attention_dp_size,moe_tp_size,moe_ep_size,"
+      "silicon_ttft_ms,silicon_tpot_ms,concurrency\n";
+  std::ofstream(dir / "measured.csv")
+      << header
+      << "a_cfg1,vllm,0.19,test/absent-model,h100_sxm,bf16,agg,512,16,,,2,1,1,1,1,1,"
+         "31.25,4.5,2\n"
+      << "b_cfg2,vllm,0.19,test/absent-model,h100_sxm,bf16,agg,512,16,,,2,1,1,1,1,1,"
+         "31.25,4.5,\n";
+  CalibrateCommand command;
+  command.measured = (dir / "measured.csv").string();
+  command.out = (dir / "calibration.json").string();
+  command.silicon.configs_dir = dir.string();
+  std::ostringstream log;
+  try {
+    run_calibrate(command, log, nullptr);
+    FAIL() << "expected an error";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("measured.csv: no row tidal can express (2 read; left out: 1 x "),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("1 x no concurrency given"), std::string::npos) << what;
+    EXPECT_NE(what.find("1 x no config test--absent-model_config.json"), std::string::npos) << what;
+  }
+  EXPECT_FALSE(fs::exists(dir / "calibration.json"));
 }
 
 }  // namespace
