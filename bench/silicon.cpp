@@ -222,7 +222,7 @@ int main(int argc, char** argv) try {
     auto kernel =
         roofline ? tidal::validate::prepare_row(run, kernel_options, &reason) : std::nullopt;
     if (!roofline || !kernel) {
-      ++reasons[reason.substr(0, reason.find(" (")).substr(0, 120)];
+      ++reasons[tidal::validate::left_out_key(reason)];
       continue;
     }
     if (!taken_runs.first(run)) {
@@ -237,6 +237,10 @@ int main(int argc, char** argv) try {
         read_limits && run.mode != "disagg"
             ? tidal::validate::prepare_row(run, generator_options, &generator_reason)
             : std::nullopt);
+  }
+  if (kernel_rows.empty()) {
+    throw tidal::InputError(
+        tidal::validate::no_expressible_row_error(args.measured, runs.size(), reasons));
   }
   const size_t n = kernel_rows.size();
   std::vector<RowPrediction> roofline(n), kernel(n), calibrated(n);

@@ -23,7 +23,7 @@ bool is_dir(const fs::path& path) {
 std::string gpus_held(const fs::path& dir) {
   std::vector<std::string> held;
   for (const auto& [name, folder] : kernel_db_gpu_folders()) {
-    if (is_dir(dir / folder)) held.push_back(fmt::format("{} ({})", name, folder));
+    if (is_dir(dir / folder)) held.push_back(fmt::format("{}/ for {}", folder, name));
   }
   return held.empty() ? std::string("none of the known GPU folders") : comma_separated(held);
 }

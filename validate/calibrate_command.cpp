@@ -49,17 +49,11 @@ perf::CalibrationFile run_calibrate(const CalibrateCommand& command, std::ostrea
         ++left_out["the same measured run as an earlier row"];
       }
     } else {
-      ++left_out[reason.substr(0, reason.find(" ("))];
+      ++left_out[left_out_key(reason)];
     }
   }
   if (rows.empty()) {
-    // Every row was left out: say why, as the log would have.
-    std::string reasons;
-    for (const auto& [reason, count] : left_out) {
-      reasons += fmt::format("{}{} x {}", reasons.empty() ? "" : "; ", count, reason);
-    }
-    throw InputError(fmt::format("{}: no row tidal can express ({} read; left out: {})",
-                                 command.measured, runs.size(), reasons));
+    throw InputError(no_expressible_row_error(command.measured, runs.size(), left_out));
   }
   std::map<std::pair<std::string, std::string>, std::vector<const PreparedRow*>> groups;
   for (const PreparedRow& row : rows) groups[{row.engine, row.gpu}].push_back(&row);

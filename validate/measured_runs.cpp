@@ -198,6 +198,20 @@ std::vector<MeasuredRun> read_vllm_bench_json(const std::string& path,
   return {r};
 }
 
+std::string left_out_key(const std::string& reason) {
+  return reason.substr(0, reason.find(" ("));
+}
+
+std::string no_expressible_row_error(const std::string& path, size_t num_read,
+                                     const std::map<std::string, int64_t>& left_out) {
+  std::string reasons;
+  for (const auto& [reason, count] : left_out) {
+    reasons += fmt::format("{}{} x {}", reasons.empty() ? "" : "; ", count, reason);
+  }
+  return fmt::format("{}: no row tidal can express ({} read; left out: {})", path, num_read,
+                     reasons);
+}
+
 std::optional<std::string> inexpressible_reason(const MeasuredRun& run) {
   if (run.concurrency < 1) return "no concurrency given";
   if (run.pp > 1) return fmt::format("pipeline parallelism (pp {})", run.pp);

@@ -4,7 +4,9 @@
 // files, and which of them tidal can express.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,6 +69,16 @@ std::vector<MeasuredRun> read_vllm_bench_json(const std::string& path, const Mea
 // Why tidal cannot simulate a row yet, or nullopt when it can (pipeline parallelism, a
 // disaggregated row without its workers).
 std::optional<std::string> inexpressible_reason(const MeasuredRun& run);
+
+// A reason a row was left out, as the summaries count it: its details in parentheses (a row's
+// own figures, a file's path) cut off, so rows left out for one cause count together.
+std::string left_out_key(const std::string& reason);
+
+// The error for a measured file none of whose `num_read` rows tidal can express, naming the
+// reasons the rows were left out with their counts: "<path>: no row tidal can express (3 read;
+// left out: 2 x <reason>; 1 x <reason>)".
+std::string no_expressible_row_error(const std::string& path, size_t num_read,
+                                     const std::map<std::string, int64_t>& left_out);
 
 // The tidal GPU catalog name of a measured.csv `system` ("h200_sxm" -> "H200"), or "".
 std::string gpu_of_system(const std::string& system);

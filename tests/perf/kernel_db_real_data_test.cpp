@@ -189,7 +189,7 @@ TEST(KernelDbRealData, Gb200PricesB200KernelsWithItsOwnCollectives) {
   EXPECT_NE(f.allreduce_dir.find("gb200/vllm-0.19.0"), std::string::npos);
   expect_input_error(
       [&] { resolve_kernel_db_folders(spec_of(real_dir()), find_gpu("H100-PCIe", "t")); },
-      {"H100-SXM (h100_sxm)", "GB200 (gb200)"});
+      {"h100_sxm/ for H100-SXM", "gb200/ for GB200"});
 }
 
 // vLLM's H100 tables hold no mxfp4 experts; gpt-oss-120b's come from the H200's (the same

@@ -446,9 +446,9 @@ TEST(KernelDbErrors, FoldersEnginesAndVersions) {
   expect_input_error([&] { resolve_kernel_db_folders(spec_of(db / "nope"), h200()); },
                      {"kernel_db: dir", "is not a folder"});
   expect_input_error([&] { resolve_kernel_db_folders(spec_of(db), find_gpu("L40S", "t")); },
-                     {"GPU L40S has no kernel tables", "H200 (h200_sxm)"});
+                     {"GPU L40S has no kernel tables", "h200_sxm/ for H200"});
   expect_input_error([&] { resolve_kernel_db_folders(spec_of(db), find_gpu("B200", "t")); },
-                     {"no b200_sxm folder", "H200 (h200_sxm)"});
+                     {"no b200_sxm folder", "h200_sxm/ for H200"});
   expect_input_error([&] { resolve_kernel_db_folders(spec_of(db, "tgi"), h200()); },
                      {"unknown engine \"tgi\"", "vllm, sglang, trtllm"});
   expect_input_error([&] { resolve_kernel_db_folders(spec_of(db, "sglang"), h200()); },
