@@ -100,6 +100,22 @@ TEST(MeasuredRepeats, CheckpointsOfOneShapeShareAnArchitecture) {
   EXPECT_NE(base, architecture("test/wider"));
 }
 
+// measured.csv's columns, as far as a row of an aggregated run needs them.
+const char* const kMeasuredHeader =
+    "id,backend,backend_version,model_path,system,precision,mode,isl,osl,gemm_quant_mode,"
+    "moe_quant_mode,batch_size,tp_size,pp_size,attention_dp_size,moe_tp_size,moe_ep_size,"
+    "silicon_ttft_ms,silicon_tpot_ms,concurrency\n";
+
+// `tidal calibrate` on `dir`/measured.csv with the configs in `dir`, two requests per client.
+CalibrateCommand command_in(const fs::path& dir) {
+  CalibrateCommand command;
+  command.measured = (dir / "measured.csv").string();
+  command.out = (dir / "calibration.json").string();
+  command.silicon.configs_dir = dir.string();
+  command.silicon.requests_per_client = 2;
+  return command;
+}
+
 // `tidal calibrate` fits each measured run once: a run written as two rows (two ids, two
 // checkpoint names of one shape) enters the fit once and the other row is counted as left out.
 TEST(MeasuredRepeats, CalibrateFitsARepeatedRunOnce) {
@@ -111,21 +127,13 @@ TEST(MeasuredRepeats, CalibrateFitsARepeatedRunOnce) {
         "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 8192,
         "vocab_size": 32000, "max_position_embeddings": 8192, "rms_norm_eps": 1e-5})";
   }
-  const std::string header =
-      "id,backend,backend_version,model_path,system,precision,mode,isl,osl,gemm_quant_mode,"
-      "moe_quant_mode,batch_size,tp_size,pp_size,attention_dp_size,moe_tp_size,moe_ep_size,"
-      "silicon_ttft_ms,silicon_tpot_ms,concurrency\n";
   std::ofstream(dir / "measured.csv")
-      << header
+      << kMeasuredHeader
       << "a_cfg1,vllm,0.19,test/small-llama,h100_sxm,bf16,agg,512,16,,,2,1,1,1,1,1,"
          "31.25,4.5,2\n"
       << "b_tp1_7,vllm,0.19,test/small-llama-chat,h100_sxm,bf16,agg,512,16,,,2,1,1,1,1,1,"
          "31.25,4.5,2\n";
-  CalibrateCommand command;
-  command.measured = (dir / "measured.csv").string();
-  command.out = (dir / "calibration.json").string();
-  command.silicon.configs_dir = dir.string();
-  command.silicon.requests_per_client = 2;
+  CalibrateCommand command = command_in(dir);
   command.fit.max_iterations = 1;
   std::ostringstream log;
   std::ostringstream progress;
@@ -143,20 +151,13 @@ TEST(MeasuredRepeats, CalibrateFitsARepeatedRunOnce) {
 TEST(MeasuredRepeats, CalibrateNamesWhyNoRowIsExpressible) {
   const ScratchFolder scratch(kScratch, "none");
   const fs::path& dir = scratch.path();
-  const std::string header =
-      "id,backend,backend_version,model_path,system,precision,mode,isl,osl,gemm_quant_mode,"
-      "moe_quant_mode,batch_size,tp_size,pp_size,attention_dp_size,moe_tp_size,moe_ep_size,"
-      "silicon_ttft_ms,silicon_tpot_ms,concurrency\n";
   std::ofstream(dir / "measured.csv")
-      << header
+      << kMeasuredHeader
       << "a_cfg1,vllm,0.19,test/absent-model,h100_sxm,bf16,agg,512,16,,,2,1,1,1,1,1,"
          "31.25,4.5,2\n"
       << "b_cfg2,vllm,0.19,test/absent-model,h100_sxm,bf16,agg,512,16,,,2,1,1,1,1,1,"
          "31.25,4.5,\n";
-  CalibrateCommand command;
-  command.measured = (dir / "measured.csv").string();
-  command.out = (dir / "calibration.json").string();
-  command.silicon.configs_dir = dir.string();
+  const CalibrateCommand command = command_in(dir);
   std::ostringstream log;
   try {
     run_calibrate(command, log, nullptr);
