@@ -114,7 +114,7 @@ void Replay::reject(size_t index, int64_t now_ns, std::string reason) {
   ++num_done_;
   run_.end_ns = std::max(run_.end_ns, rec.rejected_ns);
   for (size_t d : dependents_[index]) {
-    reject(d, now_ns, "dependency " + std::to_string(run_.requests[index].id) + " was rejected");
+    reject(d, now_ns, std::string(kDependencyRejected));
   }
 }
 

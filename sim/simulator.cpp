@@ -249,7 +249,7 @@ void Simulator::on_arrivals(int64_t now) {
     const auto k = static_cast<size_t>(i);
     if (deps_.failed_dep[k] >= 0) {
       arrive(i, now);
-      reject(i, now, fmt::format("dependency {} was rejected", deps_.failed_dep[k]));
+      reject(i, now, std::string(kDependencyRejected));
     } else if (deps_.num_unfinished[k] > 0) {
       deps_.waiting[k] = 1;
     } else if (!result_.table.requests[k].deps.empty()) {
@@ -531,7 +531,7 @@ void Simulator::reject(int64_t request, int64_t now, std::string reason) {
     if (deps_.waiting[dk]) {
       deps_.waiting[dk] = 0;
       arrive(d, now);
-      reject(d, now, fmt::format("dependency {} was rejected", request));
+      reject(d, now, std::string(kDependencyRejected));
     }
   }
 }

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "base/name.h"
@@ -52,5 +53,10 @@ struct Request {
 
   bool operator==(const Request&) const = default;
 };
+
+// Why a request is rejected when a request it waits on (Request::deps) was rejected, in the
+// simulator's and the engine's requests.csv alike: one reason for every such request, so the
+// rejection counts group them (which dependency failed is in the trace's deps).
+inline constexpr std::string_view kDependencyRejected = "dependency_rejected";
 
 }  // namespace tidal

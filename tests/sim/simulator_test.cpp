@@ -143,7 +143,33 @@ TEST(Simulator, DependentsWaitForTheirDepsAndInheritRejections) {
   EXPECT_EQ(r.records[1].arrival_ns, r.records[0].finish_ns);  // released when 0 finished
   EXPECT_GE(r.records[1].first_scheduled_ns, r.records[0].finish_ns);
   EXPECT_EQ(r.records[3].status, RequestStatus::rejected);
-  EXPECT_EQ(r.records[3].reason, "dependency 2 was rejected");
+  EXPECT_EQ(r.records[3].reason, kDependencyRejected);
+}
+
+// A rejected request rejects everything that waits on it, under one reason however many there
+// are, so the run's rejection counts (summary.json, the summary line) stay one entry per cause.
+TEST(Simulator, RejectedDependentsCountUnderOneReason) {
+  TempDir dir("sim_deps_fanout");
+  std::vector<Request> t = {make_request(0, 0.0, 9000, 10), make_request(1, 0.0, 9000, 10)};
+  for (int64_t id = 2; id < 42; ++id) {
+    t.push_back(make_request(id, 0.1, 100, 10));
+    t.back().deps = {id % 2};  // half wait on 0, half on 1: both too long, both rejected
+  }
+  dir.write_trace("t.jsonl", t);
+  const nlohmann::json j = {{"workloads", {{{"trace", {{"path", "t.jsonl"}}}}}},
+                            {"fleet", {{"pools", {h100_pool(1)}}}}};
+  const Scenario s = scenario_from(j, dir.path().string());
+  RunResult r = run_scenario(s);
+  check_conservation(r);
+  for (int64_t id = 2; id < 42; ++id) {
+    EXPECT_EQ(r.records[static_cast<size_t>(id)].reason, kDependencyRejected);
+  }
+  const RunMetrics m = compute_metrics(s, r);
+  ASSERT_EQ(m.rejections.size(), 2u);
+  EXPECT_EQ(m.rejections[0].first, kDependencyRejected);
+  EXPECT_EQ(m.rejections[0].second, 40);
+  EXPECT_EQ(m.rejections[1].first, "exceeds_max_model_len");
+  EXPECT_EQ(m.rejections[1].second, 2);
 }
 
 TEST(Simulator, StaticBatchingWakesAtItsTimeout) {
